@@ -8,20 +8,22 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import platform
 import shutil
 import statistics
 import sys
 import time
-from typing import Optional
 
 try:
     import typer
     from rich.console import Console
     from rich.table import Table
 except ImportError:  # pragma: no cover - exercised only without the cli extra
-    sys.stderr.write('error: the agentgym command needs its extra: pip install "agentgym-envs[cli]"\n')
-    raise SystemExit(2)
+    sys.stderr.write(
+        'error: the agentgym command needs its extra: pip install "agentgym-envs[cli]"\n'
+    )
+    raise SystemExit(2) from None
 
 import agentgym_envs
 from agentgym_envs.errors import AgentGymError
@@ -38,9 +40,12 @@ console = Console()
 
 #: Modules that add commands with ``register_cli(app)``; a module not built yet is skipped.
 _PLUGINS = (
+    "agentgym_envs.agents.cli",
     "agentgym_envs.benchmarks.cli",
     "agentgym_envs.datasets.cli",
+    "agentgym_envs.docs",
     "agentgym_envs.envs.webshop.cli",
+    "agentgym_envs.experience.cli",
     "agentgym_envs.server.cli",
 )
 
@@ -66,7 +71,9 @@ def list_command(
             "id": r["id"],
             "family": r["family"],
             "extra": r["extra"],
-            "installed": "yes" if r["installed"] else f'no: pip install "agentgym-envs[{r["extra"]}]"',
+            "installed": "yes"
+            if r["installed"]
+            else f'no: pip install "agentgym-envs[{r["extra"]}]"',
             "train": str(r["splits"]["train"]),
             "test": str(r["splits"]["test"]),
             "max rounds": str(r["max_rounds"]),
@@ -86,9 +93,11 @@ def _make(env_id: str, **kwargs):
 @app.command()
 def play(
     env_id: str = typer.Argument(..., help="Env id, e.g. AgentGym/Wordle-v0 or Wordle-v0."),
-    task_id: Optional[int] = typer.Option(None, "--task-id", help="Task to play (default: drawn by the seed)."),
+    task_id: int | None = typer.Option(
+        None, "--task-id", help="Task to play (default: drawn by the seed)."
+    ),
     split: str = typer.Option("test", help="train or test."),
-    seed: Optional[int] = typer.Option(None, help="Seed for reset."),
+    seed: int | None = typer.Option(None, min=0, help="Seed for reset."),
 ) -> None:
     """Play an environment in the terminal. Type an action; 'quit' ends."""
     env = _make(env_id)
@@ -101,7 +110,12 @@ def play(
         if info.get("available_actions"):
             shown = info["available_actions"][:30]
             more = len(info["available_actions"]) - len(shown)
-            console.print("[dim]actions: " + " | ".join(shown) + (f" ... (+{more})" if more > 0 else "") + "[/]")
+            console.print(
+                "[dim]actions: "
+                + " | ".join(shown)
+                + (f" ... (+{more})" if more > 0 else "")
+                + "[/]"
+            )
         try:
             action = console.input("[bold cyan]> [/]")
         except (EOFError, KeyboardInterrupt):
@@ -114,24 +128,54 @@ def play(
             console.print(f"[yellow]{info['error']}[/]", markup=True)
         if terminated or truncated:
             console.print(obs, markup=False)
-            console.print(f"[bold]episode over[/]: success={info['success']} score={info['score']:.3f} reward={total:.3f}")
+            console.print(
+                f"[bold]episode over[/]: success={info['success']} score={info['score']:.3f} reward={total:.3f}"
+            )
             break
     env.close()
 
 
 @app.command()
 def run(
-    env_id: str = typer.Argument(..., help="Env id, e.g. AgentGym/Maze-v0."),
-    policy: str = typer.Option("expert", help="expert or random."),
-    episodes: int = typer.Option(10, min=1, help="Number of episodes (tasks 0..N-1 of the split)."),
-    split: str = typer.Option("test", help="train or test."),
-    max_rounds: Optional[int] = typer.Option(None, help="Turn cap (default: AgentGym's max rounds)."),
-    seed: int = typer.Option(0, help="Seed for resets and the random policy."),
+    env_id: str | None = typer.Argument(
+        None, help="Env id (Maze-v0); field runner: envs, batteries (BabyAI,TextCraft)."
+    ),
+    policy: str | None = typer.Option(
+        None, help="expert or random (field runner: also openai, local).", show_default="expert"
+    ),
+    episodes: int | None = typer.Option(
+        None, min=1, help="Number of episodes (tasks 0..N-1 of the split).", show_default="10"
+    ),
+    split: str | None = typer.Option(None, help="train or test.", show_default="test"),
+    max_rounds: int | None = typer.Option(
+        None, min=1, help="Turn cap (default: AgentGym's max rounds)."
+    ),
+    seed: int | None = typer.Option(
+        None, min=0, help="Seed for resets, random policy.", show_default="0"
+    ),
+    config: str | None = typer.Option(None, "--config", help="Field runner: a profile."),
+    run_envs: str | None = typer.Option(None, "--run", help="Field runner: envs and batteries."),
+    repeat: int | None = typer.Option(None, min=1, help="Field runner: play each task N times."),
+    concurrency: int | None = typer.Option(None, min=1, help="Field runner: in flight."),
+    out: str | None = typer.Option(None, help="Field runner: output folder (resumed if there)."),
+    max_seconds: float | None = typer.Option(None, help="Field runner: seconds per episode."),
+    base_url: str | None = typer.Option(None, help="Field runner: endpoint (first)."),
+    model: str | None = typer.Option(None, help="Field runner: model name."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Field runner: pre-flight checks only."),
+    list_envs: bool = typer.Option(False, "--list-envs", help="Field runner: env health."),
 ) -> None:
-    """Run a scripted policy over a split and print score, success rate and turns."""
+    """Run a policy over a split and print score, success rate and turns. With a profile, several
+    envs, --repeat, --dry-run or --list-envs it is the field runner (agentgym_envs.runner)."""
+    options = dict(locals())
     from agentgym_envs.benchmarks.policies import expert_policy, random_policy
     from agentgym_envs.rollout import run_episode
+    from agentgym_envs.runner.cli import field_run, wants_field_runner
 
+    if wants_field_runner(options):
+        raise typer.Exit(field_run(options))
+    if env_id is None:
+        raise AgentGymError("name an env id (agentgym run Maze-v0) or a profile (--config p.yaml)")
+    policy, episodes, split, seed = policy or "expert", episodes or 10, split or "test", seed or 0
     if policy not in ("expert", "random"):
         raise AgentGymError(f"unknown policy {policy!r}: use 'expert' or 'random'")
     info = env_info(env_id)
@@ -177,15 +221,23 @@ def doctor() -> None:
             continue
         seen.add(info.family)
         ok = info.installed
-        table.add_row(f"family {info.family}", "ok" if ok else f'missing: pip install "agentgym-envs[{info.extra}]"')
+        table.add_row(
+            f"family {info.family}",
+            "ok" if ok else f'missing: pip install "agentgym-envs[{info.extra}]"',
+        )
     try:
         java = importlib.import_module("agentgym_envs.envs.sciworld.java")
         ok, message = java.check_java()
         table.add_row("java (sciworld)", ("ok: " if ok else "missing: ") + message)
     except ImportError:
-        table.add_row("java (sciworld)", shutil.which("java") or "not found: apt-get install default-jre-headless")
+        table.add_row(
+            "java (sciworld)",
+            shutil.which("java") or "not found: apt-get install default-jre-headless",
+        )
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    table.add_row("chromium (webshop browser mode)", chromium or "not found: apt-get install chromium")
+    table.add_row(
+        "chromium (webshop browser mode)", chromium or "not found: apt-get install chromium"
+    )
     console.print(table)
 
 
@@ -204,13 +256,60 @@ def _load_plugins() -> None:
 _load_plugins()
 
 
+#: Set to see the traceback of an unexpected error instead of its one-line summary.
+DEBUG_ENV = "AGENTGYM_DEBUG"
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    text = " ".join(message.split())
+    return text or type(exc).__name__
+
+
 def main() -> None:
-    """Console entry point: library errors become one line on stderr and exit code 2."""
+    """Console entry point: every error is one line on stderr and a non-zero exit.
+
+    Bad input (library errors, bad paths, bad values) exits 2; anything unexpected exits 1
+    with its type named (``AGENTGYM_DEBUG=1`` shows the traceback); Ctrl-C exits 130.
+    """
+    import gymnasium
+
+    try:  # typer >= 0.26 carries its own click
+        from typer._click import exceptions as click_errors
+    except ImportError:  # pragma: no cover
+        from click import exceptions as click_errors
+
     try:
-        app()
-    except AgentGymError as exc:
-        sys.stderr.write(f"error: {exc}\n")
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            raise SystemExit(code)
+    except click_errors.UsageError as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # the help was shown: that is the answer
+            raise SystemExit(2) from None
+        path = exc.ctx.command_path.split(" ")[1:] if exc.ctx else []
+        where = " ".join(["agentgym", *path])
+        sys.stderr.write(f"error: {_one_line(exc)} (see {where} --help)\n")
         raise SystemExit(2) from None
+    except click_errors.ClickException as exc:
+        sys.stderr.write(f"error: {_one_line(exc)}\n")
+        raise SystemExit(exc.exit_code or 1) from None
+    except (KeyboardInterrupt, typer.Abort):
+        sys.stderr.write("error: interrupted\n")
+        raise SystemExit(130) from None
+    except (AgentGymError, OSError, ValueError, gymnasium.error.Error) as exc:
+        if os.environ.get(DEBUG_ENV):
+            raise
+        sys.stderr.write(f"error: {_one_line(exc)}\n")
+        raise SystemExit(2) from None
+    except Exception as exc:  # a one-line report beats a traceback for users
+        if os.environ.get(DEBUG_ENV):
+            raise
+        sys.stderr.write(
+            f"error: {type(exc).__name__}: {_one_line(exc)} (set {DEBUG_ENV}=1 for the traceback)\n"
+        )
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

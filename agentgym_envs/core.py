@@ -9,7 +9,11 @@ The base class owns seeding, task selection, text normalisation and the ``info``
   far; final once the episode has ended), and ``available_actions`` where the set is finite;
 * an action that cannot be parsed or executed is returned as feedback in the observation with
   ``info["error"]`` saying why -- never as an exception;
-* stepping a finished episode is feedback too, until ``reset()``.
+* stepping a finished episode is feedback too, until ``reset()``;
+* the step that ends an episode says why in ``info["outcome"]`` (one of :data:`OUTCOMES`) and
+  whether its reward can be trusted in ``info["reward_valid"]`` (false when the environment,
+  not the agent, failed); wrappers that cut an episode short set the limit's outcome, and
+  :func:`episode_outcome` reads it from any final step.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import abc
 import re
 import string
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -25,6 +30,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from agentgym_envs import bounds
 from agentgym_envs.errors import BadTaskError
 
 #: Every character any env may emit or accept: printable ASCII plus tab and newline.
@@ -33,13 +39,54 @@ MAX_OBSERVATION_CHARS = 1_000_000
 MAX_ACTION_CHARS = 16_384
 SPLITS = ("train", "test")
 
+#: Why an episode ended: ``info["outcome"]`` on its last step.
+OUTCOMES = (
+    "success",
+    "failure",
+    "invalid_action",
+    "turn_limit",
+    "token_limit",
+    "time_limit",
+    "env_error",
+)
+#: ``info["truncation_reason"]`` values (wrappers, rollout loops, benchmarks) -> outcome.
+TRUNCATION_OUTCOMES = {
+    "turn_limit": "turn_limit",
+    "max_episode_steps": "turn_limit",
+    "max_rounds": "turn_limit",
+    "token_limit": "token_limit",
+    "context_length": "token_limit",
+    "wall_clock": "time_limit",
+    "time_limit": "time_limit",
+    "env_error": "env_error",
+}
+
 _PUNCTUATION_MAP = str.maketrans(
     {
-        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
-        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"',
-        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
-        "\u2026": "...", "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\r": "",
-        "\u00d7": "x", "\u00b0": " deg", "\u20ac": "EUR", "\u00a3": "GBP",
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u2026": "...",
+        "\u00a0": " ",
+        "\u2009": " ",
+        "\u202f": " ",
+        "\r": "",
+        "\u00d7": "x",
+        "\u00b0": " deg",
+        "\u20ac": "EUR",
+        "\u00a3": "GBP",
     }
 )
 _ALLOWED = frozenset(TEXT_CHARSET)
@@ -57,6 +104,22 @@ def normalize_text(text: str) -> str:
     text = text.translate(_PUNCTUATION_MAP)
     text = unicodedata.normalize("NFKD", text)
     return "".join(c for c in text if c in _ALLOWED)
+
+
+def episode_outcome(terminated: bool, truncated: bool, info: dict[str, Any]) -> str | None:
+    """Why an episode ended, from its last step (``None`` while it goes on).
+
+    ``info["outcome"]`` wins where a wrapper or the env set it; a truncation maps through
+    :data:`TRUNCATION_OUTCOMES` (an unknown reason counts as ``turn_limit``); a termination
+    without an outcome is ``success`` or ``failure`` by ``info["success"]``.
+    """
+    if info.get("outcome") in OUTCOMES:
+        return str(info["outcome"])
+    if truncated and not terminated:
+        return TRUNCATION_OUTCOMES.get(str(info.get("truncation_reason")), "turn_limit")
+    if terminated:
+        return "success" if info.get("success") else "failure"
+    return None
 
 
 def text_space(max_length: int) -> spaces.Text:
@@ -86,6 +149,9 @@ class TaskSource(abc.ABC):
 
     #: AgentTraj / AgentEval item-id prefix (``wordle`` in ``wordle_12``).
     item_prefix: ClassVar[str] = ""
+    #: Whether the tasks come from the user's copy of the original data (a loader) rather than
+    #: the embedded source; see :attr:`agentgym_envs.spec.Family.stand_in`.
+    user_data: ClassVar[bool] = False
 
     @abc.abstractmethod
     def size(self, split: str) -> int:
@@ -235,6 +301,11 @@ class TextEnv(gym.Env[str, str]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
+        if options is not None and not isinstance(options, Mapping):
+            raise BadTaskError(
+                f"reset options must be a dict such as {{'task_id': 0, 'split': 'test'}}, "
+                f"got {type(options).__name__}"
+            )
         options = dict(options or {})
         unknown = set(options) - {"task_id", "split"} - set(self.extra_reset_options)
         if unknown:
@@ -253,15 +324,26 @@ class TextEnv(gym.Env[str, str]):
         self.episode += 1
         self._reset_options = options
         obs, extra = self._begin(self.task)
-        self._last_observation = normalize_text(obs)
+        self._last_observation = self._fit(normalize_text(obs))
         return self._last_observation, self._info(extra)
 
     #: Whether every ``info`` lists ``available_actions``; a family whose enumeration is costly
     #: (SciWorld) turns it off and computes them on request.
     actions_in_info: bool = True
 
+    #: Test tasks that no policy can solve under the original benchmark's rules (kept for
+    #: parity); the contract's expert check skips them.
+    unsolvable_test_tasks: tuple[int, ...] = ()
+
     #: Reset options a family accepts besides ``task_id`` and ``split``.
     extra_reset_options: ClassVar[tuple[str, ...]] = ()
+
+    #: Whether ``_act`` gets the action mapped into the charset; a family that compares raw
+    #: text, as its original does (Wordle: an emoji guess is an invalid word), sets it False.
+    normalize_actions: ClassVar[bool] = True
+
+    #: Seconds of work one step may use (see :mod:`agentgym_envs.bounds`); ``None``: unbounded.
+    step_budget: float | None = bounds.DEFAULT_STEP_BUDGET
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self.task is None:
@@ -275,14 +357,35 @@ class TextEnv(gym.Env[str, str]):
                 f"Invalid action: expected text, got {type(action).__name__}.",
                 f"action must be a str, got {type(action).__name__}",
             )
+        limit = getattr(self.action_space, "max_length", MAX_ACTION_CHARS)
+        if len(action) > limit:
+            return self._feedback(
+                f"Invalid action: it is {len(action)} characters long, above the limit of "
+                f"{limit} characters per action.",
+                f"action length {len(action)} is above the limit of {limit} characters",
+            )
         self.turns += 1
-        result = self._act(normalize_text(action))
+        try:
+            with bounds.step_budget(self.step_budget):
+                result = self._act(normalize_text(action) if self.normalize_actions else action)
+        except bounds.LimitExceeded as exc:
+            return self._feedback(f"Invalid action: {exc}.", str(exc))
+        except (MemoryError, RecursionError, OverflowError) as exc:
+            # Sizes the agent controls (a huge range, a deep nesting): refuse, don't crash.
+            reason = f"{type(exc).__name__}: the action asks for more than this env allows"
+            return self._feedback(f"Invalid action: {reason}.", reason)
         if result.terminated:
             self.done = True
-        self._last_observation = normalize_text(result.observation)
+        self._last_observation = self._fit(normalize_text(result.observation))
         info = self._info(result.info)
         if result.error is not None:
             info["error"] = result.error
+        if result.terminated:
+            if self.success:
+                info.setdefault("outcome", "success")
+            else:
+                info.setdefault("outcome", "failure" if result.error is None else "invalid_action")
+            info.setdefault("reward_valid", info["outcome"] != "env_error")
         return self._last_observation, float(result.reward), bool(result.terminated), False, info
 
     def render(self) -> str | None:
@@ -306,6 +409,14 @@ class TextEnv(gym.Env[str, str]):
         info.update(extra)
         return info
 
+    def _fit(self, text: str) -> str:
+        """``text`` cut to the declared observation space's length, saying so at the end."""
+        limit = getattr(self.observation_space, "max_length", MAX_OBSERVATION_CHARS)
+        if len(text) <= limit:
+            return text
+        note = f"\n[observation truncated: {len(text)} characters, the limit is {limit}]"
+        return text[: max(0, limit - len(note))] + note[:limit]
+
     def _feedback(self, text: str, error: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         info = self._info({})
         info["error"] = error
@@ -319,23 +430,18 @@ class TextEnv(gym.Env[str, str]):
         return f"{self.tasks.item_prefix}_{index}"
 
 
-def split_sizes(env: gym.Env) -> dict[str, int]:
-    """Split sizes of a (possibly wrapped) TextEnv."""
-    base = env.unwrapped
-    assert isinstance(base, TextEnv)
-    return base.tasks.splits()
-
-
 __all__ = [
     "MAX_ACTION_CHARS",
     "MAX_OBSERVATION_CHARS",
+    "OUTCOMES",
     "SPLITS",
     "TEXT_CHARSET",
+    "TRUNCATION_OUTCOMES",
     "StepResult",
     "Task",
     "TaskSource",
     "TextEnv",
+    "episode_outcome",
     "normalize_text",
-    "split_sizes",
     "text_space",
 ]

@@ -46,7 +46,7 @@ def play(env: AlfWorldEnv, task_ids, split="test", max_turns=60):
         for _ in range(max_turns):
             action = expert(obs, info)
             t0 = time.perf_counter()
-            obs, reward, terminated, truncated, info = env.step(action)
+            obs, _reward, terminated, _truncated, info = env.step(action)
             steps.append(time.perf_counter() - t0)
             transcript += [action, obs]
             if terminated:
@@ -63,7 +63,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-backend", action="store_true")
-    parser.add_argument("--episodes", type=int, default=10_000, help="episodes for the memory check")
+    parser.add_argument(
+        "--episodes", type=int, default=10_000, help="episodes for the memory check"
+    )
     args = parser.parse_args()
     n_tasks = 60 if args.quick else 200
     n_backend = 6 if args.quick else 18
@@ -84,7 +86,9 @@ def main() -> int:
     print(f"native  reset (task cached) {ms(resets)}   [goal < 5 ms]")
     print(f"native  reset (generating)  {ms(cold)}")
     print(f"native  step                {ms(steps)}   [goal < 0.5 ms]  over {len(steps)} steps")
-    print(f"native  expert episodes: {len(transcripts)}, mean turns {statistics.fmean(len(t) // 2 for t in transcripts):.1f}")
+    print(
+        f"native  expert episodes: {len(transcripts)}, mean turns {statistics.fmean(len(t) // 2 for t in transcripts):.1f}"
+    )
 
     if not args.no_backend:
         try:
@@ -113,10 +117,16 @@ def main() -> int:
             backend.close()
             r_ratio = statistics.median(b_resets) / statistics.median(native_r)
             s_ratio = statistics.median(b_steps) / statistics.median(native_s)
-            print(f"alfworld reset              {ms(b_resets)}   on {len(sample)} of the same tasks")
-            print(f"alfworld step               {ms(b_steps)}   over {len(b_steps)} of the same commands")
+            print(
+                f"alfworld reset              {ms(b_resets)}   on {len(sample)} of the same tasks"
+            )
+            print(
+                f"alfworld step               {ms(b_steps)}   over {len(b_steps)} of the same commands"
+            )
             print(f"native  reset / step on those tasks: {ms(native_r)} / {ms(native_s)}")
-            print(f"ratio   reset {r_ratio:7.0f}x  [goal >= 50x]   step {s_ratio:6.0f}x  [goal >= 20x]")
+            print(
+                f"ratio   reset {r_ratio:7.0f}x  [goal >= 50x]   step {s_ratio:6.0f}x  [goal >= 20x]"
+            )
 
     # 16 threads, same transcripts as alone
     chunks = [tasks[i::16] for i in range(16)]
@@ -140,7 +150,9 @@ def main() -> int:
         t.join()
     wall = time.perf_counter() - t0
     same = all(together[k] == alone[k] for k in tasks)
-    print(f"threads 16 envs x {len(chunks[0])} episodes in {wall:.2f} s: transcripts identical to alone: {same}")
+    print(
+        f"threads 16 envs x {len(chunks[0])} episodes in {wall:.2f} s: transcripts identical to alone: {same}"
+    )
 
     # memory over many episodes in one process
     env = AlfWorldEnv(tasks="generated")
@@ -156,8 +168,11 @@ def main() -> int:
             marks.append((k + 1, rss_mb()))
     took = time.perf_counter() - t0
     growth = marks[-1][1] - marks[0][1]
-    print("memory  " + ", ".join(f"{n} episodes {mb:.1f} MB" for n, mb in marks)
-          + f"  (growth after warm-up {growth:+.1f} MB; {episodes / took:.0f} episodes/s)")
+    print(
+        "memory  "
+        + ", ".join(f"{n} episodes {mb:.1f} MB" for n, mb in marks)
+        + f"  (growth after warm-up {growth:+.1f} MB; {episodes / took:.0f} episodes/s)"
+    )
     return 0 if same else 1
 
 

@@ -48,9 +48,14 @@ def main(argv: list[str] | None = None) -> None:
     low_expert, low_random = [], []
     raw_resets, raw_steps = [], []
     levels: dict[str, object] = {}
-    for policy, times, lows in (("expert", expert_steps, low_expert), ("random", random_steps, low_random)):
+    for policy, times, lows in (
+        ("expert", expert_steps, low_expert),
+        ("random", random_steps, low_random),
+    ):
         for task in range(args.tasks):
-            t = env.tasks.get("test", task)  # baseline: minigrid's own reset of the same level and seed
+            t = env.tasks.get(
+                "test", task
+            )  # baseline: minigrid's own reset of the same level and seed
             mg = levels.get(t.level) or levels.setdefault(t.level, make_level(t.level))
             t0 = time.perf_counter()
             mg.reset(seed=t.seed)
@@ -81,18 +86,30 @@ def main(argv: list[str] | None = None) -> None:
     print("-" * 78)
     row("reset (ours, text + actions)", resets)
     row("reset (raw minigrid)", raw_resets)
-    row("macro step, expert actions", expert_steps, f"{np.mean(low_expert):.1f} low-level steps each")
-    row("macro step, random valid actions", random_steps, f"{np.mean(low_random):.1f} low-level steps each")
+    row(
+        "macro step, expert actions",
+        expert_steps,
+        f"{np.mean(low_expert):.1f} low-level steps each",
+    )
+    row(
+        "macro step, random valid actions",
+        random_steps,
+        f"{np.mean(low_random):.1f} low-level steps each",
+    )
     row("low-level step (raw minigrid)", raw_steps)
     med = statistics.median(expert_steps + random_steps) * 1e3
     print("-" * 78)
-    print(f"macro step median {med:.3f} ms: target < 1 ms {'met' if med < 1 else 'MISSED'}; "
-          f"{AGENTGYM_STEP_MS[0] / med:.0f}x faster than AgentGym's server median ({AGENTGYM_STEP_MS[0]} ms), "
-          f"p95 {AGENTGYM_STEP_MS[1] / (pct(expert_steps + random_steps, 0.95) * 1e3):.0f}x "
-          f"({AGENTGYM_STEP_MS[1]} ms)")
+    print(
+        f"macro step median {med:.3f} ms: target < 1 ms {'met' if med < 1 else 'MISSED'}; "
+        f"{AGENTGYM_STEP_MS[0] / med:.0f}x faster than AgentGym's server median ({AGENTGYM_STEP_MS[0]} ms), "
+        f"p95 {AGENTGYM_STEP_MS[1] / (pct(expert_steps + random_steps, 0.95) * 1e3):.0f}x "
+        f"({AGENTGYM_STEP_MS[1]} ms)"
+    )
     per_low = sum(expert_steps + random_steps) / max(1, sum(low_expert + low_random))
-    print(f"cost per low-level step inside macros {per_low * 1e3:.3f} ms vs raw minigrid "
-          f"{statistics.fmean(raw_steps) * 1e3:.3f} ms (mean)")
+    print(
+        f"cost per low-level step inside macros {per_low * 1e3:.3f} ms vs raw minigrid "
+        f"{statistics.fmean(raw_steps) * 1e3:.3f} ms (mean)"
+    )
 
 
 if __name__ == "__main__":

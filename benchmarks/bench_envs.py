@@ -91,7 +91,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--instances", type=int, default=1000)
     parser.add_argument("--split", default="test")
     args = parser.parse_args(argv)
-    ids = [resolve_id(i) for i in args.ids] if args.ids else [i for i, info in ENV_INFO.items() if info.installed]
+    ids = (
+        [resolve_id(i) for i in args.ids]
+        if args.ids
+        else [i for i, info in ENV_INFO.items() if info.installed]
+    )
     header = (
         f"{'env id':34} {'step p50 us':>11} {'p95 us':>9} {'steps/s':>10} {'reset p50 us':>12} "
         f"{'p95 us':>9} {'KB/instance':>11} {'wrapped/raw':>11} {'vs AgentGym':>11}"

@@ -145,7 +145,11 @@ def bench_step_and_reset(args, theirs, ours: SciWorldEnv) -> dict[str, float]:
 def _exercise(step, reset, task_id: int, rng) -> None:
     reset(task_id)
     for _ in range(20):
-        step(["look around", "open door", "wait1", "inventory", "look at agent"][int(rng.integers(5))])
+        step(
+            ["look around", "open door", "wait1", "inventory", "look at agent"][
+                int(rng.integers(5))
+            ]
+        )
 
 
 def bench_memory(args) -> tuple[float, float]:
@@ -209,7 +213,9 @@ def bench_flat_memory(args) -> float:
             gc.collect()
             samples.append((episode, jvm.rss_mb(), heap, rss_mb_self()))
     elapsed = time.perf_counter() - started
-    print(f"\nflat memory: one env, {args.episodes} episodes (reset + 5 random steps), {elapsed:.0f}s")
+    print(
+        f"\nflat memory: one env, {args.episodes} episodes (reset + 5 random steps), {elapsed:.0f}s"
+    )
     print("  episode   JVM RSS MB   live heap MB   Python RSS MB")
     for episode, rss, heap, py in samples:
         print(f"  {episode:7d}   {rss:10.0f}   {heap:12.1f}   {py:13.0f}")

@@ -61,13 +61,17 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run([sys.executable, "-c", FRESH, tmp], capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", FRESH, tmp], capture_output=True, text=True, check=True
+        )
         fresh = json.loads(out.stdout.strip().splitlines()[-1])
     print("fresh machine (new process, empty cache):")
-    print(f"  imports {fresh['import']:.2f} s, build 6 databases {fresh['databases']:.2f} s, "
-          f"questions {fresh['questions']:.2f} s, env + first reset {fresh['first_reset']:.2f} s "
-          f"-> first reset after {fresh['total']:.2f} s wall, {fresh['cpu']:.2f} s CPU (target < 5 s; wall time "
-          "exceeds CPU time only when other processes compete for the cores)")
+    print(
+        f"  imports {fresh['import']:.2f} s, build 6 databases {fresh['databases']:.2f} s, "
+        f"questions {fresh['questions']:.2f} s, env + first reset {fresh['first_reset']:.2f} s "
+        f"-> first reset after {fresh['total']:.2f} s wall, {fresh['cpu']:.2f} s CPU (target < 5 s; wall time "
+        "exceeds CPU time only when other processes compete for the cores)"
+    )
 
     from agentgym_envs.envs.sql.env import BirdSQLEnv, parse_action
     from agentgym_envs.envs.sql.expert import SQLExpert
@@ -140,8 +144,12 @@ def main(argv: list[str] | None = None) -> None:
     slow = BirdSQLEnv(interactive=True, timeout=limit)
     slow.reset(options={"split": "test", "task_id": 0})
     t0 = time.perf_counter()
-    obs = slow.step("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT COUNT(*) FROM c")[0]
-    print(f"runaway recursive CTE with a {limit:g} s limit: interrupted after {time.perf_counter() - t0:.3f} s ({obs[:45]}...)")
+    obs = slow.step(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT COUNT(*) FROM c"
+    )[0]
+    print(
+        f"runaway recursive CTE with a {limit:g} s limit: interrupted after {time.perf_counter() - t0:.3f} s ({obs[:45]}...)"
+    )
 
 
 if __name__ == "__main__":

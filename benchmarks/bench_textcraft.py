@@ -36,7 +36,9 @@ def row(name: str, times: list[float]) -> None:
     )
 
 
-def play(env: gym.Env, turns: int, rng: np.random.Generator) -> tuple[list[float], list[float], list[float]]:
+def play(
+    env: gym.Env, turns: int, rng: np.random.Generator
+) -> tuple[list[float], list[float], list[float]]:
     base = env.unwrapped
     expert = TextCraftExpert(base)
     resets, expert_steps, random_steps = [], [], []
@@ -64,11 +66,13 @@ def main(argv: list[str] | None = None) -> None:
     build = time.perf_counter() - t0
     rng = np.random.default_rng(0)
     play(gym.make("AgentGym/TextCraft-v0").unwrapped, 3, rng)  # warm-up: caches, allocator
-    resets, expert_steps, random_steps = play(gym.make("AgentGym/TextCraft-v0").unwrapped, args.turns, rng)
+    resets, expert_steps, random_steps = play(
+        gym.make("AgentGym/TextCraft-v0").unwrapped, args.turns, rng
+    )
     _, wrapped_expert, wrapped_random = play(gym.make("AgentGym/TextCraft-v0"), args.turns, rng)
     floor = []
     inventory: dict[str, int] = {}
-    for i in range(20_000):
+    for _i in range(20_000):
         t0 = time.perf_counter()
         inventory["oak planks"] = inventory.get("oak planks", 0) + 4
         floor.append(time.perf_counter() - t0)
@@ -83,8 +87,10 @@ def main(argv: list[str] | None = None) -> None:
     med = statistics.median(expert_steps + random_steps) * 1e3
     wrapped = statistics.median(wrapped_expert + wrapped_random) * 1e3
     print("-" * 74)
-    print(f"step median {med * 1e3:.1f} us; wrappers x{wrapped / med:.2f}; "
-          f"{AGENTGYM_STEP_MS / med:.0f}x faster than AgentGym's server median ({AGENTGYM_STEP_MS} ms)")
+    print(
+        f"step median {med * 1e3:.1f} us; wrappers x{wrapped / med:.2f}; "
+        f"{AGENTGYM_STEP_MS / med:.0f}x faster than AgentGym's server median ({AGENTGYM_STEP_MS} ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -53,16 +53,20 @@ def build(n: int) -> WebShopEnv:
     t_idx = time.perf_counter() - t0
     after_idx = rss_mb()
     env = WebShopEnv(num_products=n)
-    print(f"catalog {n:>7,} products: generate {t_gen:6.2f} s (+{after_gen - before:6.1f} MB), "
-          f"BM25 index {t_idx:6.2f} s (+{after_idx - after_gen:6.1f} MB)")
+    print(
+        f"catalog {n:>7,} products: generate {t_gen:6.2f} s (+{after_gen - before:6.1f} MB), "
+        f"BM25 index {t_idx:6.2f} s (+{after_idx - after_gen:6.1f} MB)"
+    )
     more = []
     base = rss_mb()
     for _ in range(20):
         e = WebShopEnv(num_products=n)
         e.reset(seed=0, options={"split": "test", "task_id": 0})
         more.append(e)
-    print(f"  20 more envs on the same catalog: +{rss_mb() - base:.1f} MB in all "
-          f"(catalog shared: {all(e.catalog is env.catalog for e in more)})")
+    print(
+        f"  20 more envs on the same catalog: +{rss_mb() - base:.1f} MB in all "
+        f"(catalog shared: {all(e.catalog is env.catalog for e in more)})"
+    )
     return env
 
 
@@ -112,8 +116,10 @@ def bench(env: WebShopEnv, n_resets: int, n_queries: int, baseline_queries: int)
             t0 = time.perf_counter()
             env.step("click[< prev]")
             clicks.append(time.perf_counter() - t0)
-    print(f"  search step: {med(searches):.3f} ms median (p90 {p90(searches):.3f}) over {len(queries)} queries  "
-          f"[goal < 10 ms]")
+    print(
+        f"  search step: {med(searches):.3f} ms median (p90 {p90(searches):.3f}) over {len(queries)} queries  "
+        f"[goal < 10 ms]"
+    )
     print(f"  click step:  {med(clicks):.3f} ms median (p90 {p90(clicks):.3f})")
 
     products = env.catalog.products
@@ -130,8 +136,10 @@ def bench(env: WebShopEnv, n_resets: int, n_queries: int, baseline_queries: int)
         t0 = time.perf_counter()
         env.catalog.search(q)
         bm25.append(time.perf_counter() - t0)
-    print(f"  baseline naive scan (no index, prep {prep:.1f} s): {med(naive):.2f} ms median; "
-          f"BM25 search alone {med(bm25):.3f} ms -> {statistics.median(naive) / statistics.median(bm25):.0f}x faster")
+    print(
+        f"  baseline naive scan (no index, prep {prep:.1f} s): {med(naive):.2f} ms median; "
+        f"BM25 search alone {med(bm25):.3f} ms -> {statistics.median(naive) / statistics.median(bm25):.0f}x faster"
+    )
 
     expert = WebShopExpert(env)
     t0 = time.perf_counter()
@@ -146,8 +154,10 @@ def bench(env: WebShopEnv, n_resets: int, n_queries: int, baseline_queries: int)
                 successes += info["success"]
                 break
     dt = time.perf_counter() - t0
-    print(f"  expert: {successes}/{n_eps} solved, {turns / n_eps:.1f} turns/episode, "
-          f"{n_eps / dt:.0f} episodes/s, {turns / dt:.0f} steps/s")
+    print(
+        f"  expert: {successes}/{n_eps} solved, {turns / n_eps:.1f} turns/episode, "
+        f"{n_eps / dt:.0f} episodes/s, {turns / dt:.0f} steps/s"
+    )
 
 
 def main() -> None:
@@ -158,8 +168,12 @@ def main() -> None:
     print(f"process RSS at start: {rss_mb():.0f} MB")
     for n in sizes:
         env = build(n)
-        bench(env, n_resets=300 if args.quick else 1000, n_queries=100 if args.quick else 400,
-              baseline_queries=10 if args.quick else 20)
+        bench(
+            env,
+            n_resets=300 if args.quick else 1000,
+            n_queries=100 if args.quick else 400,
+            baseline_queries=10 if args.quick else 20,
+        )
     print(f"process RSS at end: {rss_mb():.0f} MB")
 
 

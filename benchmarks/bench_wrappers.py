@@ -69,24 +69,39 @@ def main() -> None:
         play(env, reply, 1, 3)  # warm-up
         steps, spent = play(env, reply, rounds, tasks)
         rates[name] = steps / spent
-        print(f"{name:12s} {steps:5d} steps  {rates[name]:10.0f} steps/s  {spent / steps * 1e6:8.1f} us/step")
+        print(
+            f"{name:12s} {steps:5d} steps  {rates[name]:10.0f} steps/s  {spent / steps * 1e6:8.1f} us/step"
+        )
     for name in ("react stack", "tools stack"):
         print(f"{name} / bare: {rates['bare'] / rates[name]:.1f}x slower per step")
 
     n = 2000 if args.quick else 10000
     replies = {
-        "parse_react (2-line reply)": (parse_react, "Thought: the goal is below.\nAction: move down"),
+        "parse_react (2-line reply)": (
+            parse_react,
+            "Thought: the goal is below.\nAction: move down",
+        ),
         "parse_react (long thought, EOS)": (
             parse_react,
             "Thought: " + "I consider the walls around me. " * 30 + "\nAction: move down</s>",
         ),
         "parse_tool_call (OpenAI message)": (
             parse_tool_call,
-            {"role": "assistant", "tool_calls": [
-                {"id": "c", "type": "function", "function": {"name": "move", "arguments": '{"direction": "up"}'}}
-            ]},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "id": "c",
+                        "type": "function",
+                        "function": {"name": "move", "arguments": '{"direction": "up"}'},
+                    }
+                ],
+            },
         ),
-        "parse_tool_call (JSON text)": (parse_tool_call, '{"name": "move", "arguments": {"direction": "up"}}'),
+        "parse_tool_call (JSON text)": (
+            parse_tool_call,
+            '{"name": "move", "arguments": {"direction": "up"}}',
+        ),
     }
     for name, (fn, arg) in replies.items():
         times = [per_call_us(fn, arg, n // 5) for _ in range(5)]

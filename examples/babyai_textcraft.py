@@ -34,7 +34,9 @@ def show(env_id: str, split: str, task_id: int, max_turns: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--babyai-item", type=int, default=38, help="AgentGym item index (babyai_N)")
+    parser.add_argument(
+        "--babyai-item", type=int, default=38, help="AgentGym item index (babyai_N)"
+    )
     parser.add_argument("--textcraft-task", type=int, default=60, help="TextCraft test task id")
     args = parser.parse_args()
     babyai = gym.make("AgentGym/BabyAI-v0").unwrapped

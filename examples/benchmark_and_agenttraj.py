@@ -35,8 +35,12 @@ print(compare_runs("runs/smollm2", "runs/expert", n_boot=2000).to_markdown())
 
 trajs = load_agenttraj("runs/smollm2")
 for family, stats in dataset_stats(trajs).items():
-    print(f"{family}: {stats.records} trajectories, {stats.turns_mean:.1f} turns, success {stats.success_rate:.0%}")
+    print(
+        f"{family}: {stats.records} trajectories, {stats.turns_mean:.1f} turns, success {stats.success_rate:.0%}"
+    )
 sft = [to_sft(t) for t in trajs]
 print(f"{len(sft)} SFT records, {sum(sum(r['loss_mask']) for r in sft)} trained turns")
 check = replay_all(trajs)
-print(f"replay: {check.consistent}/{len(check.reports)} trajectories reach the reward they recorded")
+print(
+    f"replay: {check.consistent}/{len(check.reports)} trajectories reach the reward they recorded"
+)

@@ -25,17 +25,17 @@ def main() -> None:
 
     env = gym.make("AgentGym/BIRDInteractive-v0", **kwargs)
     obs, info = env.reset(seed=0, options={"split": "test", "task_id": args.task})
-    question = obs[obs.index("Question:"):]
+    question = obs[obs.index("Question:") :]
     print(f"[{info['db_id']}, {info['difficulty']}]\n{question}\n")
 
     # Explore: a hostile query is feedback, not a crash.
     for sql in ("DROP TABLE medications", "SELECT name FROM sqlite_master WHERE type = 'table'"):
-        obs, reward, terminated, truncated, info = env.step(f"Action: ```sql\n{sql}\n```")
+        obs, reward, _, _, info = env.step(f"Action: ```sql\n{sql}\n```")
         print(f"> {sql}\n{obs}\n")
 
     # The final answer: here the gold query, so the reward is 1.
     gold = env.unwrapped.task.gold_sql
-    obs, reward, terminated, truncated, info = env.step(f"Action: submit ```sql\n{gold}\n```")
+    obs, reward, _, _, info = env.step(f"Action: submit ```sql\n{gold}\n```")
     print(f"> submit {gold}\n{obs}\nreward {reward}, success {info['success']}")
     env.close()
 

@@ -2,13 +2,17 @@
 
 The "model" reads the chat messages the env keeps for it (``info["messages"]``), as an LLM
 behind an OpenAI-compatible endpoint would, and answers in ReAct format. Its guesses come from
-the family's expert; its first reply forgets the ``Action:`` line, to show the feedback a real
-model gets. Swap ``scripted_model`` for a call to your endpoint::
+the family's expert; its first reply forgets the ``Action:`` line, to show what a real model
+gets then: replies are read as AgentGym's client for the family reads them (Wordle's sends the
+whole reply as the guess, which the game answers ``invalid word``; ``parser="strict"`` answers
+``Invalid Action.`` without using a try). Swap ``scripted_model`` for a call to your endpoint::
 
     response = client.chat.completions.create(model=..., messages=info["messages"])
     reply = response.choices[0].message.content
 
-Run: ``python examples/react_episode.py [--task 3] [--record episodes.jsonl]``
+Run: ``python examples/react_episode.py [--task 3] [--record episodes.jsonl]``; add
+``--prompts-source <your AgentTraj file or AgentGym checkout>`` to play with AgentGym's own
+conversation start instead of ours.
 """
 
 from __future__ import annotations
@@ -25,14 +29,20 @@ def main() -> None:
     parser.add_argument(
         "--record", default=None, help="append the episode to this AgentTraj JSONL file"
     )
+    parser.add_argument(
+        "--prompts-source", default=None, help="AgentTraj file or AgentGym checkout: its prompts"
+    )
     args = parser.parse_args()
 
-    env = make_llm_env(args.env, format="react", record=args.record)
+    prompts = {"prompts": "agentgym", "prompts_source": args.prompts_source}
+    env = make_llm_env(
+        args.env, format="react", record=args.record, **(prompts if args.prompts_source else {})
+    )
     obs, info = env.reset(seed=0, options={"split": "test", "task_id": args.task})
     expert = expert_policy(env)
 
     def scripted_model(messages: list[dict]) -> str:
-        if len(messages) == 2:  # first turn: forget the Action line, as models sometimes do
+        if len(messages) <= 3:  # first turn: forget the Action line, as models sometimes do
             return "Thought: I should open with a word that has common letters."
         action = expert(messages[-1]["content"], info)
         return f"Thought: this guess fits every clue so far.\nAction: {action}"
@@ -41,7 +51,7 @@ def main() -> None:
     turns = 0
     while True:
         reply = scripted_model(info["messages"])
-        obs, reward, terminated, truncated, info = env.step(reply)
+        obs, _, terminated, truncated, info = env.step(reply)
         turns += 1
         print(f"\n>>> {reply}\n{obs}")
         if terminated or truncated:

@@ -84,7 +84,7 @@ def gold_for(item: tuple[str, int]) -> tuple[str, int, list[str] | None, float]:
     started = time.perf_counter()
     try:
         sim.load(name, var, gold_path=True)
-    except Exception as exc:  # noqa: BLE001 - report and reject this variation
+    except Exception as exc:
         print(f"{name}/{var}: gold path generation failed: {str(exc).splitlines()[0]}", flush=True)
         return name, var, None, time.perf_counter() - started
     actions = sim.gold_actions()
@@ -97,7 +97,10 @@ def gold_for(item: tuple[str, int]) -> tuple[str, int, list[str] | None, float]:
             break
     ok = out is not None and out.score == 100 and out.completed
     if not ok:
-        print(f"{name}/{var}: replay ended at score {out and out.score}, moves {out and out.moves}", flush=True)
+        print(
+            f"{name}/{var}: replay ended at score {out and out.score}, moves {out and out.moves}",
+            flush=True,
+        )
     return name, var, (actions if ok else None), time.perf_counter() - started
 
 

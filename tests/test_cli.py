@@ -29,7 +29,9 @@ def test_list_table_names_the_ids():
 
 
 def test_run_expert_solves_and_random_does_not():
-    expert = runner.invoke(app, ["run", "AgentGym/Maze-v0", "--policy", "expert", "--episodes", "25"])
+    expert = runner.invoke(
+        app, ["run", "AgentGym/Maze-v0", "--policy", "expert", "--episodes", "25"]
+    )
     assert expert.exit_code == 0, expert.output
     assert "100.0%" in expert.stdout and "1.000" in expert.stdout
     rand = runner.invoke(app, ["run", "Wordle-v0", "--policy", "random", "--episodes", "5"])
@@ -45,19 +47,28 @@ def test_play_reads_actions_until_the_episode_ends():
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "agentgym_envs.cli", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "agentgym_envs.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
 def test_bad_id_is_one_line_error_with_close_match():
     proc = _cli("run", "AgentGym/Wordel-v0")
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "error: unknown env id 'AgentGym/Wordel-v0': did you mean 'AgentGym/Wordle-v0'?"
+    assert (
+        proc.stderr.strip()
+        == "error: unknown env id 'AgentGym/Wordel-v0': did you mean 'AgentGym/Wordle-v0'?"
+    )
 
 
 def test_bad_option_is_one_line_error():
     proc = _cli("run", "Maze-v0", "--policy", "genius")
-    assert proc.returncode == 2 and proc.stderr.strip() == "error: unknown policy 'genius': use 'expert' or 'random'"
+    assert (
+        proc.returncode == 2
+        and proc.stderr.strip() == "error: unknown policy 'genius': use 'expert' or 'random'"
+    )
 
 
 def test_doctor_reports_families():

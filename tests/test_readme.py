@@ -18,7 +18,9 @@ def _env_table():
 
 def test_env_table_matches_registry():
     readme = (ROOT / "README.md").read_text()
-    assert _env_table() in readme, "README's env table is stale: paste the output of python scripts/env_table.py"
+    assert _env_table() in readme, (
+        "README's env table is stale: paste the output of python scripts/env_table.py"
+    )
 
 
 def test_ci_runs_the_readme_test_command():

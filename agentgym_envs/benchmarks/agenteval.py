@@ -16,49 +16,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentgym_envs.datasets.items import (
-    FAMILY_NAMES,
     ItemResolver,
     canonical_prefix,
     default_resolver,
+    read_item_file,
     registered_prefixes,
 )
 from agentgym_envs.errors import BadDataError
-from agentgym_envs.spec import ENV_INFO, resolve_id
+from agentgym_envs.spec import ENV_INFO, FAMILIES, resolve_id
 
-#: AgentEval's test-split size per family (AgentGym's README), by canonical prefix.
+#: AgentEval's test-split size per family, by canonical prefix (a view of the family records).
 AGENTEVAL_SIZES: dict[str, int] = {
-    "webshop": 200,
-    "webarena": 20,
-    "maze": 25,
-    "wordle": 25,
-    "alfworld": 200,
-    "sciworld": 200,
-    "babyai": 90,
-    "textcraft": 100,
-    "weather": 20,
-    "movie": 20,
-    "academia": 20,
-    "sheet": 20,
-    "todo": 20,
-    "sqlgym": 200,
+    f.item_prefix: f.agenteval_size for f in FAMILIES.values() if f.agenteval_size
 }
 
-#: AgentEval's file name per family.
+#: AgentEval's file name per family, by canonical prefix (a view of the family records).
 AGENTEVAL_FILES: dict[str, str] = {
-    "webshop": "webshop_test.json",
-    "alfworld": "alfworld_test.json",
-    "textcraft": "textcraft_test.json",
-    "sciworld": "sciworld_test.json",
-    "babyai": "babyai_test.json",
-    "maze": "lmrlgym_maze_test.json",
-    "wordle": "lmrlgym_wordle_test.json",
-    "sqlgym": "sqlgym_test.json",
-    "weather": "tool_weather_test.json",
-    "movie": "tool_movie_test.json",
-    "todo": "tool_todo_test.json",
-    "academia": "tool_academia_test.json",
-    "sheet": "tool_sheet_test.json",
-    "webarena": "webarena_test.json",
+    f.item_prefix: f.agenteval_file for f in FAMILIES.values() if f.agenteval_file
 }
 
 
@@ -78,38 +52,17 @@ def agenteval_env_ids(installed_only: bool = True) -> list[str]:
     return [i for i in ids if not installed_only or ENV_INFO[i].installed]
 
 
-def agenteval_items(env_id: str, split: str = "test", *, limit: int | None = None, resolver: ItemResolver | None = None) -> list[BenchItem]:
+def agenteval_items(
+    env_id: str,
+    split: str = "test",
+    *,
+    limit: int | None = None,
+    resolver: ItemResolver | None = None,
+) -> list[BenchItem]:
     """Every task of ``split`` of ``env_id`` (the embedded AgentEval split for ``test``)."""
     env_id = resolve_id(env_id)
-    resolver = resolver or default_resolver()
-    source = resolver.task_source(env_id)
-    n = source.size(split)
-    if n == 0:
-        raise BadDataError(f"{env_id} has no {split!r} tasks: use split 'test' or 'train'")
-    n = n if limit is None else min(n, limit)
-    return [BenchItem(env_id, split, t, f"{source.item_prefix}_{source.agentgym_index(split, t)}") for t in range(n)]
-
-
-def _read_item_file(path: Path) -> list[str]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
-        # tolerate JSONL item lists too
-        try:
-            data = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        except json.JSONDecodeError as exc:
-            raise BadDataError(f"{path}: not JSON or JSONL ({exc.msg}): expected AgentEval records like {{\"item_id\": \"webshop_12\"}}") from None
-    if isinstance(data, dict):
-        data = [data]
-    if not isinstance(data, list):
-        raise BadDataError(f"{path}: expected a list of {{\"item_id\": ...}} records")
-    ids = []
-    for i, record in enumerate(data):
-        item = record.get("item_id") if isinstance(record, dict) else record if isinstance(record, str) else None
-        if not isinstance(item, str):
-            raise BadDataError(f"{path}[{i}]: record has no string 'item_id'")
-        ids.append(item)
-    return ids
+    ids = (resolver or default_resolver()).split_item_ids(env_id, split, limit)
+    return [BenchItem(env_id, split, t, item_id) for t, item_id in enumerate(ids)]
 
 
 def load_agenteval(
@@ -139,11 +92,13 @@ def load_agenteval(
     elif path.is_file():
         files = [path]
     else:
-        raise BadDataError(f"{path}: no such file or folder: pass AgentEval's *_test.json files or their folder")
+        raise BadDataError(
+            f"{path}: no such file or folder: pass AgentEval's *_test.json files or their folder"
+        )
     wanted = {resolve_id(e) for e in envs} if envs is not None else None
     out: dict[str, list[BenchItem]] = {}
     for file in files:
-        for item_id in _read_item_file(file):
+        for item_id in read_item_file(file):
             parse_item_id(item_id)  # a malformed id is an error here, not a skip
             try:
                 env_id = resolver.env_id(item_id)
@@ -177,15 +132,6 @@ def write_agenteval(items: Iterable[BenchItem], folder: str | os.PathLike[str]) 
     return written
 
 
-def size_check() -> dict[str, tuple[int | None, int]]:
-    """Per registered AgentEval family: (AgentEval size, our test split size)."""
-    out = {}
-    for prefix, env_id in registered_prefixes().items():
-        if prefix in AGENTEVAL_SIZES:
-            out[FAMILY_NAMES.get(prefix, prefix)] = (AGENTEVAL_SIZES[prefix], ENV_INFO[env_id].splits.get("test", 0))
-    return out
-
-
 __all__ = [
     "AGENTEVAL_FILES",
     "AGENTEVAL_SIZES",
@@ -193,6 +139,5 @@ __all__ = [
     "agenteval_env_ids",
     "agenteval_items",
     "load_agenteval",
-    "size_check",
     "write_agenteval",
 ]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -25,23 +24,26 @@ bench_app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-llm_app = typer.Typer(help="A real local model: llama.cpp serving SmolLM2-135M (extra local-llm).", no_args_is_help=True)
+llm_app = typer.Typer(
+    help="A real local model: llama.cpp serving SmolLM2-135M (extra local-llm).",
+    no_args_is_help=True,
+)
 
 
 def _policy_spec(
     policy: str,
     fmt: str,
     *,
-    base_url: Optional[str],
-    model: Optional[str],
-    api_key: Optional[str],
+    base_url: str | None,
+    model: str | None,
+    api_key: str | None,
     temperature: float,
     top_p: float,
     max_tokens: int,
-    sample_seed: Optional[int],
+    sample_seed: int | None,
     timeout: float,
     max_retries: int,
-    history: Optional[int],
+    history: int | None,
 ):
     from agentgym_envs.benchmarks import policies
 
@@ -72,7 +74,11 @@ def _policy_spec(
 def _print_summary(summary, title: str) -> None:
     k = summary.k
     table = Table(title=title)
-    cols = ["env", "episodes", "score", "success"] + ([f"Avg@{k}", f"Pass@{k}"] if k > 1 else []) + ["turns", "errors"]
+    cols = (
+        ["env", "episodes", "score", "success"]
+        + ([f"Avg@{k}", f"Pass@{k}"] if k > 1 else [])
+        + ["turns", "errors"]
+    )
     for c in cols:
         table.add_column(c, justify="left" if c == "env" else "right")
     for e in summary.envs:
@@ -88,68 +94,218 @@ def _print_summary(summary, title: str) -> None:
     console.print(table)
 
 
+def _print_sources(families: dict) -> None:
+    """Per env: AgentEval's items or an embedded stand-in, data, prompt set, reply parser."""
+    if not families:
+        return
+    table = Table(title="What each env played")
+    for c in ("env", "items", "data", "prompts", "parser"):
+        table.add_column(c)
+    for env_id, f in families.items():
+        style = "yellow" if f.get("stand_in") else ""
+        table.add_row(
+            env_id.split("/")[-1],
+            f"[{style}]{f['items']}[/]" if style else f["items"],
+            f["data"],
+            f["prompt_set"],
+            f["parser"],
+        )
+    console.print(table)
+    for env_id, f in families.items():
+        if f.get("stand_in"):
+            console.print(f"[yellow]{env_id.split('/')[-1]}: {f['stand_in']}[/]", markup=True)
+
+
+# Options of ``agentgym bench`` (module constants: typer reads them from the signature).
+_ENVS = typer.Option(
+    "agenteval",
+    "--envs",
+    help="Env ids (comma-separated), 'all' (every installed id) or 'agenteval' (one id per AgentEval family).",
+)
+_POLICY = typer.Option(
+    "expert",
+    "--policy",
+    help="expert, random, openai (any OpenAI-compatible endpoint) or local (starts SmolLM2 on llama.cpp).",
+)
+_SPLIT = typer.Option("test", "--split", help="test (AgentEval's split) or train.")
+_N_SAMPLES = typer.Option(
+    1, "--n-samples", "-k", min=1, help="Episodes per task (Avg@k / Pass@k when > 1)."
+)
+_CONCURRENCY = typer.Option(1, "--concurrency", "-j", min=1, help="Episodes in flight.")
+_MAX_ROUNDS = typer.Option(
+    "default", "--max-rounds", help="'default' (AgentGym's per family) or a number."
+)
+_FMT = typer.Option(
+    "react",
+    "--format",
+    help="LLM action format: react (Thought/Action text) or tools (native tool calls).",
+)
+_OUT = typer.Option(
+    None,
+    "--out",
+    "-o",
+    help="Run folder (results.jsonl, summary.*). Rerun with the same folder to resume.",
+)
+_LIMIT = typer.Option(None, "--limit", min=1, help="Only the first N tasks of each env.")
+_ITEMS = typer.Option(
+    None,
+    "--items",
+    help="AgentGym's AgentEval files (a *_test.json or their folder): run those item ids.",
+)
+_BASE_URL = typer.Option(
+    None, "--base-url", help="OpenAI-compatible /v1 root (default $OPENAI_BASE_URL)."
+)
+_MODEL = typer.Option(
+    None, "--model", help="Model name (default $OPENAI_MODEL, else the endpoint's first)."
+)
+_API_KEY = typer.Option(None, "--api-key", help="API key (default $OPENAI_API_KEY).")
+_TEMPERATURE = typer.Option(
+    0.0, "--temperature", help="Sampling temperature (0 = greedy, AgentGym's eval)."
+)
+_TOP_P = typer.Option(1.0, "--top-p")
+_MAX_TOKENS = typer.Option(512, "--max-tokens", help="Tokens per reply.")
+_SAMPLE_SEED = typer.Option(None, "--sample-seed", help="Fixed sampling seed sent to the endpoint.")
+_TIMEOUT = typer.Option(120.0, "--timeout", help="Seconds per model request.")
+_MAX_RETRIES = typer.Option(4, "--max-retries", help="Retries on transient endpoint errors.")
+_HISTORY = typer.Option(None, "--history", help="Keep only the last N exchanges in the prompt.")
+_SEED = typer.Option(0, "--seed", help="Base seed for resets and random policies.")
+_N_CTX = typer.Option(4096, "--n-ctx", help="Context window of the local model (--policy local).")
+_PROGRESS = typer.Option(True, "--progress/--no-progress", help="Show the progress bars.")
+_PARSER = typer.Option(
+    "agentgym",
+    "--parser",
+    help="How ReAct replies are read: agentgym (each family's AgentGym client) or strict (ours).",
+)
+_PROMPTS = typer.Option(
+    "ours",
+    "--prompts",
+    help="Whose prompts a ReAct policy gets: ours, or agentgym (read from --prompts-source).",
+)
+_PROMPTS_SOURCE = typer.Option(
+    None,
+    "--prompts-source",
+    help="Your AgentTraj file or AgentGym checkout, for --prompts agentgym (default $AGENTGYM_PROMPTS).",
+)
+_ALLOW_STAND_IN = typer.Option(
+    False,
+    "--allow-stand-in",
+    help="Let --items play AgentGym item ids on embedded stand-in tasks (same index, not AgentGym's task).",
+)
+
+
 @bench_app.callback()
 def bench(
     ctx: typer.Context,
-    envs: str = typer.Option("agenteval", "--envs", help="Env ids (comma-separated), 'all' (every installed id) or 'agenteval' (one id per AgentEval family)."),
-    policy: str = typer.Option("expert", "--policy", help="expert, random, openai (any OpenAI-compatible endpoint) or local (starts SmolLM2 on llama.cpp)."),
-    split: str = typer.Option("test", "--split", help="test (AgentEval's split) or train."),
-    n_samples: int = typer.Option(1, "--n-samples", "-k", min=1, help="Episodes per task (Avg@k / Pass@k when > 1)."),
-    concurrency: int = typer.Option(1, "--concurrency", "-j", min=1, help="Episodes in flight."),
-    max_rounds: str = typer.Option("default", "--max-rounds", help="'default' (AgentGym's per family) or a number."),
-    fmt: str = typer.Option("react", "--format", help="LLM action format: react (Thought/Action text) or tools (native tool calls)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Run folder (results.jsonl, summary.*). Rerun with the same folder to resume."),
-    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N tasks of each env."),
-    items: Optional[Path] = typer.Option(None, "--items", help="AgentGym's AgentEval files (a *_test.json or their folder): run those item ids."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible /v1 root (default $OPENAI_BASE_URL)."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model name (default $OPENAI_MODEL, else the endpoint's first)."),
-    api_key: Optional[str] = typer.Option(None, "--api-key", help="API key (default $OPENAI_API_KEY)."),
-    temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature (0 = greedy, AgentGym's eval)."),
-    top_p: float = typer.Option(1.0, "--top-p"),
-    max_tokens: int = typer.Option(512, "--max-tokens", help="Tokens per reply."),
-    sample_seed: Optional[int] = typer.Option(None, "--sample-seed", help="Fixed sampling seed sent to the endpoint."),
-    timeout: float = typer.Option(120.0, "--timeout", help="Seconds per model request."),
-    max_retries: int = typer.Option(4, "--max-retries", help="Retries on transient endpoint errors."),
-    history: Optional[int] = typer.Option(None, "--history", help="Keep only the last N exchanges in the prompt."),
-    seed: int = typer.Option(0, "--seed", help="Base seed for resets and random policies."),
-    n_ctx: int = typer.Option(4096, "--n-ctx", help="Context window of the local model (--policy local)."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bars."),
+    envs: str = _ENVS,
+    policy: str = _POLICY,
+    split: str = _SPLIT,
+    n_samples: int = _N_SAMPLES,
+    concurrency: int = _CONCURRENCY,
+    max_rounds: str = _MAX_ROUNDS,
+    fmt: str = _FMT,
+    out: Path | None = _OUT,
+    limit: int | None = _LIMIT,
+    items: Path | None = _ITEMS,
+    base_url: str | None = _BASE_URL,
+    model: str | None = _MODEL,
+    api_key: str | None = _API_KEY,
+    temperature: float = _TEMPERATURE,
+    top_p: float = _TOP_P,
+    max_tokens: int = _MAX_TOKENS,
+    sample_seed: int | None = _SAMPLE_SEED,
+    timeout: float = _TIMEOUT,
+    max_retries: int = _MAX_RETRIES,
+    history: int | None = _HISTORY,
+    seed: int = _SEED,
+    n_ctx: int = _N_CTX,
+    progress: bool = _PROGRESS,
+    parser: str = _PARSER,
+    prompts: str = _PROMPTS,
+    prompts_source: Path | None = _PROMPTS_SOURCE,
+    allow_stand_in: bool = _ALLOW_STAND_IN,
 ) -> None:
     """Run a policy on AgentEval's test splits: per env score and success, saved as JSONL,
     JSON, Markdown and a PNG chart. Subcommands: compare, report."""
     if ctx.invoked_subcommand is not None:
         return
-    from agentgym_envs.benchmarks.agenteval import load_agenteval
     from agentgym_envs.benchmarks.runner import run_benchmark
 
-    rounds: int | str = "default" if max_rounds == "default" else _int_option("--max-rounds", max_rounds)
+    rounds: int | str = (
+        "default" if max_rounds == "default" else _int_option("--max-rounds", max_rounds)
+    )
     if out is None:
         out = Path("bench-runs") / f"{policy}-{time.strftime('%Y%m%d-%H%M%S')}"
     server = None
     try:
         if policy == "local":
-            from agentgym_envs.benchmarks.local_llm import LOCAL_MODEL_ALIAS, LocalLLMServer
-
-            console.print("[dim]starting the local model server (SmolLM2-135M on llama.cpp)...[/]")
-            server = LocalLLMServer(n_ctx=n_ctx).start()
-            base_url, model = server.base_url, model or LOCAL_MODEL_ALIAS
+            server = _start_local(n_ctx)
+            base_url, model = server.base_url, model or server.alias
         spec = _policy_spec(
-            policy, fmt, base_url=base_url, model=model, api_key=api_key, temperature=temperature, top_p=top_p,
-            max_tokens=max_tokens, sample_seed=sample_seed, timeout=timeout, max_retries=max_retries, history=history,
+            policy,
+            fmt,
+            base_url=base_url,
+            model=model,
+            api_key=api_key,
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=max_tokens,
+            sample_seed=sample_seed,
+            timeout=timeout,
+            max_retries=max_retries,
+            history=history,
         )
-        bench_items = None
-        if items is not None:
-            bench_items = load_agenteval(items, envs=None if envs in ("agenteval", "all") else envs.split(","))
         result = run_benchmark(
-            envs, spec, out=out, split=split, n_samples=n_samples, concurrency=concurrency, max_rounds=rounds,
-            limit=limit, items=bench_items, seed=seed, progress=progress,
+            envs,
+            spec,
+            out=out,
+            split=split,
+            n_samples=n_samples,
+            concurrency=concurrency,
+            max_rounds=rounds,
+            limit=limit,
+            items=_items(items, envs, allow_stand_in),
+            seed=seed,
+            progress=progress,
+            parser=parser,
+            prompts=prompts,
+            prompts_source=prompts_source,
         )
     finally:
         if server is not None:
             server.stop()
+    _print_run(result, split, out)
+
+
+def _start_local(n_ctx: int):
+    from agentgym_envs.benchmarks.local_llm import LocalLLMServer
+
+    console.print("[dim]starting the local model server (SmolLM2-135M on llama.cpp)...[/]")
+    return LocalLLMServer(n_ctx=n_ctx).start()
+
+
+def _items(items: Path | None, envs: str, allow_stand_in: bool):
+    """The item ids of ``--items`` files, by env id (``None`` without ``--items``)."""
+    if items is None:
+        return None
+    from agentgym_envs.benchmarks.agenteval import load_agenteval
+    from agentgym_envs.datasets.items import ItemResolver
+
+    return load_agenteval(
+        items,
+        envs=None if envs in ("agenteval", "all") else envs.split(","),
+        resolver=ItemResolver(allow_stand_in=allow_stand_in),
+    )
+
+
+def _print_run(result, split: str, out: Path) -> None:
     pol = result.summary.config.get("policy", {})
-    title = f"agentgym bench -- {pol.get('name')}" + (f" ({pol['model']})" if pol.get("model") else "") + f", {split} split"
+    title = (
+        f"agentgym bench -- {pol.get('name')}"
+        + (f" ({pol['model']})" if pol.get("model") else "")
+        + f", {split} split"
+    )
     _print_summary(result.summary, title)
+    _print_sources(result.summary.config.get("families", {}))
     console.print(
         f"{result.ran} episodes run, {result.skipped} resumed from {out}, {result.wall_time:.1f} s. "
         f"Reports: {', '.join(str(p) for p in result.reports.values())}"
@@ -166,12 +322,18 @@ def _int_option(name: str, value: str) -> int:
     return n
 
 
+_COMPARE_RUN_A = typer.Argument(..., help="Run folder A (the baseline).")
+_COMPARE_RUN_B = typer.Argument(..., help="Run folder B (the candidate).")
+
+
 @bench_app.command("compare")
 def compare(
-    run_a: Path = typer.Argument(..., help="Run folder A (the baseline)."),
-    run_b: Path = typer.Argument(..., help="Run folder B (the candidate)."),
+    run_a: Path = _COMPARE_RUN_A,
+    run_b: Path = _COMPARE_RUN_B,
     n_boot: int = typer.Option(10_000, "--n-boot", help="Bootstrap resamples."),
-    confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the intervals."),
+    confidence: float = typer.Option(
+        0.95, "--confidence", help="Confidence level of the intervals."
+    ),
     seed: int = typer.Option(0, "--seed"),
     as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
 ) -> None:
@@ -183,15 +345,29 @@ def compare(
         typer.echo(json.dumps(cmp.as_dict(), indent=2))
         return
     if not cmp.envs:
-        raise AgentGymError(f"{run_a} and {run_b} share no (env, item) pairs: run both on the same envs and split")
-    table = Table(title=f"B minus A, {confidence:.0%} paired bootstrap CIs\nA = {run_a}\nB = {run_b}")
+        raise AgentGymError(
+            f"{run_a} and {run_b} share no (env, item) pairs: run both on the same envs and split"
+        )
+    table = Table(
+        title=f"B minus A, {confidence:.0%} paired bootstrap CIs\nA = {run_a}\nB = {run_b}"
+    )
     for c in ("env", "items", "metric", "A", "B", "B - A [CI]", "verdict"):
-        table.add_column(c, justify="left" if c in ("env", "metric", "verdict") else "right", no_wrap=c != "env")
+        table.add_column(
+            c, justify="left" if c in ("env", "metric", "verdict") else "right", no_wrap=c != "env"
+        )
 
     def row(name: str, items: int, metric: str, d, **kw) -> None:
         style = "green" if d.verdict == "B better" else "red" if d.verdict == "A better" else "dim"
-        table.add_row(name, str(items), metric, f"{d.a:.3f}", f"{d.b:.3f}", f"{d.diff:+.3f} [{d.low:+.3f}, {d.high:+.3f}]",
-                      f"[{style}]{d.verdict}[/]", **kw)
+        table.add_row(
+            name,
+            str(items),
+            metric,
+            f"{d.a:.3f}",
+            f"{d.b:.3f}",
+            f"{d.diff:+.3f} [{d.low:+.3f}, {d.high:+.3f}]",
+            f"[{style}]{d.verdict}[/]",
+            **kw,
+        )
 
     for e in cmp.envs:
         name = e.env_id.split("/")[-1]
@@ -203,11 +379,16 @@ def compare(
         row("", n, "score", cmp.overall_score, style="bold")
     console.print(table)
     if cmp.only_in_a or cmp.only_in_b:
-        console.print(f"[yellow]not paired: {cmp.only_in_a} items only in A, {cmp.only_in_b} only in B[/]")
+        console.print(
+            f"[yellow]not paired: {cmp.only_in_a} items only in A, {cmp.only_in_b} only in B[/]"
+        )
+
+
+_REPORT_RUN = typer.Argument(..., help="Run folder.")
 
 
 @bench_app.command("report")
-def report(run: Path = typer.Argument(..., help="Run folder.")) -> None:
+def report(run: Path = _REPORT_RUN) -> None:
     """Rebuild a run's summary (JSON, Markdown, PNG) from its results.jsonl and print it."""
     from agentgym_envs.benchmarks.report import CONFIG_FILE, read_results, summarize, write_reports
 
@@ -219,11 +400,16 @@ def report(run: Path = typer.Argument(..., help="Run folder.")) -> None:
     console.print("Reports: " + ", ".join(str(p) for p in paths.values()))
 
 
+_SERVE_MODEL_PATH = typer.Option(
+    None, "--model-path", help="A GGUF file (default SmolLM2-135M-Instruct)."
+)
+
+
 @llm_app.command("serve")
 def serve(
     port: int = typer.Option(8080, "--port", help="Port on 127.0.0.1."),
     n_ctx: int = typer.Option(4096, "--n-ctx", help="Context window."),
-    model_path: Optional[Path] = typer.Option(None, "--model-path", help="A GGUF file (default SmolLM2-135M-Instruct)."),
+    model_path: Path | None = _SERVE_MODEL_PATH,
 ) -> None:
     """Serve the local model at http://127.0.0.1:PORT/v1 until Ctrl-C."""
     from agentgym_envs.benchmarks.local_llm import LocalLLMServer
@@ -231,7 +417,9 @@ def serve(
     server = LocalLLMServer(model_path, port=port, n_ctx=n_ctx)
     try:  # Ctrl-C while the server is still starting must stop it too
         server.start()
-        console.print(f"serving [bold]{server.alias}[/] at {server.base_url} -- use --policy openai --base-url {server.base_url}; Ctrl-C stops")
+        console.print(
+            f"serving [bold]{server.alias}[/] at {server.base_url} -- use --policy openai --base-url {server.base_url}; Ctrl-C stops"
+        )
         while server.process is not None and server.process.poll() is None:
             time.sleep(0.5)
     except KeyboardInterrupt:

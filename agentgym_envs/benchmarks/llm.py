@@ -66,7 +66,11 @@ class Sampling:
     stop: list[str] | None = None
 
     def as_params(self) -> dict[str, Any]:
-        params: dict[str, Any] = {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens}
+        params: dict[str, Any] = {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+        }
         if self.seed is not None:
             params["seed"] = self.seed
         if self.stop:
@@ -97,7 +101,12 @@ class ChatClient:
         sampling: Sampling | None = None,
     ) -> None:
         httpx = require("httpx", "bench")
-        base = base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") or DEFAULT_BASE_URL
+        base = (
+            base_url
+            or os.environ.get("OPENAI_BASE_URL")
+            or os.environ.get("OPENAI_API_BASE")
+            or DEFAULT_BASE_URL
+        )
         self.base_url = base.rstrip("/")
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self._model = model or os.environ.get("OPENAI_MODEL") or None
@@ -153,7 +162,11 @@ class ChatClient:
         sampling: Sampling | None = None,
     ) -> ChatReply:
         """One chat completion for ``messages`` (and ``tools``, for native tool calls)."""
-        body: dict[str, Any] = {"model": self.model, "messages": messages, **(sampling or self.sampling).as_params()}
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            **(sampling or self.sampling).as_params(),
+        }
         if tools:
             body["tools"] = tools
             body["tool_choice"] = "auto"
@@ -202,9 +215,20 @@ class ChatClient:
                     f"cannot reach the model endpoint {self.base_url} ({str(exc) or 'connection refused'}): "
                     "start the server (e.g. agentgym llm serve) or pass the right --base-url"
                 ) from None
-            except (httpx.TimeoutException, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            except (
+                httpx.TimeoutException,
+                httpx.RemoteProtocolError,
+                httpx.ReadError,
+                httpx.WriteError,
+            ) as exc:
                 last = f"{type(exc).__name__}: {exc}"
-                logger.warning("model endpoint %s: %s (attempt %d/%d)", self.base_url, last, attempt + 1, self.max_retries + 1)
+                logger.warning(
+                    "model endpoint %s: %s (attempt %d/%d)",
+                    self.base_url,
+                    last,
+                    attempt + 1,
+                    self.max_retries + 1,
+                )
                 if attempt < self.max_retries:
                     self._sleep(attempt)
                     continue
@@ -212,7 +236,13 @@ class ChatClient:
             self.calls += 1
             if response.status_code in _TRANSIENT_STATUS:
                 last = f"HTTP {response.status_code}: {response.text[:200]}"
-                logger.warning("model endpoint %s: %s (attempt %d/%d)", self.base_url, last, attempt + 1, self.max_retries + 1)
+                logger.warning(
+                    "model endpoint %s: %s (attempt %d/%d)",
+                    self.base_url,
+                    last,
+                    attempt + 1,
+                    self.max_retries + 1,
+                )
                 if attempt < self.max_retries:
                     self._sleep(attempt, response.headers.get("retry-after"))
                     continue
@@ -220,17 +250,29 @@ class ChatClient:
             if response.status_code >= 400:
                 text = response.text[:300].replace("\n", " ")
                 if response.status_code == 400 and any(w in text.lower() for w in _CONTEXT_WORDS):
-                    raise ContextLengthError(f"{self.base_url}: the conversation exceeds the model's context ({text})")
+                    raise ContextLengthError(
+                        f"{self.base_url}: the conversation exceeds the model's context ({text})"
+                    )
                 if response.status_code in (401, 403):
-                    raise EndpointError(f"{self.base_url} refused the request (HTTP {response.status_code}): check --api-key / $OPENAI_API_KEY")
+                    raise EndpointError(
+                        f"{self.base_url} refused the request (HTTP {response.status_code}): check --api-key / $OPENAI_API_KEY"
+                    )
                 if response.status_code == 404:
-                    raise EndpointError(f"{self.base_url}{path} not found (HTTP 404): is --base-url the /v1 root of an OpenAI-compatible server, and --model right? ({text})")
-                raise EndpointError(f"{self.base_url}{path} failed (HTTP {response.status_code}): {text}")
+                    raise EndpointError(
+                        f"{self.base_url}{path} not found (HTTP 404): is --base-url the /v1 root of an OpenAI-compatible server, and --model right? ({text})"
+                    )
+                raise EndpointError(
+                    f"{self.base_url}{path} failed (HTTP {response.status_code}): {text}"
+                )
             try:
                 return response.json()
             except ValueError:
-                raise EndpointError(f"{self.base_url}{path} did not return JSON: {response.text[:200]!r}") from None
-        raise EndpointError(f"the model endpoint {self.base_url} kept failing after {self.max_retries + 1} attempts (last: {last})")
+                raise EndpointError(
+                    f"{self.base_url}{path} did not return JSON: {response.text[:200]!r}"
+                ) from None
+        raise EndpointError(
+            f"the model endpoint {self.base_url} kept failing after {self.max_retries + 1} attempts (last: {last})"
+        )
 
 
 __all__ = [

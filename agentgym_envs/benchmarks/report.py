@@ -12,6 +12,7 @@ macro mean over envs (every env counts once, whatever its size); for it, scores 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import statistics
 from collections import defaultdict
@@ -24,19 +25,18 @@ import numpy as np
 
 from agentgym_envs.errors import BadDataError
 
+logger = logging.getLogger(__name__)
+
 RESULTS_FILE = "results.jsonl"
 CONFIG_FILE = "run.json"
-#: Families whose score is not on a 0..1 scale (SciWorld reports ScienceWorld's 0..100).
-SCORE_SCALE: dict[str, float] = {"sciworld": 100.0}
 
 
 def score_scale(env_id: str) -> float:
     """What a perfect score is for ``env_id`` (1 for most, 100 for SciWorld)."""
-    from agentgym_envs.datasets.items import canonical_prefix
     from agentgym_envs.spec import ENV_INFO
 
     info = ENV_INFO.get(env_id)
-    return SCORE_SCALE.get(canonical_prefix(info.item_prefix), 1.0) if info is not None else 1.0
+    return info.record.score_scale if info is not None else 1.0
 
 
 def episode_key(record: dict[str, Any]) -> tuple[str, str, int]:
@@ -47,24 +47,28 @@ def episode_key(record: dict[str, Any]) -> tuple[str, str, int]:
 def read_results(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Episode records of a run folder (or its ``results.jsonl``), last record per episode.
 
-    A torn last line (the process died mid-write) is ignored.
+    The package's one torn-line policy (:func:`~agentgym_envs.datasets.agenttraj.jsonl_lines`):
+    a torn last line (the process died mid-write; resuming re-runs that episode) is skipped with
+    a warning naming ``file:line``; a line that is not JSON anywhere else is a
+    :class:`BadDataError` naming it; a JSON line that is not an episode record is a warning.
     """
     p = Path(path).expanduser()
     if p.is_dir():
         p = p / RESULTS_FILE
     if not p.is_file():
-        raise BadDataError(f"{p}: no such results file: pass a run folder written by agentgym bench (--out)")
+        raise BadDataError(
+            f"{p}: no such results file: pass a run folder written by agentgym bench (--out)"
+        )
+    from agentgym_envs.datasets.agenttraj import BadJsonLine, jsonl_lines
+
     records: dict[tuple[str, str, int], dict[str, Any]] = {}
-    with p.open(encoding="utf-8") as f:
-        for line in f:
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(rec, dict) and "env_id" in rec and "item_id" in rec:
-                records[episode_key(rec)] = rec
+    for number, rec in jsonl_lines(p):
+        if isinstance(rec, BadJsonLine):
+            raise BadDataError(rec.message)
+        if isinstance(rec, dict) and "env_id" in rec and "item_id" in rec:
+            records[episode_key(rec)] = rec
+        else:
+            logger.warning("%s:%d: not an episode record (env_id, item_id): skipped", p, number)
     return list(records.values())
 
 
@@ -101,7 +105,11 @@ class Summary:
     @property
     def overall_score(self) -> float:
         """Macro mean of the envs' scores, each on a 0..1 scale."""
-        return statistics.fmean(e.score / score_scale(e.env_id) for e in self.envs) if self.envs else 0.0
+        return (
+            statistics.fmean(e.score / score_scale(e.env_id) for e in self.envs)
+            if self.envs
+            else 0.0
+        )
 
     @property
     def overall_success(self) -> float:
@@ -114,7 +122,9 @@ class Summary:
             "overall": {
                 "score": self.overall_score,
                 "success_rate": self.overall_success,
-                "avg_at_k": statistics.fmean(e.avg_at_k / score_scale(e.env_id) for e in self.envs) if self.envs else 0.0,
+                "avg_at_k": statistics.fmean(e.avg_at_k / score_scale(e.env_id) for e in self.envs)
+                if self.envs
+                else 0.0,
                 "pass_at_k": statistics.fmean(e.pass_at_k for e in self.envs) if self.envs else 0.0,
                 "episodes": sum(e.episodes for e in self.envs),
             },
@@ -127,7 +137,10 @@ class Summary:
         if k > 1:
             head += [f"Avg@{k}", f"Pass@{k}"]
         head += ["turns"]
-        lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
+        lines = [
+            "| " + " | ".join(head) + " |",
+            "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|",
+        ]
         for e in self.envs:
             row = [e.env_id, str(e.episodes), f"{e.score:.3f}", f"{e.success_rate:.1%}"]
             if k > 1:
@@ -135,7 +148,12 @@ class Summary:
             row += [f"{e.mean_turns:.1f}"]
             lines.append("| " + " | ".join(row) + " |")
         d = self.as_dict()["overall"]
-        row = ["**overall (mean over envs)**", str(d["episodes"]), f"{d['score']:.3f}", f"{d['success_rate']:.1%}"]
+        row = [
+            "**overall (mean over envs)**",
+            str(d["episodes"]),
+            f"{d['score']:.3f}",
+            f"{d['success_rate']:.1%}",
+        ]
         if k > 1:
             row += [f"{d['avg_at_k']:.3f}", f"{d['pass_at_k']:.1%}"]
         row += [""]
@@ -143,7 +161,9 @@ class Summary:
         title = ""
         if self.config:
             pol = self.config.get("policy", {})
-            title = f"Policy `{pol.get('name', '?')}`" + (f" (`{pol['model']}`)" if pol.get("model") else "")
+            title = f"Policy `{pol.get('name', '?')}`" + (
+                f" (`{pol['model']}`)" if pol.get("model") else ""
+            )
             title += f", format `{self.config.get('format', '?')}`, split `{self.config.get('split', '?')}`\n\n"
         return title + "\n".join(lines) + "\n"
 
@@ -169,8 +189,13 @@ def summarize(records: Iterable[dict[str, Any]], config: dict[str, Any] | None =
                 samples=max(len(v) for v in per_task.values()),
                 score=statistics.fmean(scores),
                 success_rate=statistics.fmean(successes),
-                avg_at_k=statistics.fmean(statistics.fmean(float(r.get("reward") or 0.0) for r in v) for v in per_task.values()),
-                pass_at_k=statistics.fmean(any(bool(r.get("success")) for r in v) for v in per_task.values()),
+                avg_at_k=statistics.fmean(
+                    statistics.fmean(float(r.get("reward") or 0.0) for r in v)
+                    for v in per_task.values()
+                ),
+                pass_at_k=statistics.fmean(
+                    any(bool(r.get("success")) for r in v) for v in per_task.values()
+                ),
                 mean_turns=statistics.fmean(int(r.get("turns", 0)) for r in recs),
                 errors=sum(1 for r in recs if r.get("error")),
                 wall_time=sum(float(r.get("wall_time", 0.0)) for r in recs),
@@ -194,8 +219,10 @@ def bar_chart(summary: Summary, path: str | os.PathLike[str], title: str | None 
     score.append(statistics.fmean(score) if score else 0.0)
     x = np.arange(len(names))
     fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(names) + 2), 3.6), dpi=110)
-    bars = [ax.bar(x - 0.2, score, 0.4, label="score", color="#4C72B0"),
-            ax.bar(x + 0.2, success, 0.4, label="success rate", color="#55A868")]
+    bars = [
+        ax.bar(x - 0.2, score, 0.4, label="score", color="#4C72B0"),
+        ax.bar(x + 0.2, success, 0.4, label="success rate", color="#55A868"),
+    ]
     for b in bars:
         ax.bar_label(b, fmt="%.2f", fontsize=7, padding=1)
     ax.set_xticks(x, names, rotation=30, ha="right")
@@ -212,7 +239,9 @@ def bar_chart(summary: Summary, path: str | os.PathLike[str], title: str | None 
     return out
 
 
-def write_reports(summary: Summary, folder: str | os.PathLike[str], *, chart: bool = True) -> dict[str, Path]:
+def write_reports(
+    summary: Summary, folder: str | os.PathLike[str], *, chart: bool = True
+) -> dict[str, Path]:
     """``summary.json``, ``summary.md`` and (with matplotlib) ``summary.png`` in ``folder``."""
     d = Path(folder)
     d.mkdir(parents=True, exist_ok=True)
@@ -279,7 +308,12 @@ class Comparison:
             "only_in_b": self.only_in_b,
             "overall": {"success": d(self.overall_success), "score": d(self.overall_score)},
             "envs": [
-                {"env_id": e.env_id, "paired_items": e.paired_items, "success": d(e.success), "score": d(e.score)}
+                {
+                    "env_id": e.env_id,
+                    "paired_items": e.paired_items,
+                    "success": d(e.success),
+                    "score": d(e.score),
+                }
                 for e in self.envs
             ],
         }
@@ -292,12 +326,39 @@ class Comparison:
         ]
 
         def cells(x: Difference, fmt: str) -> list[str]:
-            return [format(x.a, fmt), format(x.b, fmt), f"{x.diff:+{fmt}} [{x.low:+{fmt}}, {x.high:+{fmt}}]", x.verdict]
+            return [
+                format(x.a, fmt),
+                format(x.b, fmt),
+                f"{x.diff:+{fmt}} [{x.low:+{fmt}}, {x.high:+{fmt}}]",
+                x.verdict,
+            ]
 
         for e in self.envs:
-            lines.append("| " + " | ".join([e.env_id, str(e.paired_items), *cells(e.success, ".3f"), *cells(e.score, ".3f")]) + " |")
+            lines.append(
+                "| "
+                + " | ".join(
+                    [
+                        e.env_id,
+                        str(e.paired_items),
+                        *cells(e.success, ".3f"),
+                        *cells(e.score, ".3f"),
+                    ]
+                )
+                + " |"
+            )
         if self.overall_success and self.overall_score:
-            lines.append("| " + " | ".join(["**overall**", str(sum(e.paired_items for e in self.envs)), *cells(self.overall_success, ".3f"), *cells(self.overall_score, ".3f")]) + " |")
+            lines.append(
+                "| "
+                + " | ".join(
+                    [
+                        "**overall**",
+                        str(sum(e.paired_items for e in self.envs)),
+                        *cells(self.overall_success, ".3f"),
+                        *cells(self.overall_score, ".3f"),
+                    ]
+                )
+                + " |"
+            )
         return "\n".join(lines) + "\n"
 
 
@@ -305,18 +366,32 @@ def _per_item(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, tuple[fl
     """env -> item -> (mean success, mean score) over the item's samples."""
     acc: dict[str, dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
     for r in records:
-        acc[r["env_id"]][r["item_id"]].append((float(bool(r.get("success"))), float(r.get("reward") or 0.0)))
+        acc[r["env_id"]][r["item_id"]].append(
+            (float(bool(r.get("success"))), float(r.get("reward") or 0.0))
+        )
     return {
-        env: {item: (statistics.fmean(s for s, _ in v), statistics.fmean(x for _, x in v)) for item, v in items.items()}
+        env: {
+            item: (statistics.fmean(s for s, _ in v), statistics.fmean(x for _, x in v))
+            for item, v in items.items()
+        }
         for env, items in acc.items()
     }
 
 
-def _difference(a: np.ndarray, b: np.ndarray, boot_means_a: np.ndarray, boot_means_b: np.ndarray, alpha: float) -> Difference:
+def _difference(
+    a: np.ndarray, b: np.ndarray, boot_means_a: np.ndarray, boot_means_b: np.ndarray, alpha: float
+) -> Difference:
     diffs = boot_means_b - boot_means_a
     low, high = np.quantile(diffs, [alpha / 2, 1 - alpha / 2])
     p = 2 * min(float(np.mean(diffs <= 0)), float(np.mean(diffs >= 0)))
-    return Difference(float(a.mean()), float(b.mean()), float(b.mean() - a.mean()), float(low), float(high), min(1.0, p))
+    return Difference(
+        float(a.mean()),
+        float(b.mean()),
+        float(b.mean() - a.mean()),
+        float(low),
+        float(high),
+        min(1.0, p),
+    )
 
 
 def compare_runs(
@@ -354,7 +429,10 @@ def compare_runs(
         va = np.array([a[env][i] for i in shared])
         vb = np.array([b[env][i] for i in shared])
         idx = rng.integers(0, len(shared), size=(n_boot, len(shared)))
-        means = {key: arr[idx, col].mean(axis=1) for key, arr, col in (("sa", va, 0), ("sb", vb, 0), ("xa", va, 1), ("xb", vb, 1))}
+        means = {
+            key: arr[idx, col].mean(axis=1)
+            for key, arr, col in (("sa", va, 0), ("sb", vb, 0), ("xa", va, 1), ("xb", vb, 1))
+        }
         scale = score_scale(env)
         for key, m in means.items():
             boot[key].append(m / scale if key[0] == "x" else m)

@@ -39,13 +39,17 @@ from agentgym_envs.benchmarks.report import (
     summarize,
     write_reports,
 )
+from agentgym_envs.datasets.items import ItemResolver, default_resolver
 from agentgym_envs.errors import AgentGymError, BadDataError
 from agentgym_envs.spec import ENV_INFO, env_info, resolve_id
+from agentgym_envs.wrappers.record import repair_torn_tail
 
 logger = logging.getLogger(__name__)
 
+#: The lock file a live run holds in its ``--out`` folder.
+LOCK_FILE = ".lock"
 #: Settings that must match for a run folder to be resumed.
-_RESUME_KEYS = ("policy", "format", "split", "max_rounds", "seed")
+_RESUME_KEYS = ("policy", "format", "split", "max_rounds", "seed", "prompts", "parser")
 
 
 @dataclass
@@ -70,6 +74,8 @@ class EpisodeResult:
     tokens: dict[str, int] | None
     conversations: list[dict[str, Any]]
     error: str | None = None
+    prompt_set: str | None = None
+    reply_parser: str | None = None
 
     def to_record(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -111,14 +117,31 @@ def _episode_seed(base: int, task_id: int, sample: int) -> int:
     return int(np.random.SeedSequence([base, task_id, sample]).generate_state(1)[0] & 0x7FFFFFFF)
 
 
-class _EnvPool:
-    """One env per (thread, env id, format), reused across that thread's episodes."""
+@dataclass(frozen=True)
+class LoopOptions:
+    """How the policy meets the env: AgentGym's reply parser or ours, whose prompts, and how
+    many past exchanges the prompt keeps (``window``)."""
 
-    def __init__(self, fmt: str, env_kwargs: dict[str, dict[str, Any]], rounds: dict[str, int], window: int | None) -> None:
+    parser: str = "agentgym"
+    prompts: str = "ours"
+    prompts_source: str | None = None
+    window: int | None = None
+
+
+class _EnvPool:
+    """One env per (thread, env id), reused across that thread's episodes."""
+
+    def __init__(
+        self,
+        fmt: str,
+        env_kwargs: dict[str, dict[str, Any]],
+        rounds: dict[str, int],
+        loop: LoopOptions,
+    ) -> None:
         self.fmt = fmt
         self.env_kwargs = env_kwargs
         self.rounds = rounds
-        self.window = window
+        self.loop = loop
         self._local = threading.local()
         self._all: list[gym.Env] = []
         self._lock = threading.Lock()
@@ -132,12 +155,20 @@ class _EnvPool:
         if env_id not in envs:
             t0 = time.perf_counter()
             envs[env_id] = make_policy_env(
-                env_id, self.fmt, max_rounds=self.rounds[env_id], window=self.window, **self.env_kwargs.get(env_id, {})
+                env_id,
+                self.fmt,
+                max_rounds=self.rounds[env_id],
+                loop=self.loop,
+                **self.env_kwargs.get(env_id, {}),
             )
             with self._lock:
                 self._all.append(envs[env_id])
                 self.make_time += time.perf_counter() - t0
         return envs[env_id]
+
+    def discard(self, env_id: str) -> None:
+        """Forget this thread's env for ``env_id`` (after an episode left it in a bad state)."""
+        getattr(self._local, "envs", {}).pop(env_id, None)
 
     def close(self) -> None:
         for env in self._all:
@@ -148,37 +179,69 @@ class _EnvPool:
 
 
 def make_policy_env(
-    env_id: str, fmt: str, *, max_rounds: int | None = None, window: int | None = None, **kwargs: Any
+    env_id: str,
+    fmt: str,
+    *,
+    max_rounds: int | None = None,
+    window: int | None = None,
+    loop: LoopOptions | None = None,
+    **kwargs: Any,
 ) -> gym.Env:
     """The env a policy of format ``fmt`` acts on.
 
     ``plain`` (scripted policies): the env itself; the runner counts the rounds.
-    ``react`` / ``tools``: :func:`agentgym_envs.make_llm_env`'s stack -- ReAct or
-    FunctionCalling, the turn limit (``max_rounds``), the 300 s wall-clock limit, and the chat
-    history in AgentGym's layout (instructions as the first user turn, then ``"Ok."``), whose
-    ``info["messages"]`` is the prompt (``window``: keep only the last N exchanges).
+    ``react`` / ``tools``: :func:`agentgym_envs.make_llm_env`'s stack -- ReAct (with
+    ``loop.parser`` and ``loop.prompts``) or FunctionCalling, the turn limit (``max_rounds``),
+    the 300 s wall-clock limit, and the chat history in AgentGym's layout (instructions as the
+    first user turn, then the acknowledgement), whose ``info["messages"]`` is the prompt
+    (``window``: keep only the last N exchanges).
     """
+    loop = loop or LoopOptions(window=window)
     if fmt == "plain":
         return gym.make(resolve_id(env_id), **kwargs)
     if fmt not in ("react", "tools"):
-        raise AgentGymError(f"unknown format {fmt!r}: use 'react' or 'tools' (or 'plain' for scripted policies)")
+        raise AgentGymError(
+            f"unknown format {fmt!r}: use 'react' or 'tools' (or 'plain' for scripted policies)"
+        )
     from agentgym_envs.wrappers import make_llm_env
 
+    react = {"parser": loop.parser, "prompts": loop.prompts, "prompts_source": loop.prompts_source}
     return make_llm_env(
         resolve_id(env_id),
         fmt,
         max_rounds=max_rounds,
         history=True,
-        window=window,
+        window=loop.window if window is None else window,
         instructions_role="user",
         env_kwargs=kwargs or None,
+        **(react if fmt == "react" else {}),
     )
 
 
-def _plain_instructions(env: gym.Env) -> str:
-    from agentgym_envs.wrappers.react import REPLY_FORMAT
+def _plain_opening(env: gym.Env, loop: LoopOptions | None):
+    """How a scripted policy's episode is recorded: as if it had our ReAct prompt, or
+    AgentGym's conversation start and first turn (``loop.prompts == "agentgym"``)."""
+    from agentgym_envs.wrappers.prompts import first_turn
+    from agentgym_envs.wrappers.react import REPLY_FORMAT, conversation_start, family_of
 
-    return f"{env.unwrapped.instructions().strip()}\n\n{REPLY_FORMAT}"
+    start = None
+    if loop is not None and loop.prompts == "agentgym":
+        start = conversation_start(env, "agentgym", loop.prompts_source)
+
+    def opening(observation: str, info: dict[str, Any]) -> dict[str, Any]:
+        if start is None:
+            instructions = f"{env.unwrapped.instructions().strip()}\n\n{REPLY_FORMAT}"
+            return {"instructions": instructions, "ack": "Ok.", "prompt_set": "ours"}
+        family = getattr(family_of(env), "name", "")
+        first = first_turn(family, observation, info, start, env.unwrapped)
+        return {
+            "instructions": start.instruction,
+            "ack": start.ack,
+            "first_turn": first,
+            "prompt_set": "agentgym",
+        }
+
+    return opening
 
 
 def play_episode(
@@ -190,6 +253,7 @@ def play_episode(
     seed: int = 0,
     max_rounds: int,
     record: bool = True,
+    loop: LoopOptions | None = None,
 ) -> EpisodeResult:
     """Play one episode of ``item`` with a fresh policy from ``spec`` on ``env``.
 
@@ -198,54 +262,24 @@ def play_episode(
     (truncated, reason ``context_length``, as AgentGym stops at ``max_length``).
     """
     from agentgym_envs.benchmarks.llm import ContextLengthError
+    from agentgym_envs.rollout.episode import run_episode
     from agentgym_envs.wrappers.react import format_react
 
     ep_seed = _episode_seed(seed, item.task_id, sample)
-    t0 = time.perf_counter()
-    obs, info = env.reset(seed=ep_seed, options={"split": item.split, "task_id": item.task_id})
-    env_time = time.perf_counter() - t0
-    policy = spec.factory(env, ep_seed)
     plain = spec.format == "plain"
-    conversation: list[dict[str, Any]] = []
-    if record and plain:
-        conversation = [
-            {"from": "human", "loss": None, "value": _plain_instructions(env)},
-            {"from": "gpt", "loss": False, "value": "Ok."},
-            {"from": "human", "loss": None, "value": obs},
-        ]
-    policy_time = 0.0
-    turns = 0
-    terminated = truncated = False
-    reason: str | None = None
-    while True:
-        if turns >= max_rounds:
-            truncated, reason = True, "max_rounds"
-            break
-        t1 = time.perf_counter()
-        try:
-            action = policy(obs, info)
-        except ContextLengthError:
-            policy_time += time.perf_counter() - t1
-            truncated, reason = True, "context_length"
-            break
-        t2 = time.perf_counter()
-        obs, _reward, terminated, trunc, info = env.step(action)
-        t3 = time.perf_counter()
-        policy_time += t2 - t1
-        env_time += t3 - t2
-        turns += 1
-        if record and plain:
-            conversation.append({"from": "gpt", "loss": True, "value": format_react("", str(action))})
-            conversation.append({"from": "human", "loss": None, "value": obs})
-        if terminated or trunc:
-            truncated = bool(trunc) and not terminated
-            reason = info.get("truncation_reason", "env") if truncated else None
-            break
-    if record and not plain:
-        if hasattr(policy, "record_final") and turns and reason != "context_length":
-            policy.record_final(obs, info)
-        conversation = policy.conversation() if hasattr(policy, "conversation") else []
-    usage = getattr(policy, "usage", None)
+    policy = _LazyPolicy(spec, env, ep_seed)
+    episode = run_episode(
+        env,
+        policy,
+        task_id=item.task_id,
+        split=item.split,
+        seed=ep_seed,
+        max_turns=max_rounds,
+        stop_on={ContextLengthError: "context_length"},
+        opening=_plain_opening(env, loop) if plain else None,
+        as_reply=(lambda action: format_react("", str(action))) if plain else None,
+    )
+    usage = getattr(policy.policy, "usage", None)
     return EpisodeResult(
         env_id=item.env_id,
         item_id=item.item_id,
@@ -253,18 +287,40 @@ def play_episode(
         task_id=item.task_id,
         sample=sample,
         seed=ep_seed,
-        reward=float(info.get("score", 0.0)),
-        success=bool(info.get("success", False)),
-        turns=turns,
-        terminated=bool(terminated),
-        truncated=bool(truncated),
-        truncation_reason=reason,
-        wall_time=time.perf_counter() - t0,
-        env_time=env_time,
-        policy_time=policy_time,
+        reward=episode.score,
+        success=episode.success,
+        turns=episode.turns,
+        terminated=episode.terminated,
+        truncated=episode.truncated,
+        truncation_reason=episode.truncation_reason,
+        wall_time=episode.wall_time,
+        env_time=episode.env_time,
+        policy_time=episode.policy_time,
         tokens={k: v for k, v in usage.items() if k != "calls"} if usage else None,
-        conversations=conversation,
+        conversations=episode.conversation.agenttraj() if record else [],
+        prompt_set=_prompt_set(plain, loop, episode.reset_info),
+        reply_parser=episode.reset_info.get("reply_parser", "plain" if plain else None),
     )
+
+
+def _prompt_set(plain: bool, loop: LoopOptions | None, reset_info: dict[str, Any]) -> Any:
+    if plain:
+        return loop.prompts if loop is not None else "ours"
+    return reset_info.get("prompt_set")
+
+
+class _LazyPolicy:
+    """The episode's policy, made from the spec at its first call: after the env's reset, as
+    the expert reads the env's task."""
+
+    def __init__(self, spec: PolicySpec, env: gym.Env, seed: int) -> None:
+        self.spec, self.env, self.seed = spec, env, seed
+        self.policy: Any = None
+
+    def __call__(self, observation: str, info: dict[str, Any]) -> Any:
+        if self.policy is None:
+            self.policy = self.spec.factory(self.env, self.seed)
+        return self.policy(observation, info)
 
 
 class _Progress:
@@ -287,7 +343,7 @@ class _Progress:
                 TimeElapsedColumn,
             )
         except ImportError:
-            logger.info("rich is not installed: no progress bar (pip install \"agentgym-envs[cli]\")")
+            logger.info('rich is not installed: no progress bar (pip install "agentgym-envs[cli]")')
             return
         self._bar = Progress(
             TextColumn("{task.description}"),
@@ -298,7 +354,10 @@ class _Progress:
         )
         for env_id, total in totals.items():
             self._tasks[env_id] = self._bar.add_task(
-                env_id.split("/")[-1], total=total, completed=self._n.get(env_id, 0), rate=self._rate(env_id)
+                env_id.split("/")[-1],
+                total=total,
+                completed=self._n.get(env_id, 0),
+                rate=self._rate(env_id),
             )
 
     def _rate(self, env_id: str) -> str:
@@ -327,7 +386,9 @@ def _check_resume(out: Path, config: dict[str, Any], resume: bool) -> None:
     if not cfg_path.is_file():
         return
     if not resume:
-        raise BadDataError(f"{out} already holds a run: resume it (resume=True) or use a new out folder")
+        raise BadDataError(
+            f"{out} already holds a run: resume it (resume=True) or use a new out folder"
+        )
     try:
         old = json.loads(cfg_path.read_text(encoding="utf-8"))
     except ValueError:
@@ -335,9 +396,15 @@ def _check_resume(out: Path, config: dict[str, Any], resume: bool) -> None:
 
     def comparable(key: str, value: Any) -> Any:
         # the endpoint's address may change between sessions (a local server's port): not a setting
-        return {k: v for k, v in value.items() if k != "base_url"} if key == "policy" and isinstance(value, dict) else value
+        return (
+            {k: v for k, v in value.items() if k != "base_url"}
+            if key == "policy" and isinstance(value, dict)
+            else value
+        )
 
-    diffs = [k for k in _RESUME_KEYS if k in old and comparable(k, old[k]) != comparable(k, config[k])]
+    diffs = [
+        k for k in _RESUME_KEYS if k in old and comparable(k, old[k]) != comparable(k, config[k])
+    ]
     if diffs:
         k = diffs[0]
         raise BadDataError(
@@ -346,6 +413,315 @@ def _check_resume(out: Path, config: dict[str, Any], resume: bool) -> None:
         )
 
 
+# -- plan --------------------------------------------------------------------------------------
+@dataclass
+class RunPlan:
+    """What a run will play: the env ids, their turn budgets, the (item, sample) episodes in
+    order, and the settings recorded in ``run.json``."""
+
+    env_ids: list[str]
+    rounds: dict[str, int]
+    episodes: list[tuple[BenchItem, int]]
+    config: dict[str, Any]
+
+    @property
+    def keys(self) -> list[tuple[str, str, int]]:
+        return [(it.env_id, it.item_id, s) for it, s in self.episodes]
+
+
+def _rounds(env_ids: list[str], max_rounds: int | str | None) -> dict[str, int]:
+    rounds: dict[str, int] = {}
+    for env_id in env_ids:
+        if max_rounds in (None, "default"):
+            rounds[env_id] = env_info(env_id).max_rounds
+            continue
+        rounds[env_id] = int(max_rounds)  # type: ignore[arg-type]
+        if rounds[env_id] < 1:
+            raise ValueError(f"max_rounds={max_rounds}: use 'default' or a positive number")
+    return rounds
+
+
+def plan_run(
+    envs: str | Sequence[str],
+    policy: PolicySpec,
+    *,
+    split: str = "test",
+    n_samples: int = 1,
+    max_rounds: int | str | None = "default",
+    limit: int | None = None,
+    items: dict[str, list[BenchItem]] | None = None,
+    seed: int = 0,
+    loop: LoopOptions | None = None,
+    resolver: ItemResolver | None = None,
+) -> RunPlan:
+    """The episodes of a run and its settings (see :func:`run_benchmark` for the arguments)."""
+    if n_samples < 1:
+        raise ValueError(f"n_samples={n_samples}: use 1 or more")
+    env_ids = resolve_envs(envs) if items is None else [resolve_id(e) for e in items]
+    if not env_ids:
+        raise AgentGymError(f"no environments to run for {envs!r}: see agentgym list")
+    for env_id in env_ids:
+        info = env_info(env_id)
+        if not info.installed:
+            raise AgentGymError(
+                f'{env_id} needs its extra: pip install "agentgym-envs[{info.extra}]"'
+            )
+    episodes: list[tuple[BenchItem, int]] = []
+    for env_id in env_ids:
+        if items is not None:
+            env_items = items[env_id][:limit] if limit is not None else items[env_id]
+        else:
+            env_items = agenteval_items(env_id, split, limit=limit, resolver=resolver)
+        episodes += [(it, s) for it in env_items for s in range(n_samples)]
+    loop = loop or LoopOptions()
+    _check_loop(loop, policy.format, env_ids)
+    config = {
+        "policy": policy.describe(),
+        "format": policy.format,
+        "split": split,
+        "max_rounds": "default" if max_rounds in (None, "default") else int(max_rounds),  # type: ignore[arg-type]
+        "seed": seed,
+        "n_samples": n_samples,
+        "envs": env_ids,
+        "limit": limit,
+        "prompts": "ours" if policy.format == "tools" else loop.prompts,
+        "parser": {"react": loop.parser, "tools": "tools"}.get(policy.format, "plain"),
+    }
+    return RunPlan(env_ids, _rounds(env_ids, max_rounds), episodes, config)
+
+
+def _check_loop(loop: LoopOptions, fmt: str, env_ids: list[str]) -> None:
+    """Refuse, before any episode, a parser or prompt set that cannot apply."""
+    from agentgym_envs.wrappers.prompts import PROMPT_SETS, agentgym_start
+    from agentgym_envs.wrappers.react import PARSER_NAMES, PROMPTS_SOURCE_ENV
+
+    if loop.parser not in PARSER_NAMES:
+        raise AgentGymError(f"parser {loop.parser!r}: use {' or '.join(PARSER_NAMES)}")
+    if loop.prompts not in PROMPT_SETS:
+        raise AgentGymError(f"prompts {loop.prompts!r}: use {' or '.join(PROMPT_SETS)}")
+    if loop.prompts == "ours":
+        return
+    if fmt == "tools":
+        raise AgentGymError("AgentGym's prompts are ReAct prompts: use --format react with them")
+    source = loop.prompts_source or os.environ.get(PROMPTS_SOURCE_ENV)
+    if not source:
+        raise AgentGymError(
+            "--prompts agentgym reads AgentGym's prompts from your own copy: pass "
+            f"--prompts-source <AgentTraj file or AgentGym checkout> (or set ${PROMPTS_SOURCE_ENV})"
+        )
+    for env_id in env_ids:
+        agentgym_start(env_info(env_id).record, source)  # a missing family: one line
+
+
+def family_sources(
+    plan: RunPlan, resolver: ItemResolver, *, agenteval: bool
+) -> dict[str, dict[str, Any]]:
+    """Per env id: which family, whether it plays AgentEval's items or an embedded stand-in,
+    the data source, prompt set and reply parser -- for the console and ``summary.json``."""
+    out: dict[str, dict[str, Any]] = {}
+    for env_id in plan.env_ids:
+        record = env_info(env_id).record
+        source = resolver.task_source(env_id)
+        stand_in = resolver.plays_stand_in(env_id)
+        out[env_id] = {
+            "family": record.display_name,
+            "items": "embedded stand-in"
+            if stand_in
+            else ("AgentEval's items" if agenteval else "our split"),
+            "stand_in": record.stand_in if stand_in else None,
+            "data": "user data" if source.user_data else "embedded",
+            "prompt_set": plan.config["prompts"],
+            "parser": _parser_name(plan.config["parser"], record.reply_parser),
+        }
+    return out
+
+
+def _parser_name(parser: str, style: str) -> str:
+    return f"agentgym:{style}" if parser == "agentgym" else parser
+
+
+# -- result store ------------------------------------------------------------------------------
+class ResultStore:
+    """A run folder's ``results.jsonl`` and ``run.json`` (or nothing, for ``out=None``).
+
+    :meth:`open` takes the folder's lock (``.lock``, an ``fcntl.flock`` held until
+    :meth:`close`: a second live run on the same folder is refused in one line), refuses a folder
+    holding a run with other settings, reads the episodes already done, cuts a torn last line
+    off (a run that died mid-write; that episode is re-run), and writes the settings;
+    :meth:`append` writes one episode as one flushed line.
+    """
+
+    def __init__(
+        self, out: str | os.PathLike[str] | None, config: dict[str, Any], resume: bool
+    ) -> None:
+        self.out = Path(out).expanduser() if out is not None else None
+        self.config = config
+        self.resume = resume
+        self.done: dict[tuple[str, str, int], dict[str, Any]] = {}
+        self.new: list[dict[str, Any]] = []
+        self._sink: Any = None
+        self._lock = threading.Lock()
+        self._folder_lock: Any = None
+
+    def open(self) -> ResultStore:
+        if self.out is None:
+            return self
+        if self.out.exists() and not self.out.is_dir():
+            raise BadDataError(f"--out {self.out} is a file: give a folder for the run")
+        self.out.mkdir(parents=True, exist_ok=True)
+        self._take_folder_lock()
+        try:
+            return self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    def _take_folder_lock(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no lock
+            return
+        assert self.out is not None
+        handle = (self.out / LOCK_FILE).open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            handle.close()
+            raise BadDataError(
+                f"{self.out} is in use by another running agentgym bench (pid {holder}): "
+                "wait for it to finish or use another --out folder"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        self._folder_lock = handle
+
+    def _open(self) -> ResultStore:
+        assert self.out is not None
+        _check_resume(self.out, self.config, self.resume)
+        path = self.out / RESULTS_FILE
+        if path.is_file():
+            self.done = {episode_key(r): r for r in read_results(self.out) if not r.get("error")}
+        (self.out / CONFIG_FILE).write_text(
+            json.dumps(self.config, indent=2) + "\n", encoding="utf-8"
+        )
+        repair_torn_tail(path)  # the last run died mid-line: ours starts on a fresh line
+        self._sink = path.open("a", encoding="utf-8")
+        return self
+
+    def append(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        with self._lock:
+            if self._sink is not None:
+                self._sink.write(line)
+                self._sink.flush()
+            self.new.append(record)
+
+    def close(self) -> None:
+        if self._sink is not None:
+            self._sink.close()
+            self._sink = None
+        if self._folder_lock is not None:
+            self._folder_lock.close()  # closing the file releases the flock
+            self._folder_lock = None
+
+    def records(self, plan: RunPlan) -> list[dict[str, Any]]:
+        """The plan's episodes, resumed and new, in plan order."""
+        keys = set(plan.keys)
+        records = [r for k, r in self.done.items() if k in keys] + self.new
+        order = {k: i for i, k in enumerate(plan.keys)}
+        return sorted(records, key=lambda r: order.get(episode_key(r), len(order)))
+
+
+# -- executor ----------------------------------------------------------------------------------
+class _Executor:
+    """Plays episodes on a thread pool, one env per thread and env id; stops everything when
+    the model endpoint fails (finished episodes stay saved)."""
+
+    def __init__(
+        self,
+        policy: PolicySpec,
+        plan: RunPlan,
+        store: ResultStore,
+        pool: _EnvPool,
+        *,
+        seed: int,
+        record: bool,
+    ) -> None:
+        self.policy, self.plan, self.store, self.pool = policy, plan, store, pool
+        self.seed, self.record = seed, record
+        self.stop = threading.Event()
+
+    def one(self, item: BenchItem, sample: int, bar: _Progress) -> None:
+        from agentgym_envs.benchmarks.llm import EndpointError
+
+        if self.stop.is_set():
+            return
+        env = self.pool.get(item.env_id)
+        try:
+            res = play_episode(
+                env,
+                self.policy,
+                item,
+                sample=sample,
+                seed=self.seed,
+                max_rounds=self.plan.rounds[item.env_id],
+                record=self.record,
+                loop=self.pool.loop,
+            )
+        except EndpointError:
+            self.stop.set()
+            raise
+        except Exception as exc:
+            logger.exception("episode %s sample %d failed", item.item_id, sample)
+            res = _failed(item, sample, _episode_seed(self.seed, item.task_id, sample), exc)
+            self.pool.discard(item.env_id)  # the env may be in a bad state
+        self.store.append(res.to_record())
+        bar.update(item.env_id, res.success)
+
+    def run(self, todo: list[tuple[BenchItem, int]], concurrency: int, bar: _Progress) -> None:
+        if concurrency == 1:
+            for it, s in todo:
+                self.one(it, s, bar)
+            return
+        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="agentgym-bench") as ex:
+            futures = [ex.submit(self.one, it, s, bar) for it, s in todo]
+            wait(futures, return_when=FIRST_EXCEPTION)
+            for f in futures:
+                if f.done() and f.exception() is not None:
+                    self.stop.set()
+                    for g in futures:
+                        g.cancel()
+                    raise f.exception()  # type: ignore[misc]
+
+
+def _failed(item: BenchItem, sample: int, seed: int, exc: Exception) -> EpisodeResult:
+    return EpisodeResult(
+        item.env_id,
+        item.item_id,
+        item.split,
+        item.task_id,
+        sample,
+        seed,
+        0.0,
+        False,
+        0,
+        False,
+        False,
+        None,
+        0.0,
+        0.0,
+        0.0,
+        None,
+        [],
+        error=f"{type(exc).__name__}: {exc}",
+    )
+
+
+# -- the run -----------------------------------------------------------------------------------
 def run_benchmark(
     envs: str | Sequence[str],
     policy: PolicySpec,
@@ -363,6 +739,9 @@ def run_benchmark(
     record: bool = True,
     env_kwargs: dict[str, dict[str, Any]] | None = None,
     reports: bool = True,
+    parser: str = "agentgym",
+    prompts: str = "ours",
+    prompts_source: str | os.PathLike[str] | None = None,
 ) -> RunResult:
     """Run ``policy`` on ``envs`` and return the summary (see the module docstring).
 
@@ -370,155 +749,94 @@ def run_benchmark(
     from :func:`~agentgym_envs.benchmarks.agenteval.load_agenteval`); default every task of
     ``split`` (``limit``: the first N). ``max_rounds``: ``"default"``/``None`` for AgentGym's
     max rounds per family, or one number for all. ``out=None`` keeps results in memory only.
-    ``concurrency``: episodes in flight (threads). Episodes that raise record the error and
-    count as failures (score 0, as AgentGym-RL counts them); they are re-run on resume. An
-    unreachable or refusing model endpoint stops the run (finished episodes stay saved).
+    ``concurrency``: episodes in flight (threads). ``parser`` / ``prompts`` /
+    ``prompts_source``: see :func:`~agentgym_envs.wrappers.make_llm_env`. Episodes that raise
+    count as failures (score 0) and are re-run on resume; a failing model endpoint stops the
+    run. ``summary.config["families"]`` says per env id whether it played AgentEval's items or
+    an embedded stand-in, and with which data, prompt set and parser.
     """
-    from agentgym_envs.benchmarks.llm import EndpointError
-
-    if n_samples < 1:
-        raise ValueError(f"n_samples={n_samples}: use 1 or more")
     if concurrency < 1:
         raise ValueError(f"concurrency={concurrency}: use 1 or more")
-    env_ids = resolve_envs(envs) if items is None else [resolve_id(e) for e in items]
-    if not env_ids:
-        raise AgentGymError(f"no environments to run for {envs!r}: see agentgym list")
-    for env_id in env_ids:
-        info = env_info(env_id)
-        if not info.installed:
-            raise AgentGymError(f'{env_id} needs its extra: pip install "agentgym-envs[{info.extra}]"')
-    rounds: dict[str, int] = {}
-    for env_id in env_ids:
-        if max_rounds in (None, "default"):
-            rounds[env_id] = env_info(env_id).max_rounds
-        else:
-            rounds[env_id] = int(max_rounds)  # type: ignore[arg-type]
-            if rounds[env_id] < 1:
-                raise ValueError(f"max_rounds={max_rounds}: use 'default' or a positive number")
-    plan: list[tuple[BenchItem, int]] = []
-    for env_id in env_ids:
-        env_items = items[env_id] if items is not None else agenteval_items(env_id, split, limit=limit)
-        if items is not None and limit is not None:
-            env_items = env_items[:limit]
-        plan += [(it, s) for it in env_items for s in range(n_samples)]
-    config = {
-        "policy": policy.describe(),
-        "format": policy.format,
-        "split": split,
-        "max_rounds": "default" if max_rounds in (None, "default") else int(max_rounds),  # type: ignore[arg-type]
-        "seed": seed,
-        "n_samples": n_samples,
-        "envs": env_ids,
-        "limit": limit,
-    }
+    source = None if prompts_source is None else str(prompts_source)
+    loop = LoopOptions(parser, prompts, source, policy.config.get("max_history_turns"))
+    resolver = ItemResolver(env_kwargs=env_kwargs) if env_kwargs else default_resolver()
+    options = {"split": split, "n_samples": n_samples, "max_rounds": max_rounds, "limit": limit}
+    plan = plan_run(envs, policy, **options, items=items, seed=seed, loop=loop, resolver=resolver)
+    agenteval = items is not None or split == "test"
+    plan.config["families"] = family_sources(plan, resolver, agenteval=agenteval)
     if policy.check is not None:
         policy.check()
-        config["policy"] = policy.describe()
-
-    out_dir = Path(out).expanduser() if out is not None else None
-    done: dict[tuple[str, str, int], dict[str, Any]] = {}
-    if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        _check_resume(out_dir, config, resume)
-        if (out_dir / RESULTS_FILE).is_file():
-            done = {episode_key(r): r for r in read_results(out_dir) if not r.get("error")}
-        (out_dir / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
-    todo = [(it, s) for it, s in plan if (it.env_id, it.item_id, s) not in done]
-    planned_keys = {(it.env_id, it.item_id, s) for it, s in plan}
-    skipped = len(plan) - len(todo)
+        plan.config["policy"] = policy.describe()
+    store = ResultStore(out, plan.config, resume).open()
+    todo = [(it, s) for (it, s), k in zip(plan.episodes, plan.keys) if k not in store.done]
+    skipped = len(plan.episodes) - len(todo)
     if skipped:
-        logger.info("resuming: %d of %d episodes already done", skipped, len(plan))
-
-    totals: dict[str, int] = defaultdict(int)
-    for it, _ in plan:
-        totals[it.env_id] += 1
-    already: dict[str, list[bool]] = defaultdict(list)
-    for key, r in done.items():
-        if key in planned_keys:
-            already[key[0]].append(bool(r.get("success")))
-
-    results: list[dict[str, Any]] = []
-    write_lock = threading.Lock()
-    sink = None
-    if out_dir is not None:
-        path = out_dir / RESULTS_FILE
-        if path.is_file() and path.stat().st_size:
-            with path.open("rb") as f:
-                f.seek(-1, os.SEEK_END)
-                torn = f.read(1) != b"\n"
-            if torn:  # the last run died mid-line: start ours on a fresh line
-                with path.open("a", encoding="utf-8") as f:
-                    f.write("\n")
-        sink = path.open("a", encoding="utf-8")
-
-    pool = _EnvPool(policy.format, env_kwargs or {}, rounds, policy.config.get("max_history_turns"))
+        logger.info("resuming: %d of %d episodes already done", skipped, len(plan.episodes))
+    pool = _EnvPool(policy.format, env_kwargs or {}, plan.rounds, loop)
     started = time.perf_counter()
-    stop = threading.Event()
-
-    def one(item: BenchItem, sample: int, bar: _Progress) -> None:
-        if stop.is_set():
-            return
-        env = pool.get(item.env_id)
-        try:
-            res = play_episode(env, policy, item, sample=sample, seed=seed, max_rounds=rounds[item.env_id], record=record)
-        except EndpointError:
-            stop.set()
-            raise
-        except Exception as exc:
-            logger.exception("episode %s sample %d failed", item.item_id, sample)
-            res = EpisodeResult(item.env_id, item.item_id, item.split, item.task_id, sample, _episode_seed(seed, item.task_id, sample),
-                                0.0, False, 0, False, False, None, 0.0, 0.0, 0.0, None, [], error=f"{type(exc).__name__}: {exc}")
-            pool._local.envs.pop(item.env_id, None)  # the env may be in a bad state
-        rec = res.to_record()
-        line = json.dumps(rec, ensure_ascii=False) + "\n"
-        with write_lock:
-            if sink is not None:
-                sink.write(line)
-                sink.flush()
-            results.append(rec)
-        bar.update(item.env_id, res.success)
-
     try:
-        with _Progress(progress, dict(totals), already) as bar:
-            if concurrency == 1:
-                for it, s in todo:
-                    one(it, s, bar)
-            else:
-                with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="agentgym-bench") as ex:
-                    futures = [ex.submit(one, it, s, bar) for it, s in todo]
-                    wait(futures, return_when=FIRST_EXCEPTION)
-                    for f in futures:
-                        if f.done() and f.exception() is not None:
-                            stop.set()
-                            for g in futures:
-                                g.cancel()
-                            raise f.exception()  # type: ignore[misc]
-    except BaseException:
-        stop.set()  # Ctrl-C or a fatal error: episodes not yet started are not started
-        raise
+        with _Progress(progress, _totals(plan), _already(plan, store)) as bar:
+            _Executor(policy, plan, store, pool, seed=seed, record=record).run(
+                todo, concurrency, bar
+            )
     finally:
-        if sink is not None:
-            sink.close()
+        store.close()
         pool.close()
     wall = time.perf_counter() - started
+    all_records = store.records(plan)
+    summary = summarize(all_records, plan.config)
+    written = write_reports(summary, store.out) if store.out is not None and reports else {}
+    return RunResult(
+        summary, store.out, len(store.new), skipped, wall, all_records, written, pool.make_time
+    )
 
-    all_records = [r for k, r in done.items() if k in planned_keys] + results
-    order = {k: i for i, k in enumerate((it.env_id, it.item_id, s) for it, s in plan)}
-    all_records.sort(key=lambda r: order.get(episode_key(r), len(order)))
-    summary = summarize(all_records, config)
-    written: dict[str, Path] = {}
-    if out_dir is not None and reports:
-        written = write_reports(summary, out_dir)
-    return RunResult(summary, out_dir, len(results), skipped, wall, all_records, written, pool.make_time)
+
+def _totals(plan: RunPlan) -> dict[str, int]:
+    totals: dict[str, int] = defaultdict(int)
+    for it, _ in plan.episodes:
+        totals[it.env_id] += 1
+    return dict(totals)
+
+
+def _already(plan: RunPlan, store: ResultStore) -> dict[str, list[bool]]:
+    already: dict[str, list[bool]] = defaultdict(list)
+    keys = set(plan.keys)
+    for key, r in store.done.items():
+        if key in keys:
+            already[key[0]].append(bool(r.get("success")))
+    return already
 
 
 def sweep(
-    envs: str | Iterable[str] = "all", *, policy: PolicySpec | None = None, split: str = "test", **kwargs: Any
+    envs: str | Iterable[str] = "all",
+    *,
+    policy: PolicySpec | None = None,
+    split: str = "test",
+    **kwargs: Any,
 ) -> RunResult:
     """A whole-split run without files (the expert by default): the quick health check."""
     from agentgym_envs.benchmarks.policies import expert_spec
 
-    return run_benchmark(envs if isinstance(envs, str) else list(envs), policy or expert_spec(), split=split, out=None, **kwargs)
+    return run_benchmark(
+        envs if isinstance(envs, str) else list(envs),
+        policy or expert_spec(),
+        split=split,
+        out=None,
+        **kwargs,
+    )
 
 
-__all__ = ["EpisodeResult", "RunResult", "make_policy_env", "play_episode", "resolve_envs", "run_benchmark", "sweep"]
+__all__ = [
+    "EpisodeResult",
+    "LoopOptions",
+    "ResultStore",
+    "RunPlan",
+    "RunResult",
+    "family_sources",
+    "make_policy_env",
+    "plan_run",
+    "play_episode",
+    "resolve_envs",
+    "run_benchmark",
+    "sweep",
+]

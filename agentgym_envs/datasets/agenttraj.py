@@ -116,7 +116,10 @@ class Trajectory:
 
     def to_record(self) -> dict[str, Any]:
         """The record as AgentGym writes it (plus ``reward``/``success``/extra keys if any)."""
-        record: dict[str, Any] = {"conversations": [t.to_dict() for t in self.conversations], "item_id": self.item_id}
+        record: dict[str, Any] = {
+            "conversations": [t.to_dict() for t in self.conversations],
+            "item_id": self.item_id,
+        }
         if self.reward is not None:
             record["reward"] = self.reward
         if self.success is not None:
@@ -140,7 +143,12 @@ class Problem:
 class TrajectorySet(Sequence[Trajectory]):
     """The trajectories read from a source, with the problems found on the way."""
 
-    def __init__(self, trajectories: Iterable[Trajectory] = (), problems: Iterable[Problem] = (), source: str = "") -> None:
+    def __init__(
+        self,
+        trajectories: Iterable[Trajectory] = (),
+        problems: Iterable[Problem] = (),
+        source: str = "",
+    ) -> None:
         self._items = list(trajectories)
         self.problems: list[Problem] = list(problems)
         self.source = source
@@ -168,7 +176,9 @@ class TrajectorySet(Sequence[Trajectory]):
 
 
 # -- validation ----------------------------------------------------------------------------
-def validate_record(record: Any, position: str = "record") -> tuple[Trajectory | None, list[Problem]]:
+def validate_record(
+    record: Any, position: str = "record"
+) -> tuple[Trajectory | None, list[Problem]]:
     """Check one record; return the trajectory (``None`` if malformed) and the problems found."""
     problems: list[Problem] = []
 
@@ -187,7 +197,9 @@ def validate_record(record: Any, position: str = "record") -> tuple[Trajectory |
         return bad(str(exc))
     conv = record.get("conversations")
     if conv is None:
-        return bad("'conversations' is null (an AgentEval item list? load it with agentgym_envs.benchmarks.load_agenteval)")
+        return bad(
+            "'conversations' is null (an AgentEval item list? load it with agentgym_envs.benchmarks.load_agenteval)"
+        )
     if not isinstance(conv, (list, tuple)) or not conv:
         return bad("'conversations' must be a non-empty list of turns")
     turns: list[Turn] = []
@@ -210,7 +222,11 @@ def validate_record(record: Any, position: str = "record") -> tuple[Trajectory |
         return bad("turn 0 must be from 'human' (the env speaks first)")
     reward = record.get("reward")
     if reward is not None:
-        if isinstance(reward, bool) or not isinstance(reward, (int, float)) or not math.isfinite(reward):
+        if (
+            isinstance(reward, bool)
+            or not isinstance(reward, (int, float))
+            or not math.isfinite(reward)
+        ):
             return bad(f"'reward' must be a finite number, got {reward!r}")
         reward = float(reward)
     success = record.get("success")
@@ -228,36 +244,72 @@ def _iter_json(path: Path) -> Iterator[tuple[str, Any]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise BadDataError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}): expected a list of AgentTraj records") from None
+        raise BadDataError(
+            f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}): expected a list of AgentTraj records"
+        ) from None
     if isinstance(data, dict) and "item_id" in data:
         data = [data]
     if not isinstance(data, list):
-        raise BadDataError(f"{path}: expected a JSON list of AgentTraj records, got {type(data).__name__}")
+        raise BadDataError(
+            f"{path}: expected a JSON list of AgentTraj records, got {type(data).__name__}"
+        )
     for i, record in enumerate(data):
         yield f"{path}[{i}]", record
 
 
+def jsonl_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for each non-blank line of the JSONL file ``path``: the torn-line
+    policy every JSONL reader of the package shares.
+
+    A last line that is not JSON and has no newline after it (a writer died mid-line) is skipped
+    with a warning naming ``file:line``; a line that is not JSON anywhere else yields a
+    :class:`BadJsonLine` (the caller raises it or skips it, naming ``file:line``).
+    """
+    with Path(path).open(encoding="utf-8") as f:
+        line = f.readline()
+        n = 1
+        while line:
+            following = f.readline()
+            if line.strip():
+                try:
+                    yield n, json.loads(line)
+                except json.JSONDecodeError as exc:
+                    if not following and not line.endswith("\n"):
+                        logger.warning(
+                            "%s:%d: incomplete last line (a writer died mid-line): skipped", path, n
+                        )
+                    else:
+                        yield n, BadJsonLine(f"{path}:{n}: not valid JSON ({exc.msg})")
+            line, n = following, n + 1
+
+
+@dataclass(frozen=True)
+class BadJsonLine:
+    """A JSONL line in the middle of a file that is not JSON (see :func:`jsonl_lines`)."""
+
+    message: str
+
+
 def _iter_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield f"{path}:{n}", _Unparsable(f"not valid JSON ({exc.msg})")
-                continue
-            yield f"{path}:{n}", record
+    for n, record in jsonl_lines(path):
+        if isinstance(record, BadJsonLine):
+            record = _Unparsable(record.message.split(": ", 1)[1])
+        yield f"{path}:{n}", record
 
 
 def _iter_parquet(path: Path) -> Iterator[tuple[str, Any]]:
     pq = require("pyarrow.parquet", "datasets")
     table = pq.read_table(path)
     if "item_id" not in table.column_names:
-        raise BadDataError(f"{path}: no 'item_id' column (columns: {', '.join(table.column_names)}): not an AgentTraj file")
+        raise BadDataError(
+            f"{path}: no 'item_id' column (columns: {', '.join(table.column_names)}): not an AgentTraj file"
+        )
     for i, record in enumerate(table.to_pylist()):
         # a column missing from some rows reads back as null: drop those, not real keys
-        yield f"{path} row {i}", {k: v for k, v in record.items() if v is not None or k in ("item_id", "conversations")}
+        yield (
+            f"{path} row {i}",
+            {k: v for k, v in record.items() if v is not None or k in ("item_id", "conversations")},
+        )
 
 
 @dataclass(frozen=True)
@@ -271,9 +323,15 @@ _READERS = {".json": _iter_json, ".jsonl": _iter_jsonl, ".parquet": _iter_parque
 def _files(path: Path) -> list[Path]:
     if path.is_file():
         if path.suffix.lower() not in _READERS:
-            raise BadDataError(f"{path}: unsupported file type {path.suffix!r}: use .json, .jsonl or .parquet")
+            raise BadDataError(
+                f"{path}: unsupported file type {path.suffix!r}: use .json, .jsonl or .parquet"
+            )
         return [path]
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _READERS and not p.name.startswith("."))
+    files = sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file() and p.suffix.lower() in _READERS and not p.name.startswith(".")
+    )
     if not files:
         raise BadDataError(f"{path}: no .json, .jsonl or .parquet files in this folder")
     return files
@@ -288,7 +346,9 @@ def iter_records(source: str | os.PathLike[str]) -> Iterator[tuple[str, Any]]:
     """
     path = Path(source).expanduser()
     if not path.exists():
-        raise BadDataError(f"{path}: no such file or folder: pass a local .json/.jsonl/.parquet file, a folder, or a hub id")
+        raise BadDataError(
+            f"{path}: no such file or folder: pass a local .json/.jsonl/.parquet file, a folder, or a hub id"
+        )
     if path.is_dir() and (path / "results.jsonl").is_file() and (path / "run.json").is_file():
         path = path / "results.jsonl"
     in_folder = path.is_dir()
@@ -376,7 +436,9 @@ def load_agenttraj(
             traj, found = validate_record(record, position)
         if found:
             if errors == "raise":
-                raise BadDataError(f"malformed AgentTraj record at {found[0]}; pass errors='skip' to leave such records out")
+                raise BadDataError(
+                    f"malformed AgentTraj record at {found[0]}; pass errors='skip' to leave such records out"
+                )
             for p in found:
                 logger.warning("skipping malformed AgentTraj record at %s", p)
             problems.extend(found)
@@ -385,7 +447,9 @@ def load_agenttraj(
     return TrajectorySet(trajectories, problems, label)
 
 
-def save_agenttraj(trajectories: Iterable[Trajectory | dict[str, Any]], path: str | os.PathLike[str]) -> Path:
+def save_agenttraj(
+    trajectories: Iterable[Trajectory | dict[str, Any]], path: str | os.PathLike[str]
+) -> Path:
     """Write records as ``.json`` (one list, as AgentGym ships them), ``.jsonl`` or ``.parquet``."""
     out = Path(path).expanduser()
     records = [t.to_record() if isinstance(t, Trajectory) else dict(t) for t in trajectories]
@@ -403,7 +467,9 @@ def save_agenttraj(trajectories: Iterable[Trajectory | dict[str, Any]], path: st
         keys = list(dict.fromkeys(k for r in records for k in r))  # pyarrow infers from row 0 only
         pq.write_table(pa.Table.from_pylist([{k: r.get(k) for k in keys} for r in records]), out)
     else:
-        raise BadDataError(f"{out}: unsupported file type {out.suffix!r}: use .json, .jsonl or .parquet")
+        raise BadDataError(
+            f"{out}: unsupported file type {out.suffix!r}: use .json, .jsonl or .parquet"
+        )
     return out
 
 

@@ -11,8 +11,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from agentgym_envs.datasets.agenttraj import Trajectory, Turn
+from agentgym_envs.wrappers.conversation import Message
 
-_ROLE = {"human": "user", "gpt": "assistant"}
+
+def _chat(turn: Turn) -> dict[str, Any]:
+    """An AgentTraj turn as a chat message (the conversation model's conversion)."""
+    return Message.from_turn(turn.to_dict()).chat()
 
 
 def to_chat_messages(
@@ -33,11 +37,13 @@ def to_chat_messages(
     if first_turn_as_system and trajectory.start == 2:
         messages.append({"role": "system", "content": turns[0].value})
         turns = turns[2:]
-    messages.extend({"role": _ROLE[t.role], "content": t.value} for t in turns)
+    messages.extend(_chat(t) for t in turns)
     return messages
 
 
-def loss_mask(trajectory: Trajectory, *, train_on: Literal["loss", "all_gpt"] = "loss") -> list[bool]:
+def loss_mask(
+    trajectory: Trajectory, *, train_on: Literal["loss", "all_gpt"] = "loss"
+) -> list[bool]:
     """Per-turn training mask: ``loss is True`` (AgentGym's rule) or every ``gpt`` turn."""
     if train_on == "all_gpt":
         return [t.role == "gpt" for t in trajectory.conversations]
@@ -60,7 +66,11 @@ def to_sft(
     mask = loss_mask(trajectory, train_on=train_on)
     if system is not None:
         mask = [False, *mask]
-    record: dict[str, Any] = {"item_id": trajectory.item_id, "messages": messages, "loss_mask": mask}
+    record: dict[str, Any] = {
+        "item_id": trajectory.item_id,
+        "messages": messages,
+        "loss_mask": mask,
+    }
     if trajectory.reward is not None:
         record["reward"] = trajectory.reward
     return record
@@ -89,7 +99,7 @@ def to_sft_text(
 
     for turn, train in zip(trajectory.conversations, mask, strict=True):
         if template == "chatml":
-            add(f"<|im_start|>{_ROLE[turn.role]}\n", False)
+            add(f"<|im_start|>{_chat(turn)['role']}\n", False)
             if turn.role == "gpt":
                 add(turn.value + "<|im_end|>", train)
                 add("\n", False)
@@ -102,7 +112,11 @@ def to_sft_text(
                 add(f"{turn.value} </s>", train)
         else:
             raise ValueError(f"template={template!r}: use 'chatml' or 'llama2'")
-    return {"item_id": trajectory.item_id, "text": "".join(s["text"] for s in segments), "segments": segments}
+    return {
+        "item_id": trajectory.item_id,
+        "text": "".join(s["text"] for s in segments),
+        "segments": segments,
+    }
 
 
 def _common_prefix(a: Sequence[Turn], b: Sequence[Turn]) -> int:
@@ -150,8 +164,8 @@ def to_dpo_pairs(
                 {
                     "item_id": item_id,
                     "prompt": prompt,
-                    "chosen": [{"role": _ROLE[t.role], "content": t.value} for t in good.conversations[n:]],
-                    "rejected": [{"role": _ROLE[t.role], "content": t.value} for t in bad.conversations[n:]],
+                    "chosen": [_chat(t) for t in good.conversations[n:]],
+                    "rejected": [_chat(t) for t in bad.conversations[n:]],
                     "chosen_reward": good.reward,
                     "rejected_reward": bad.reward,
                 }

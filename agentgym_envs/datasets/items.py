@@ -10,59 +10,31 @@ installation has not registered are known by name, so the error says which famil
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agentgym_envs.core import TaskSource
 from agentgym_envs.errors import AgentGymError, BadDataError, BadTaskError
-from agentgym_envs.spec import ENV_INFO, resolve_id
+from agentgym_envs.spec import ENV_INFO, FAMILIES, family_for_prefix, resolve_id
 
 _ITEM_ID = re.compile(r"^(?P<prefix>[A-Za-z][A-Za-z0-9_\-]*?)_(?P<index>\d+)$")
 
-#: AgentGym's item-id prefixes (as its task names write them) -> our canonical prefix.
+#: AgentGym's item-id prefixes (as its task names write them) -> our canonical prefix; a view of
+#: the family records in ``registration.py``.
 AGENTGYM_PREFIXES: dict[str, str] = {
-    "webshop": "webshop",
-    "alfworld": "alfworld",
-    "textcraft": "textcraft",
-    "sciworld": "sciworld",
-    "babyai": "babyai",
-    "maze": "maze",
-    "lmrlgym_maze": "maze",
-    "wordle": "wordle",
-    "lmrlgym_wordle": "wordle",
-    "sqlgym": "sqlgym",
-    "weather": "weather",
-    "tool_weather": "weather",
-    "movie": "movie",
-    "tool_movie": "movie",
-    "todo": "todo",
-    "tool_todo": "todo",
-    "academia": "academia",
-    "tool_academia": "academia",
-    "sheet": "sheet",
-    "tool_sheet": "sheet",
-    "webarena": "webarena",
+    p: f.item_prefix for f in FAMILIES.values() for p in f.prefixes
 }
 
-#: Human names of AgentGym's families, by canonical prefix.
-FAMILY_NAMES: dict[str, str] = {
-    "webshop": "WebShop",
-    "alfworld": "ALFWorld",
-    "textcraft": "TextCraft",
-    "sciworld": "SciWorld",
-    "babyai": "BabyAI",
-    "maze": "Maze",
-    "wordle": "Wordle",
-    "sqlgym": "BIRD (SQLGym)",
-    "weather": "Weather",
-    "movie": "Movie",
-    "todo": "TODOList",
-    "academia": "Academia",
-    "sheet": "Sheet",
-    "webarena": "WebArena",
-}
+#: Human names of AgentGym's families, by canonical prefix (a view of the family records).
+FAMILY_NAMES: dict[str, str] = {f.item_prefix: f.display_name for f in FAMILIES.values()}
+
+
+class StandInItemError(BadDataError):
+    """An AgentGym item id was resolved against an embedded stand-in for AgentGym's data."""
 
 
 class UnlinkedItemError(BadDataError):
@@ -87,13 +59,16 @@ def parse_item_id(item_id: str) -> tuple[str, int]:
         raise BadDataError(f"item_id must be a string like 'webshop_12', got {item_id!r}")
     m = _ITEM_ID.match(item_id.strip())
     if not m:
-        raise BadDataError(f"item_id {item_id!r} is not of the form '<prefix>_<index>' (e.g. 'webshop_12')")
+        raise BadDataError(
+            f"item_id {item_id!r} is not of the form '<prefix>_<index>' (e.g. 'webshop_12')"
+        )
     return m["prefix"], int(m["index"])
 
 
 def canonical_prefix(prefix: str) -> str:
     """Our prefix for an AgentGym prefix (``lmrlgym_maze`` -> ``maze``); others unchanged."""
-    return AGENTGYM_PREFIXES.get(prefix, AGENTGYM_PREFIXES.get(prefix.lower(), prefix))
+    family = family_for_prefix(prefix)
+    return family.item_prefix if family is not None else prefix
 
 
 def canonical_item_id(item_id: str) -> str:
@@ -146,13 +121,22 @@ class ItemResolver:
     ``env_ids`` overrides the env chosen for a prefix (``{"wordle": "AgentGym/Wordle-v0"}``),
     ``env_kwargs`` passes constructor arguments per env id (e.g. a ``data_path`` that makes the
     task source follow AgentGym's own indexing). Thread-safe.
+
+    Item ids never lie: resolving an AgentGym item id of a family whose embedded task source is
+    a stand-in for AgentGym's data (:attr:`~agentgym_envs.spec.Family.stand_in`), while the
+    source is not the user's own data (:attr:`~agentgym_envs.core.TaskSource.user_data`), is a
+    :class:`StandInItemError` naming the loader and its data, unless ``allow_stand_in=True``
+    asks for the stand-in task of that index.
     """
 
     def __init__(
         self,
         env_ids: dict[str, str] | None = None,
         env_kwargs: dict[str, dict[str, Any]] | None = None,
+        *,
+        allow_stand_in: bool = False,
     ) -> None:
+        self.allow_stand_in = bool(allow_stand_in)
         self.env_ids = dict(env_ids or {})
         self.env_kwargs = {resolve_id(k): dict(v) for k, v in (env_kwargs or {}).items()}
         self._sources: dict[str, TaskSource] = {}
@@ -177,6 +161,7 @@ class ItemResolver:
         prefix, index = parse_item_id(item_id)
         env_id = env_id_for_prefix(prefix, self.env_ids)
         source = self.task_source(env_id)
+        self.check_stand_in(item_id, env_id, source)
         try:
             split, task_id = source.locate(index)
         except BadTaskError as exc:
@@ -188,11 +173,68 @@ class ItemResolver:
             )
         return ItemRef(item_id, canonical_prefix(prefix), index, env_id, split, task_id)
 
+    def plays_stand_in(self, env_id: str) -> bool:
+        """Whether ``env_id``'s task source is an embedded stand-in for AgentGym's data."""
+        source = self.task_source(env_id)
+        return bool(ENV_INFO[resolve_id(env_id)].record.stand_in) and not source.user_data
+
+    def check_stand_in(self, item_id: str, env_id: str, source: TaskSource) -> None:
+        """Refuse ``item_id`` on a stand-in source unless the stand-in was asked for."""
+        record = ENV_INFO[env_id].record
+        if self.allow_stand_in or not record.stand_in or getattr(source, "user_data", False):
+            return
+        raise StandInItemError(
+            f"item {item_id!r} is AgentGym's, but {record.stand_in}; or ask for the stand-in "
+            "task of that index (ItemResolver(allow_stand_in=True), --allow-stand-in)"
+        )
+
+    def split_item_ids(
+        self, env_id: str, split: str = "test", limit: int | None = None
+    ) -> list[str]:
+        """The AgentGym item ids of ``split`` of ``env_id`` in task order (at most ``limit``)."""
+        env_id = resolve_id(env_id)
+        source = self.task_source(env_id)
+        n = source.size(split)
+        if n == 0:
+            raise BadDataError(f"{env_id} has no {split!r} tasks: use split 'test' or 'train'")
+        n = n if limit is None else min(n, limit)
+        return [f"{source.item_prefix}_{source.agentgym_index(split, t)}" for t in range(n)]
+
     def item_id(self, env_id: str, split: str, task_id: int) -> str:
         """The AgentGym item id of task ``task_id`` of ``split`` of ``env_id``."""
         env_id = resolve_id(env_id)
         source = self.task_source(env_id)
         return f"{source.item_prefix}_{source.agentgym_index(split, task_id)}"
+
+
+def read_item_file(path: Path) -> list[str]:
+    """The item ids of an AgentEval-style file: a JSON list (or JSONL) of ``{"item_id": ...}``
+    records or of bare id strings."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+            data = [json.loads(line) for line in lines if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise BadDataError(
+                f"{path}: not JSON or JSONL ({exc.msg}): expected AgentEval records like "
+                '{"item_id": "webshop_12"}'
+            ) from None
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        raise BadDataError(f'{path}: expected a list of {{"item_id": ...}} records')
+    ids = []
+    for i, record in enumerate(data):
+        if isinstance(record, dict):
+            item = record.get("item_id")
+        else:
+            item = record if isinstance(record, str) else None
+        if not isinstance(item, str):
+            raise BadDataError(f"{path}[{i}]: record has no string 'item_id'")
+        ids.append(item)
+    return ids
 
 
 _default: ItemResolver | None = None
@@ -206,8 +248,10 @@ def default_resolver() -> ItemResolver:
     return _default
 
 
-def resolve_item(item_id: str) -> ItemRef:
-    """Resolve one item id with the default resolver."""
+def resolve_item(item_id: str, *, allow_stand_in: bool = False) -> ItemRef:
+    """Resolve one item id with the default resolver (see :class:`ItemResolver`)."""
+    if allow_stand_in:
+        return ItemResolver(allow_stand_in=True).resolve(item_id)
     return default_resolver().resolve(item_id)
 
 
@@ -217,6 +261,7 @@ __all__ = [
     "AgentGymError",
     "ItemRef",
     "ItemResolver",
+    "StandInItemError",
     "UnlinkedItemError",
     "canonical_item_id",
     "canonical_prefix",
@@ -224,6 +269,7 @@ __all__ = [
     "env_id_for_prefix",
     "family_of",
     "parse_item_id",
+    "read_item_file",
     "registered_prefixes",
     "resolve_item",
 ]

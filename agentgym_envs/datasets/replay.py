@@ -97,15 +97,29 @@ class ReplayReport:
     def verdict(self) -> str:
         if self.error is not None:
             return f"error: {self.error}"
-        claim = "success" if self.claimed_success else "failure" if self.claimed_success is False else "no claim"
+        claim = (
+            "success"
+            if self.claimed_success
+            else "failure"
+            if self.claimed_success is False
+            else "no claim"
+        )
         got = f"score {self.score:g}, {'success' if self.success else 'failure'}"
         if self.consistent:
             return f"consistent ({got}; trajectory claims {claim})"
-        return f"MISMATCH ({got}; trajectory claims {claim}" + (f", reward {self.claimed_reward:g}" if self.claimed_reward is not None else "") + ")"
+        return (
+            f"MISMATCH ({got}; trajectory claims {claim}"
+            + (f", reward {self.claimed_reward:g}" if self.claimed_reward is not None else "")
+            + ")"
+        )
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d.update(consistent=self.consistent, verdict=self.verdict, observation_match_rate=self.observation_match_rate)
+        d.update(
+            consistent=self.consistent,
+            verdict=self.verdict,
+            observation_match_rate=self.observation_match_rate,
+        )
         return d
 
 
@@ -117,7 +131,10 @@ AGENTGYM_COMPAT_KWARGS: dict[str, dict[str, Any]] = {"AgentGym/BabyAI-v0": {"obj
 class Replayer:
     """Replays trajectories, keeping one wrapped env per (env id, format). Thread-confined.
 
-    ``env_kwargs`` per env id are applied over :data:`AGENTGYM_COMPAT_KWARGS`.
+    ``env_kwargs`` per env id are applied over :data:`AGENTGYM_COMPAT_KWARGS`. ``parser``:
+    ``"strict"`` (default, see the module docstring) or ``"agentgym"`` (each family's AgentGym
+    client, :mod:`agentgym_envs.wrappers.parsers`). The resolver refuses AgentGym item ids on
+    stand-in task sources unless it allows them (``ItemResolver(allow_stand_in=True)``).
     """
 
     def __init__(
@@ -126,14 +143,16 @@ class Replayer:
         *,
         env_kwargs: dict[str, dict[str, Any]] | None = None,
         on_invalid: Literal["feedback", "step"] = "feedback",
+        parser: Literal["strict", "agentgym"] = "strict",
     ) -> None:
+        self.parser = parser
         self.resolver = resolver or default_resolver()
         self.env_kwargs = env_kwargs or {}
         self.on_invalid = on_invalid
         self._envs: dict[tuple[str, str], gym.Env] = {}
 
-    def _env(self, env_id: str, fmt: str) -> gym.Env:
-        key = (env_id, fmt)
+    def _env(self, env_id: str, fmt: str, parser: str) -> gym.Env:
+        key = (env_id, fmt, parser)
         if key not in self._envs:
             kwargs = {**AGENTGYM_COMPAT_KWARGS.get(env_id, {}), **self.env_kwargs.get(env_id, {})}
             base = gym.make(env_id, **kwargs)
@@ -144,8 +163,17 @@ class Replayer:
             else:
                 from agentgym_envs.wrappers.react import ReAct
 
-                self._envs[key] = ReAct(base, on_invalid=self.on_invalid, include_instructions=False)
+                self._envs[key] = ReAct(
+                    base, on_invalid=self.on_invalid, include_instructions=False, parser=parser
+                )
         return self._envs[key]
+
+    def _parser(self, traj: Trajectory) -> str:
+        """The parser a record says it was played with (``reply_parser``), else ours."""
+        said = str(traj.extra.get("reply_parser") or "")
+        if said == "strict" or said.startswith("agentgym"):
+            return said.split(":", 1)[0]
+        return self.parser
 
     def close(self) -> None:
         for env in self._envs.values():
@@ -162,25 +190,33 @@ class Replayer:
     def _format(traj: Trajectory) -> str:
         for reply in traj.actions:
             text = reply.lstrip()
-            if text.startswith("{") or text.startswith("<tool_call>"):
+            if text.startswith(("{", "<tool_call>")):
                 return "tools"
             return "react"
         return "react"
 
-    def replay(self, traj: Trajectory, *, fmt: Literal["auto", "react", "tools"] = "auto", seed: int | None = 0) -> ReplayReport:
+    def replay(
+        self,
+        traj: Trajectory,
+        *,
+        fmt: Literal["auto", "react", "tools"] = "auto",
+        seed: int | None = 0,
+    ) -> ReplayReport:
         """Replay one trajectory (see the module docstring)."""
         ref = self.resolver.resolve(traj.item_id)
         report = ReplayReport(traj.item_id, ref.env_id, ref.split, ref.task_id)
         report.claimed_reward = traj.reward
         report.claimed_success = traj.outcome(unlabeled=True)
-        env = self._env(ref.env_id, self._format(traj) if fmt == "auto" else fmt)
+        env = self._env(
+            ref.env_id, self._format(traj) if fmt == "auto" else fmt, self._parser(traj)
+        )
         obs, info = env.reset(seed=seed, options={"split": ref.split, "task_id": ref.task_id})
         conv = traj.conversations
         i = traj.start
         if i < len(conv) and conv[i].role == "human":
             recorded_first = conv[i].value
-            first = str(info.get("env_observation", obs))
-            report.initial_matches = _norm(first) == _norm(recorded_first) or _norm(obs) == _norm(recorded_first)
+            firsts = {str(info.get(k, obs)) for k in ("env_observation", "first_turn")} | {obs}
+            report.initial_matches = any(_norm(f) == _norm(recorded_first) for f in firsts)
             i += 1
         done = False
         for j in range(i, len(conv)):
@@ -191,7 +227,9 @@ class Replayer:
                 report.extra_replies += 1
                 continue
             obs, reward, terminated, truncated, info = env.step(turn.value)
-            recorded = conv[j + 1].value if j + 1 < len(conv) and conv[j + 1].role == "human" else None
+            recorded = (
+                conv[j + 1].value if j + 1 < len(conv) and conv[j + 1].role == "human" else None
+            )
             done = bool(terminated or truncated)
             report.turns.append(
                 TurnCheck(
@@ -219,9 +257,10 @@ def replay(
     resolver: ItemResolver | None = None,
     fmt: Literal["auto", "react", "tools"] = "auto",
     on_invalid: Literal["feedback", "step"] = "feedback",
+    parser: Literal["strict", "agentgym"] = "strict",
 ) -> ReplayReport:
     """Replay one trajectory through its live env (see the module docstring)."""
-    with Replayer(resolver, on_invalid=on_invalid) as r:
+    with Replayer(resolver, on_invalid=on_invalid, parser=parser) as r:
         return r.replay(trajectory, fmt=fmt)
 
 
@@ -253,6 +292,7 @@ def replay_all(
     resolver: ItemResolver | None = None,
     fmt: Literal["auto", "react", "tools"] = "auto",
     on_invalid: Literal["feedback", "step"] = "feedback",
+    parser: Literal["strict", "agentgym"] = "strict",
     skip_unlinked: bool = True,
 ) -> ReplaySummary:
     """Replay every trajectory; one whose item cannot be linked to a registered env (or whose
@@ -260,7 +300,7 @@ def replay_all(
     from agentgym_envs.errors import AgentGymError
 
     reports = []
-    with Replayer(resolver, on_invalid=on_invalid) as r:
+    with Replayer(resolver, on_invalid=on_invalid, parser=parser) as r:
         for traj in trajectories:
             try:
                 reports.append(r.replay(traj, fmt=fmt))
@@ -269,7 +309,6 @@ def replay_all(
                     raise
                 reports.append(ReplayReport(traj.item_id, "?", "?", -1, error=str(exc)))
     return ReplaySummary(reports)
-
 
 
 __all__ = ["ReplayReport", "ReplaySummary", "Replayer", "TurnCheck", "replay", "replay_all"]

@@ -54,7 +54,12 @@ def dataset_stats(trajectories: Iterable[Trajectory]) -> dict[str, FamilyStats]:
             turns_median=float(statistics.median(turns)),
             turns_max=max(turns),
             chars_mean=statistics.fmean(t.chars for t in ts),
-            trained_turns=sum(1 for t in ts for turn in t.conversations if turn.role == "gpt" and turn.loss is True),
+            trained_turns=sum(
+                1
+                for t in ts
+                for turn in t.conversations
+                if turn.role == "gpt" and turn.loss is True
+            ),
             with_reward=len(rewards),
             reward_mean=statistics.fmean(rewards) if rewards else None,
             success_rate=statistics.fmean(outcomes) if outcomes else None,
@@ -92,7 +97,9 @@ def _index_key(item_id: str) -> tuple[str, int]:
     return fam, int(idx)
 
 
-def overlap(trajectories: Iterable[Trajectory | str], benchmark_item_ids: Iterable[str]) -> OverlapReport:
+def overlap(
+    trajectories: Iterable[Trajectory | str], benchmark_item_ids: Iterable[str]
+) -> OverlapReport:
     """Which of the trajectories' items are also benchmark items (a train/test leak).
 
     Both sides are compared by canonical item id, so ``lmrlgym_maze_3`` and ``maze_3`` are the

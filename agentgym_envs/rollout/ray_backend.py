@@ -30,9 +30,7 @@ class _Worker:
         self.env = gym.make(env_fn) if isinstance(env_fn, str) else env_fn()
         self.policy = policy_fn(self.env)
 
-    def play(
-        self, task_id: int, split: str, seed: int | None, max_turns: int | None
-    ) -> Episode:
+    def play(self, task_id: int, split: str, seed: int | None, max_turns: int | None) -> Episode:
         return run_episode(
             self.env, self.policy, task_id=task_id, split=split, seed=seed, max_turns=max_turns
         )
@@ -66,8 +64,7 @@ def ray_collect(
     def submit(actor: Any) -> None:
         if tasks:
             pos, task_id = tasks.pop(0)
-            ref = actor.play.remote(task_id, split, None if seed is None else seed + pos,
-                                    max_turns)
+            ref = actor.play.remote(task_id, split, None if seed is None else seed + pos, max_turns)
             pending[ref] = (pos, actor)
 
     for actor in actors:

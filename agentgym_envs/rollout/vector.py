@@ -97,8 +97,12 @@ def _run(
             seed=None if seed is None else seed + pos,
             options={"split": split, "task_id": task_id},
         )
-        active[slot] = (pos, Episode(task_id=info["task_id"], split=info["split"],
-                                     observations=[obs]), obs, info)
+        active[slot] = (
+            pos,
+            Episode(task_id=info["task_id"], split=info["split"], observations=[obs]),
+            obs,
+            info,
+        )
 
     def finish(slot: int, pos: int, ep: Episode, info: dict[str, Any]) -> None:
         ep.score = float(info.get("score", 0.0))

@@ -4,24 +4,36 @@ from __future__ import annotations
 
 import typer
 
+_LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+
 
 def register_cli(app: typer.Typer) -> None:
     @app.command("serve")
     def serve(
         env_id: str = typer.Argument(..., help="Registered env id, e.g. Wordle-v0."),
         host: str = typer.Option("127.0.0.1", "--host", help="Interface to bind."),
-        port: int = typer.Option(8000, "--port", help="TCP port."),
-        max_sessions: int = typer.Option(256, "--max-sessions", help="Most live sessions."),
+        port: int = typer.Option(8000, "--port", min=1, max=65535, help="TCP port."),
+        max_sessions: int = typer.Option(256, "--max-sessions", min=1, help="Most live sessions."),
         idle_timeout: float | None = typer.Option(
-            3600.0, "--idle-timeout", help="Evict sessions idle this many seconds (0: never)."
+            3600.0,
+            "--idle-timeout",
+            min=0.0,
+            help="Evict sessions idle this many seconds (0: never).",
         ),
         log_level: str = typer.Option("info", "--log-level", help="uvicorn log level."),
+        access_log: bool = typer.Option(
+            False, "--access-log/--no-access-log", help="Log every request (costs per step)."
+        ),
     ) -> None:
         """Serve ENV_ID over AgentGym's HTTP protocol (its agentenv clients work unchanged)."""
+        if log_level.lower() not in _LOG_LEVELS:
+            raise typer.BadParameter(
+                f"{log_level!r} is not one of {', '.join(_LOG_LEVELS)}", param_hint="--log-level"
+            )
         from agentgym_envs.errors import require
 
         uvicorn = require("uvicorn", "server")
         from agentgym_envs.server.app import create_app
 
         web = create_app(env_id, max_sessions=max_sessions, idle_timeout=idle_timeout or None)
-        uvicorn.run(web, host=host, port=port, log_level=log_level)
+        uvicorn.run(web, host=host, port=port, log_level=log_level.lower(), access_log=access_log)

@@ -53,7 +53,7 @@ class RemoteTextEnv(gym.Env[str, str]):
             raise RemoteError(
                 f"{base_url} serves {served.get('env_id')!r}, not {self.info_record.id!r}"
             )
-        body = {"id": 0} if self.protocol.family == "C" else {}
+        body = {"id": 0} if self.protocol.kind == "C" else {}
         reply = self._call("POST", "/create", body)
         self.session_id = int(reply["id"] if isinstance(reply, dict) else reply)
         self._closed = False
@@ -99,7 +99,7 @@ class RemoteTextEnv(gym.Env[str, str]):
         reply = self._call(
             "POST", "/step", {self.protocol.session_key: self.session_id, "action": action}
         )
-        observation = reply["state"] if self.protocol.family == "B" else reply["observation"]
+        observation = reply["state"] if self.protocol.kind == "B" else reply["observation"]
         info = dict(reply.get("info") or {})
         return observation, float(reply["reward"]), bool(reply["done"]), False, info
 

@@ -1,15 +1,19 @@
-"""A bounded store of env sessions: integer ids, one lock per session, idle eviction.
+"""A bounded store of env sessions: random integer ids, one lock per session, idle eviction.
 
 AgentGym's servers keep every env forever (family A) or, past a pool cap, hand an existing env
 to a new client (WebShop, SQLGym), so concurrent clients silently share state. Here ``create``
 first evicts sessions idle longer than ``idle_timeout`` and, if the store is still full, raises
-:class:`SessionLimitError` -- the server turns that into an error reply.
+:class:`SessionLimitError` -- the server turns that into an error reply; the app also evicts on a
+timer. Session ids are random integers below 2**53 (JSON ints that every client's parser keeps
+exact), so one client cannot guess, step or close another's session; a session's ``ordinal`` is
+its place in creation order (TextCraft's ``/create`` starts session ``n`` on item ``n``).
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -31,21 +35,46 @@ class SessionLimitError(SessionError):
     pass
 
 
+#: Session ids are drawn from ``[ID_FLOOR, ID_CEILING)``.
+ID_FLOOR = 2**32
+ID_CEILING = 2**53
+
+
+def session_id(value: Any) -> int:
+    """``value`` as a session id: a JSON int, or a string of decimal digits (a query string).
+
+    Raises:
+        UnknownSessionError: for anything else (``false``, ``1.5``, ``"abc"``, ``null``).
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())
+    raise UnknownSessionError(f"session id must be an int, got {value!r}")
+
+
 @dataclass
 class Session:
     id: int
     env: Any
+    #: Place in creation order (0 for the first session the store made).
+    ordinal: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
     last_used: float = field(default_factory=time.monotonic)
-    #: Whether the env has been reset at least once.
-    started: bool = False
+    #: The last observation sent on the wire (``None`` until the first reset).
+    observation: str | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether the env has been reset at least once."""
+        return self.observation is not None
 
     def touch(self) -> None:
         self.last_used = time.monotonic()
 
 
 class SessionStore:
-    """Sessions keyed by an incrementing int id (AgentGym's family-A scheme).
+    """Sessions keyed by random int ids (see the module docstring).
 
     Args:
         factory: builds a fresh env for a new session.
@@ -104,9 +133,11 @@ class SessionStore:
                     f"session limit reached ({self.max_sessions} live sessions): close one with "
                     "/close or start the server with a larger --max-sessions"
                 )
-            sid = next(self._ids)
+            sid = ID_FLOOR + secrets.randbelow(ID_CEILING - ID_FLOOR)
+            while sid in self._sessions:
+                sid = ID_FLOOR + secrets.randbelow(ID_CEILING - ID_FLOOR)
             # Reserve the id; the env is built outside the store lock.
-            session = Session(sid, None, last_used=self.clock())
+            session = Session(sid, None, ordinal=next(self._ids), last_used=self.clock())
             self._sessions[sid] = session
         try:
             session.env = self.factory()
@@ -118,10 +149,7 @@ class SessionStore:
         return session
 
     def get(self, sid: Any) -> Session:
-        try:
-            key = int(sid)
-        except (TypeError, ValueError):
-            raise UnknownSessionError(f"session id must be an int, got {sid!r}") from None
+        key = session_id(sid)
         with self._lock:
             session = self._sessions.get(key)
             if session is None or session.env is None:

@@ -1,7 +1,11 @@
-"""Comparing an agent's answer with the gold one, robust to how models write answers.
+"""Comparing an agent's answer with the gold one: AgentGym's way, or leniently.
 
-AgentGym compares with Python ``==`` (``18.5 != "18.5"``, ``"Fair" != "fair"``), which grades
-formatting rather than knowledge. :func:`answers_match` accepts what a careful grader would:
+AgentGym compares with Python ``==`` after its own normalisation, which is only this: a
+``finish`` answer that is a list is sorted, and the input was read as a Python literal (so
+``18.5 != "18.5"``, ``"Fair" != "fair"``, ``[1, 2] == [2, 1]`` once sorted). That is
+:func:`agentgym_equal`, the families' default (``answer_match="agentgym"``). It grades
+formatting as well as knowledge; :func:`answers_match` (``answer_match="lenient"``) accepts
+what a careful grader would:
 
 * numbers within a tolerance (``abs <= 0.051`` or ``rel <= 1e-3``: an answer rounded to one
   decimal, or a distance given to the metre, is right), written as numbers or text, with
@@ -21,7 +25,7 @@ import ast
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 ABS_TOL = 0.051
@@ -227,6 +231,30 @@ def _match(pred: Any, gold: Any, depth: int, ordered: bool = False) -> bool:
     return pred == gold
 
 
+def agentgym_equal(predicted: Any, gold: Any) -> bool:
+    """AgentGym's comparison: ``predicted == gold`` (Python's ``==``; pass a ``finish``
+    answer through :func:`canonical` first, as AgentGym's ``finish`` tool sorts lists)."""
+    try:
+        return bool(predicted == gold)
+    except Exception:  # an exotic value whose == raises is simply not equal
+        return False
+
+
+#: The answer comparisons a tool family can use, by option name.
+MATCHERS: dict[str, Callable[[Any, Any], bool]] = {
+    "agentgym": agentgym_equal,
+    "lenient": answers_match,
+}
+
+
+def answer_matcher(name: str) -> Callable[[Any, Any], bool]:
+    """The comparison called ``name`` (``"agentgym"`` or ``"lenient"``)."""
+    try:
+        return MATCHERS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown answer_match {name!r}: use 'agentgym' or 'lenient'") from None
+
+
 def canonical(value: Any) -> Any:
     """``value`` as AgentGym records a finish answer: lists sorted (by text when mixed)."""
     if isinstance(value, list):
@@ -239,7 +267,10 @@ def canonical(value: Any) -> Any:
 
 __all__ = [
     "ABS_TOL",
+    "MATCHERS",
     "REL_TOL",
+    "agentgym_equal",
+    "answer_matcher",
     "answers_match",
     "canonical",
     "normalize_text",

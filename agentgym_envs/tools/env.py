@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agentgym_envs.core import StepResult, Task, TextEnv
+from agentgym_envs.tools.agentgym import AgentGymScoring
 from agentgym_envs.tools.answers import answers_match, canonical
 from agentgym_envs.tools.grammar import FORMAT_ERROR, parse_tool_action
 from agentgym_envs.tools.progress import ProgressTracker, Record, Subgoal
@@ -125,8 +126,9 @@ def _check_valid_actions(backend: Any) -> str:  # the env answers this one itsel
     raise ToolError("check_valid_actions is answered by the env")
 
 
-class ToolEnv(TextEnv):
-    """Base of the tool-use families (see the module docstring)."""
+class BaseToolEnv(TextEnv):
+    """The tool protocol read leniently (any case, JSON tool calls, multi-line inputs);
+    :class:`ToolEnv` adds AgentGym's servers' refusals, answer comparison and wire reward."""
 
     #: The family's tools, ``finish`` included.
     toolkit: ClassVar[Toolkit]
@@ -171,11 +173,7 @@ class ToolEnv(TextEnv):
         before = self.score
         if parsed.format_error:
             return self._result(FORMAT_ERROR, before, error=parsed.error)
-        name = parsed.tool or ""
-        if name not in self.toolkit and name.lower() in {n.lower() for n in self.toolkit}:
-            name = next(n for n in self.toolkit if n.lower() == name.lower())
-        if name == "neighborCheck" and "neighbourCheck" in self.toolkit:
-            name = "neighbourCheck"  # AgentBoard's alias
+        name = self.toolkit.resolve(parsed.tool or "") or parsed.tool or ""
         if name not in self.toolkit:
             text = f"ERROR | Invalid action: {name}. Please choose another valid action from {list(self.toolkit)}"
             return self._result(self._step_text(text), before, error=self.toolkit.unknown(name))
@@ -279,11 +277,33 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=True)
 
 
+class ToolEnv(AgentGymScoring, BaseToolEnv):
+    """Base of the tool-use families (see the module docstring).
+
+    Args:
+        tasks: the family's task source.
+        answer_match: ``"agentgym"`` (Python ``==``, as AgentGym compares) or ``"lenient"``.
+        parser: ``"agentgym"`` (refuse what AgentGym's servers refuse, with their texts) or
+            ``"lenient"``.
+    """
+
+    def __init__(
+        self,
+        tasks: Any,
+        answer_match: str = "agentgym",
+        parser: str = "agentgym",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(tasks, render_mode=render_mode)
+        self._init_agentgym(answer_match, parser)
+
+
 __all__ = [
     "PROMPT_FORMAT",
     "PROMPT_HEAD",
     "START_TEXT",
     "STEP_TEXT",
+    "BaseToolEnv",
     "PlanExpert",
     "PlanStep",
     "ToolEnv",

@@ -167,7 +167,7 @@ def parse_tool_action(text: str) -> ParsedAction:
     """Read one tool call from ``text`` (see the module docstring); never raises."""
     try:
         return _parse(text if isinstance(text, str) else str(text))
-    except Exception as exc:  # noqa: BLE001  # pragma: no cover - a last line of defence: the env must not crash
+    except Exception as exc:  # pragma: no cover - a last line of defence: the env must not crash
         return ParsedAction(None, {}, f"could not read the action ({type(exc).__name__})", True)
 
 

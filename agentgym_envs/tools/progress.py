@@ -8,12 +8,17 @@ subgoal, shows its value:
   *contains* the value (the value itself, a dict whose items include the value's items, or an
   element of a list, at any depth) -- "the agent looked up New York's coordinates", "the agent
   fetched the rain for 2023-06-14";
-* a subgoal without a tool (the answer) is reached by any record whose whole result
-  :func:`~agentgym_envs.tools.answers.answers_match` the value -- as in AgentGym, where a tool
-  result equal to the answer counts as well as the ``finish`` answer.
+* a subgoal without a tool (the answer) is reached by a record whose whole result equals the
+  value -- as in AgentGym, where a tool result equal to the answer counts as well as the
+  ``finish`` answer. "Equals" is AgentGym's Python ``==`` on a successful call's result
+  (``answer_match="agentgym"``) or :func:`~agentgym_envs.tools.answers.answers_match`
+  (``"lenient"``).
 
 Matching is one-to-one (a multiset match, in subgoal order) and the rate is a running maximum,
 as AgentBoard computes it.
+
+:class:`AgentGymScoring` gives a :class:`~agentgym_envs.tools.env.ToolEnv` family AgentGym's
+answer comparison, its reading of unparseable replies and the reward its server sends.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentgym_envs.tools.answers import answers_match
+from agentgym_envs.tools.answers import agentgym_equal, answers_match
 
 
 @dataclass(frozen=True)
@@ -64,8 +69,11 @@ def contains(result: Any, value: Any, depth: int = 0) -> bool:
     return False
 
 
-def reached(subgoal: Subgoal, record: Record) -> bool:
+def reached(subgoal: Subgoal, record: Record, answer_match: str = "lenient") -> bool:
     if subgoal.tool is None:
+        if answer_match == "agentgym":
+            # a failed call is recorded by AgentGym as "Calling X with {...} failed", never the answer
+            return record.ok and agentgym_equal(record.result, subgoal.value)
         return answers_match(record.result, subgoal.value)
     return record.ok and record.tool == subgoal.tool and contains(record.result, subgoal.value)
 
@@ -75,6 +83,8 @@ class ProgressTracker:
     """The running progress rate of one episode."""
 
     subgoals: tuple[Subgoal, ...]
+    #: How the answer subgoal is compared: ``"lenient"`` or ``"agentgym"`` (Python ``==``).
+    answer_match: str = "lenient"
     records: list[Record] = field(default_factory=list)
     rate: float = 0.0
     met: tuple[bool, ...] = ()
@@ -95,13 +105,18 @@ class ProgressTracker:
         met = []
         for goal in self.subgoals:
             for j in unused:
-                if reached(goal, self.records[j]):
+                if reached(goal, self.records[j], self.answer_match):
                     unused.remove(j)
                     met.append(True)
                     break
             else:
                 met.append(False)
         return tuple(met)
+
+
+#: What AgentGym's tool servers find in a reply: ``<text> with Action Input: <input>`` on the
+#: reply's last line (``.`` does not cross lines, ``$`` is the end of the text).
+#: AgentGym's complaint (inside ``ERROR | Exception(...)``) about an input it cannot ``eval``.
 
 
 __all__ = ["ProgressTracker", "Record", "Subgoal", "contains", "reached"]

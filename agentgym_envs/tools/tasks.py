@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable, ClassVar
+from typing import ClassVar
 
 from agentgym_envs.core import Task, TaskSource
 
@@ -27,7 +28,10 @@ class GeneratedToolTasks(TaskSource):
     test_size: ClassVar[int] = 20
 
     def __init__(self, train_size: int | None = None) -> None:
-        self._sizes = {"train": self.train_size if train_size is None else train_size, "test": self.test_size}
+        self._sizes = {
+            "train": self.train_size if train_size is None else train_size,
+            "test": self.test_size,
+        }
 
     def size(self, split: str) -> int:
         return self._sizes.get(split, 0)

@@ -230,6 +230,8 @@ class Tool:
     function: Callable[..., Any] = field(repr=False, compare=False)
     parameters: dict[str, Any] = field(default_factory=lambda: schema())
     returns: str = ""
+    #: Other names a call may use for this tool (AgentBoard's spelling variants).
+    aliases: tuple[str, ...] = ()
 
     @property
     def argument_names(self) -> list[str]:
@@ -277,10 +279,20 @@ class Toolkit(Mapping[str, Tool]):
 
     def __init__(self, tools: Iterable[Tool]) -> None:
         self._tools: dict[str, Tool] = {}
+        self._names: dict[str, str] = {}
         for t in tools:
-            if t.name in self._tools:
-                raise ValueError(f"duplicate tool name {t.name!r}")
+            for name in (t.name, *t.aliases):
+                if name in self._names:
+                    raise ValueError(f"duplicate tool name {name!r}")
+                self._names[name] = t.name
             self._tools[t.name] = t
+
+    def resolve(self, name: str) -> str | None:
+        """The tool a call names: exact name or alias first, then ignoring case."""
+        if name in self._names:
+            return self._names[name]
+        folded = {n.lower(): tool for n, tool in self._names.items()}
+        return folded.get(name.lower())
 
     def __getitem__(self, name: str) -> Tool:
         return self._tools[name]

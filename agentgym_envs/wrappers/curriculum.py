@@ -21,25 +21,18 @@ from typing import Any
 import gymnasium as gym
 
 from agentgym_envs.errors import unknown_name
+from agentgym_envs.spec import FAMILIES
 from agentgym_envs.wrappers.limits import TurnLimit, check_turns
 
-#: AgentGym-RL's ScalingInter-RL schedules (``examples/train/ScalingInter-RL``):
-#: family -> (rounds per stage, training steps per stage).
+#: AgentGym-RL's ScalingInter-RL schedules (``examples/train/ScalingInter-RL``): family ->
+#: (rounds per stage, training steps per stage); a view of the family records.
 SCALING_INTER_PRESETS: dict[str, tuple[tuple[int, ...], int]] = {
-    "babyai": ((6, 13, 20), 100),
-    "sciworld": ((10, 20, 30), 100),
-    "searchqa": ((5, 8, 10), 100),
-    "textcraft": ((10, 20, 30), 100),
-    "webarena": ((8, 12, 15), 80),
+    f.name: f.scaling_inter for f in FAMILIES.values() if f.scaling_inter
 }
 
 #: AgentGym-RL's fixed-horizon baselines (``examples/train/AgentGym-RL``): family -> rounds.
 FIXED_ROUNDS_BASELINES: dict[str, int] = {
-    "babyai": 20,
-    "sciworld": 20,
-    "searchqa": 5,
-    "textcraft": 30,
-    "webarena": 15,
+    f.name: f.fixed_rounds for f in FAMILIES.values() if f.fixed_rounds
 }
 
 _UNITS = ("step", "episode")

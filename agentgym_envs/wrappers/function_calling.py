@@ -13,7 +13,7 @@ Each family declares its tools (:meth:`~agentgym_envs.core.TextEnv.tool_schemas`
   string; a list of calls;
 * text: that JSON, JSON in a code fence, or Hermes/Qwen ``<tool_call>{...}</tool_call>`` tags.
 
-:func:`validate_arguments` checks arguments against the tool's JSON schema (the subset tool
+:func:`schema_problems` checks arguments strictly against the tool's JSON schema (the subset tool
 schemas use: ``type``, ``enum``, ``const``, ``properties``, ``required``,
 ``additionalProperties``, ``items``, ``pattern``, length, size and range bounds, ``anyOf`` /
 ``oneOf`` / ``allOf``; :data:`SCHEMA_KEYWORDS` lists them) and names every problem.
@@ -31,6 +31,7 @@ import gymnasium as gym
 
 from agentgym_envs.core import TextEnv
 from agentgym_envs.errors import unknown_name
+from agentgym_envs.wrappers.conversation import as_mapping
 
 #: What the FunctionCalling wrapper appends to a family's instructions.
 TOOLS_NOTE = "Act by calling exactly one of the provided tools per turn."
@@ -74,28 +75,6 @@ class ParsedToolCall:
         return self.calls[0] if len(self.calls) == 1 else None
 
 
-def _as_mapping(obj: Any) -> Any:
-    """SDK objects (pydantic models, dataclasses with ``model_dump``/``to_dict``) to dicts."""
-    for method in ("model_dump", "to_dict", "dict"):
-        fn = getattr(obj, method, None)
-        if callable(fn) and not isinstance(obj, (Mapping, str, bytes, list, tuple)):
-            try:
-                return fn()
-            except Exception:
-                continue
-    return obj
-
-
-def action_text(action: Any) -> str:
-    """An action as text for a transcript: strings as they are, tool calls as JSON."""
-    if isinstance(action, str):
-        return action
-    try:
-        return json.dumps(_as_mapping(action), default=str)
-    except (TypeError, ValueError):
-        return str(action)
-
-
 def _decode_arguments(name: str, raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     if raw is None or raw == "":
         return {}, None
@@ -104,18 +83,18 @@ def _decode_arguments(name: str, raw: Any) -> tuple[dict[str, Any] | None, str |
             raw = json.loads(raw)
         except (ValueError, RecursionError) as exc:
             return None, f"the arguments of {name!r} are not valid JSON ({exc})"
-    raw = _as_mapping(raw)
+    raw = as_mapping(raw)
     if not isinstance(raw, Mapping):
         return None, f"the arguments of {name!r} must be a JSON object, got {type(raw).__name__}"
     return {str(k): v for k, v in raw.items()}, None
 
 
 def _one_call(obj: Any) -> tuple[ToolCall | None, str | None]:
-    obj = _as_mapping(obj)
+    obj = as_mapping(obj)
     if not isinstance(obj, Mapping):
         return None, f"a tool call must be an object, got {type(obj).__name__}"
     call_id = obj.get("id")
-    fn = _as_mapping(obj.get("function")) if "function" in obj else obj
+    fn = as_mapping(obj.get("function")) if "function" in obj else obj
     if not isinstance(fn, Mapping):
         return None, "a tool call's 'function' must be an object with 'name' and 'arguments'"
     name = fn.get("name")
@@ -131,7 +110,7 @@ def _one_call(obj: Any) -> tuple[ToolCall | None, str | None]:
 
 
 def _from_object(obj: Any) -> ParsedToolCall:
-    obj = _as_mapping(obj)
+    obj = as_mapping(obj)
     content = ""
     if isinstance(obj, Mapping):
         content = obj.get("content") if isinstance(obj.get("content"), str) else ""
@@ -215,17 +194,41 @@ def parse_tool_call(action: Any) -> ParsedToolCall:
         if isinstance(action, str):
             return _from_text(action)
         return _from_object(action)
-    except Exception as exc:  # pragma: no cover - defensive: the parser must never raise
+    except Exception as exc:  # pragma: no cover - must never raise
         return ParsedToolCall(error=f"the tool call could not be read ({type(exc).__name__})")
 
 
 # -- JSON-schema validation (the subset tool schemas use) ------------------------------------
 
-#: JSON-schema keywords :func:`validate_arguments` checks, or ignores as annotations.
+#: JSON-schema keywords :func:`schema_problems` checks, or ignores as annotations.
 SCHEMA_KEYWORDS = frozenset(
-    "type enum const properties required additionalProperties items pattern minLength maxLength "
-    "minimum maximum exclusiveMinimum exclusiveMaximum minItems maxItems anyOf oneOf allOf "
-    "description title default examples format strict".split()
+    [
+        "type",
+        "enum",
+        "const",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "pattern",
+        "minLength",
+        "maxLength",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minItems",
+        "maxItems",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "description",
+        "title",
+        "default",
+        "examples",
+        "format",
+        "strict",
+    ]
 )
 
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -253,8 +256,13 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def validate_arguments(schema: Mapping[str, Any], value: Any, path: str = "arguments") -> list[str]:
-    """Every way ``value`` breaks ``schema``, one message each (empty when it is valid)."""
+def schema_problems(schema: Mapping[str, Any], value: Any, path: str = "arguments") -> list[str]:
+    """Every way ``value`` breaks ``schema``, one message each (empty when it is valid).
+
+    Strict, without conversions: a model's native tool call must match its schema. The tool
+    families' own check, which also converts (numbers written as text),
+    is :func:`agentgym_envs.tools.validate_arguments`.
+    """
     errors: list[str] = []
     kind = schema.get("type")
     if kind is not None:
@@ -263,14 +271,14 @@ def validate_arguments(schema: Mapping[str, Any], value: Any, path: str = "argum
             return [f"{path} must be of type {' or '.join(kinds)}, got {_short(value)}"]
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list) and schema[key]:
-            matches = sum(not validate_arguments(sub, value, path) for sub in schema[key])
+            matches = sum(not schema_problems(sub, value, path) for sub in schema[key])
             if matches == 0 or (key == "oneOf" and matches > 1):
                 errors.append(
                     f"{path} must match {'exactly' if key == 'oneOf' else 'at least'} one of "
                     f"{len(schema[key])} alternatives, got {_short(value)}"
                 )
     for sub in schema.get("allOf", []) or []:
-        errors += validate_arguments(sub, value, path)
+        errors += schema_problems(sub, value, path)
     if "const" in schema and value != schema["const"]:
         errors.append(f"{path} must be {_short(schema['const'])}, got {_short(value)}")
     if "enum" in schema and value not in schema["enum"]:
@@ -303,7 +311,7 @@ def validate_arguments(schema: Mapping[str, Any], value: Any, path: str = "argum
             errors.append(f"{path} must have at most {schema['maxItems']} items")
         if isinstance(schema.get("items"), Mapping):
             for i, item in enumerate(value):
-                errors += validate_arguments(schema["items"], item, f"{path}[{i}]")
+                errors += schema_problems(schema["items"], item, f"{path}[{i}]")
     if isinstance(value, Mapping):
         props = schema.get("properties", {}) or {}
         for name in schema.get("required", []) or []:
@@ -317,14 +325,14 @@ def validate_arguments(schema: Mapping[str, Any], value: Any, path: str = "argum
         for name, item in value.items():
             where = name if path == "arguments" else f"{path}.{name}"
             if name in props:
-                errors += validate_arguments(
+                errors += schema_problems(
                     props[name], item, f"argument {where!r}" if path == "arguments" else where
                 )
             elif extra is False:
                 allowed = ", ".join(repr(p) for p in props) or "none"
                 errors.append(f"unexpected argument {where!r} (allowed: {allowed})")
             elif isinstance(extra, Mapping):
-                errors += validate_arguments(extra, item, where)
+                errors += schema_problems(extra, item, where)
     return errors
 
 
@@ -381,7 +389,14 @@ class FunctionCalling(gym.Wrapper[str, Any, str, str], gym.utils.RecordConstruct
         obs, info = self.env.reset(seed=seed, options=options)
         self._info, self._turn, self._tools = dict(info), 0, None
         instructions = self.instructions()
-        info = dict(info, instructions=instructions, env_observation=obs, tools=self.tools)
+        info = dict(
+            info,
+            instructions=instructions,
+            env_observation=obs,
+            tools=self.tools,
+            prompt_set="ours",
+            reply_parser="tools",
+        )
         return (f"{instructions}\n\n{obs}" if self.include_instructions else obs), info
 
     def _check(self, parsed: ParsedToolCall) -> tuple[str | None, str | None]:
@@ -398,7 +413,7 @@ class FunctionCalling(gym.Wrapper[str, Any, str, str], gym.utils.RecordConstruct
                 call = ToolCall(folded[0], call.arguments, call.id)
         if call.name not in schemas:
             return None, unknown_name("tool", call.name, schemas)
-        problems = validate_arguments(
+        problems = schema_problems(
             schemas[call.name].get("parameters") or {"type": "object"}, call.arguments
         )
         if problems:
@@ -431,11 +446,11 @@ class FunctionCalling(gym.Wrapper[str, Any, str, str], gym.utils.RecordConstruct
 
 
 __all__ = [
+    "SCHEMA_KEYWORDS",
     "TOOLS_NOTE",
     "FunctionCalling",
     "ParsedToolCall",
-    "SCHEMA_KEYWORDS",
     "ToolCall",
     "parse_tool_call",
-    "validate_arguments",
+    "schema_problems",
 ]

@@ -1,48 +1,39 @@
 """Chat history: the conversation so far as OpenAI chat messages, ready for the next request.
 
 ``info["messages"]`` after every ``reset()`` and ``step()`` is the list to send to a chat
-completion endpoint. The history lives in the wrapper and starts afresh on every ``reset()``
-(a peer's observation wrapper carries old episodes into new ones; this one does not).
+completion endpoint. The history is a :class:`~agentgym_envs.wrappers.conversation.Conversation`
+kept in the wrapper and started afresh on every ``reset()`` (a peer's observation wrapper
+carries old episodes into new ones; this one does not).
 """
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import gymnasium as gym
 
-from agentgym_envs.wrappers.function_calling import _as_mapping, action_text
+from agentgym_envs.wrappers.conversation import LAYOUTS, Conversation, check_window
 
 Message = dict[str, Any]
-
-
-def _copy(message: Message) -> Message:
-    """A copy the caller may mutate (contents are strings; tool calls are copied too)."""
-    out = dict(message)
-    if "tool_calls" in out:
-        out["tool_calls"] = [
-            {**call, "function": dict(call.get("function") or {})} for call in out["tool_calls"]
-        ]
-    return out
 
 
 class ChatHistory(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Keep the episode as ``system`` / ``user`` / ``assistant`` (and ``tool``) messages.
 
-    The first messages hold the task: with ReAct or FunctionCalling inside, the family's
-    instructions (``info["instructions"]``) as a ``system`` message -- or, with
-    ``instructions_role="user"``, as AgentGym's opening (user instructions, assistant
-    ``"Ok."``) -- then the first observation as a ``user`` message. Each step adds the model's
-    turn as an ``assistant`` message and the env's answer as a ``user`` message; a tool call
-    (``info["tool_calls"]`` from FunctionCalling) becomes an assistant message with
-    ``tool_calls`` answered by ``tool`` messages, as OpenAI's API expects.
+    The first messages hold the task: with ReAct or FunctionCalling inside, the instructions
+    (``info["instructions"]``) as a ``system`` message -- or, with ``instructions_role="user"``,
+    as AgentGym's opening (user instructions, the assistant's acknowledgement) -- then the first
+    turn as a ``user`` message. Each step adds the model's turn as an ``assistant`` message and
+    the env's answer as a ``user`` message; a tool call (``info["tool_calls"]`` from
+    FunctionCalling) becomes an assistant message with ``tool_calls`` answered by ``tool``
+    messages, as OpenAI's API expects. ``self.conversation`` is the whole episode.
 
     Args:
         window: keep only the last ``window`` turns (assistant message plus the answer to it)
             after the task messages, which always stay; ``None`` (default) keeps everything.
         instructions_role: ``"system"`` (default) or ``"user"`` (AgentGym's layout).
-        ack: the assistant's reply to instructions given as a user message (AgentGym: ``"Ok."``).
+        ack: the assistant's reply to instructions given as a user message; default the
+            prompt set's (``info["ack"]``: ours ``"Ok."``, AgentGym's where it reads them).
     """
 
     def __init__(
@@ -50,13 +41,10 @@ class ChatHistory(gym.Wrapper, gym.utils.RecordConstructorArgs):
         env: gym.Env,
         window: int | None = None,
         instructions_role: str = "system",
-        ack: str = "Ok.",
+        ack: str | None = None,
     ) -> None:
-        if window is not None and (
-            isinstance(window, bool) or not isinstance(window, numbers.Integral) or window < 0
-        ):
-            raise ValueError(f"window must be None or an int >= 0, got {window!r}")
-        if instructions_role not in ("system", "user"):
+        window = check_window(window)
+        if instructions_role not in LAYOUTS:
             raise ValueError(
                 f"instructions_role={instructions_role!r} is not supported: use 'system' or 'user'"
             )
@@ -64,60 +52,26 @@ class ChatHistory(gym.Wrapper, gym.utils.RecordConstructorArgs):
             self, window=window, instructions_role=instructions_role, ack=ack
         )
         gym.Wrapper.__init__(self, env)
-        self.window = None if window is None else int(window)
+        self.window = window
         self.instructions_role = instructions_role
         self.ack = ack
-        self._head: list[Message] = []
-        self._turns: list[list[Message]] = []
+        self.conversation = Conversation()
 
     @property
     def messages(self) -> list[Message]:
         """The conversation now (a copy), within the window."""
-        turns = (
-            self._turns if self.window is None else self._turns[len(self._turns) - self.window :]
-        )
-        if self.window == 0:
-            turns = []
-        return [_copy(m) for m in self._head + [m for turn in turns for m in turn]]
+        return self.conversation.messages(self.window)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         obs, info = self.env.reset(seed=seed, options=options)
-        self._turns = []
-        instructions = info.get("instructions")
-        if instructions:
-            first = str(info.get("env_observation", obs))
-            if self.instructions_role == "system":
-                self._head = [{"role": "system", "content": instructions}]
-            else:
-                self._head = [
-                    {"role": "user", "content": instructions},
-                    {"role": "assistant", "content": self.ack},
-                ]
-            self._head.append({"role": "user", "content": first})
-        else:
-            self._head = [{"role": "user", "content": obs}]
+        self.conversation = Conversation.start(
+            obs, info, layout=self.instructions_role, ack=self.ack
+        )
         return obs, dict(info, messages=self.messages)
 
     def step(self, action: Any):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        calls = info.get("tool_calls") or []
-        if calls:
-            mapping = _as_mapping(action)
-            content = mapping.get("content") if isinstance(mapping, dict) else None
-            turn: list[Message] = [
-                {
-                    "role": "assistant",
-                    "content": content if isinstance(content, str) else None,
-                    "tool_calls": list(calls),
-                }
-            ]
-            turn += [{"role": "tool", "tool_call_id": c["id"], "content": obs} for c in calls]
-        else:
-            turn = [
-                {"role": "assistant", "content": action_text(action)},
-                {"role": "user", "content": obs},
-            ]
-        self._turns.append(turn)
+        self.conversation.add(action, obs, info.get("tool_calls") or None)
         return obs, reward, terminated, truncated, dict(info, messages=self.messages)
 
 

@@ -38,6 +38,7 @@ real models emit:
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -45,14 +46,23 @@ from typing import Any
 import gymnasium as gym
 
 from agentgym_envs.core import TextEnv
+from agentgym_envs.spec import FAMILIES, Family, info_for
+from agentgym_envs.wrappers.parsers import MULTIPLE_ACTIONS_TEXT, parse_agentgym
+from agentgym_envs.wrappers.prompts import (
+    OUR_ACK,
+    PROMPT_SETS,
+    ConversationStart,
+    agentgym_start,
+    first_turn,
+)
 
 NO_ACTION = "no_action"
 MULTIPLE_ACTIONS = "multiple_actions"
 
-#: AgentGym's observation for a reply with more than one ``Action:``.
-MULTIPLE_ACTIONS_TEXT = (
-    "Error: Only one 'Action' is allowed per response. Please adjust your response."
-)
+#: The reply parsers :class:`ReAct` offers: AgentGym's client for the family, or ours.
+PARSER_NAMES = ("agentgym", "strict")
+#: Environment variable naming the default ``prompts_source`` for ``prompts="agentgym"``.
+PROMPTS_SOURCE_ENV = "AGENTGYM_PROMPTS"
 #: AgentGym's prefix for a reply without an action; the current observation follows it.
 INVALID_ACTION_TEXT = "Invalid Action."
 
@@ -216,7 +226,7 @@ def parse_react(text: str) -> ParsedReply:
         return ParsedReply(None, "", NO_ACTION, 0)
     try:
         return _parse(text)
-    except Exception:  # pragma: no cover - defensive: the parser must never raise
+    except Exception:  # pragma: no cover - the parser must never raise
         return ParsedReply(None, "", NO_ACTION, 0)
 
 
@@ -253,26 +263,81 @@ def format_react(thought: str, action: str) -> str:
     return (f"Thought: {thought}\n" if thought else "") + f"Action: {action.strip()}"
 
 
+def family_of(env: gym.Env) -> Family | None:
+    """The family record of a (wrapped) env: its registry id's, else its ``family`` name's."""
+    record = info_for(env)
+    if record is not None:
+        return record.record
+    return FAMILIES.get(getattr(env.unwrapped, "family", "") or "")
+
+
+def reply_style(env: gym.Env) -> str:
+    """The AgentGym reply parser for ``env`` (:attr:`~agentgym_envs.spec.Family.reply_parser`).
+
+    An env without a family record gets ``last_action`` (AgentGym's generic ReAct parser); our
+    multi-turn BIRD variant (``interactive``) reads the whole reply itself (``raw``).
+    """
+    family = family_of(env)
+    style = family.reply_parser if family is not None else "last_action"
+    if style == "sql_block" and getattr(env.unwrapped, "interactive", False):
+        return "raw"
+    return style
+
+
+def conversation_start(
+    env: gym.Env, prompts: str, source: str | os.PathLike[str] | None
+) -> ConversationStart | None:
+    """AgentGym's conversation start for ``env`` when ``prompts == "agentgym"``, else ``None``."""
+    if prompts not in PROMPT_SETS:
+        raise ValueError(f"prompts={prompts!r} is not supported: use 'ours' or 'agentgym'")
+    if prompts == "ours":
+        return None
+    source = source or os.environ.get(PROMPTS_SOURCE_ENV)
+    if not source:
+        raise ValueError(
+            "prompts='agentgym' reads AgentGym's prompts from your own copy: pass "
+            f"prompts_source=<AgentTraj file or AgentGym checkout> (or set ${PROMPTS_SOURCE_ENV})"
+        )
+    family = family_of(env)
+    if family is None:
+        raise ValueError(
+            f"{type(env.unwrapped).__name__} has no AgentGym family: use prompts='ours'"
+        )
+    return agentgym_start(family, source)
+
+
 class ReAct(gym.Wrapper[str, str, str, str], gym.utils.RecordConstructorArgs):
     """The model's raw reply in, the family's prompt and observations out.
 
-    On ``reset()`` the observation is the family's instructions
-    (:meth:`~agentgym_envs.core.TextEnv.instructions`) plus the reply format, then the env's
-    first observation; ``info["instructions"]`` and ``info["env_observation"]`` carry the two
-    parts (chat history and trajectory recording use them). Each ``step(reply)`` parses the
-    reply with :func:`parse_react`; ``info["thought"]`` and ``info["action"]`` carry what it
-    found. A reply with several actions gets AgentGym's error text, one without an action gets
-    ``"Invalid Action.\\n\\n"`` plus the current observation, both with reward 0,
-    ``info["error"]`` and ``info["format_error"]``; the env is not stepped.
+    On ``reset()`` the observation is the instructions, a blank line and the first turn.
+    ``info["instructions"]``, ``info["ack"]``, ``info["first_turn"]`` (the first human turn) and
+    ``info["env_observation"]`` (the env's own first observation) carry the parts that chat
+    history and trajectory recording use; ``info["prompt_set"]`` says whose prompt it is
+    (``"ours"`` or ``"agentgym"``) and ``info["reply_parser"]`` how replies are read.
+
+    With ``parser="agentgym"`` (default) each ``step(reply)`` reads the reply as AgentGym's
+    client for the family does (:mod:`agentgym_envs.wrappers.parsers`) and sends the env what
+    that client would send, an empty action included; only BabyAI's and TextCraft's clients
+    answer a reply themselves (several ``Action:`` lines: :data:`MULTIPLE_ACTIONS_TEXT`).
+    With ``parser="strict"`` the reply is read by :func:`parse_react` (families whose env reads
+    the whole reply, the tool families, get it whole once it is well formed): a reply with several
+    actions gets AgentGym's error text, one without an action ``"Invalid Action.\\n\\n"`` plus
+    the current observation, both with reward 0, ``info["error"]`` and
+    ``info["format_error"]``, without stepping the env. ``info["thought"]`` and
+    ``info["action"]`` carry what was found.
 
     Args:
         env: a :class:`~agentgym_envs.core.TextEnv`, possibly wrapped.
-        on_invalid: ``"feedback"`` (default, AgentGym) or ``"step"``: send the env the first
-            action of a multi-action reply, or the whole reply when there is no ``Action:``
-            (AgentGym's Maze and Wordle clients), so the env's own rules judge it.
-        reply_format: text appended to the instructions (default :data:`REPLY_FORMAT`).
+        on_invalid: strict parser only: ``"feedback"`` (default) or ``"step"``: send the env
+            the first action of a multi-action reply, or the whole reply when there is no
+            ``Action:``, so the env's own rules judge it.
+        reply_format: text appended to our instructions (default :data:`REPLY_FORMAT`).
         include_instructions: put the instructions in the first observation (default); when
             ``False`` they are only in ``info["instructions"]`` (e.g. for a system message).
+        parser: ``"agentgym"`` (default) or ``"strict"``.
+        prompts: ``"ours"`` (default) or ``"agentgym"``: AgentGym's conversation start and
+            first-turn formatting, read from ``prompts_source`` (an AgentTraj file or an
+            AgentGym checkout; default ``$AGENTGYM_PROMPTS``).
     """
 
     def __init__(
@@ -281,11 +346,16 @@ class ReAct(gym.Wrapper[str, str, str, str], gym.utils.RecordConstructorArgs):
         on_invalid: str = "feedback",
         reply_format: str = REPLY_FORMAT,
         include_instructions: bool = True,
+        parser: str = "agentgym",
+        prompts: str = "ours",
+        prompts_source: str | os.PathLike[str] | None = None,
     ) -> None:
         if on_invalid not in ("feedback", "step"):
             raise ValueError(
                 f"on_invalid={on_invalid!r} is not supported: use 'feedback' or 'step'"
             )
+        if parser not in PARSER_NAMES:
+            raise ValueError(f"parser={parser!r} is not supported: use 'agentgym' or 'strict'")
         if not isinstance(env.unwrapped, TextEnv):
             raise TypeError(
                 f"ReAct wraps an agentgym_envs TextEnv, got {type(env.unwrapped).__name__}"
@@ -295,20 +365,38 @@ class ReAct(gym.Wrapper[str, str, str, str], gym.utils.RecordConstructorArgs):
             on_invalid=on_invalid,
             reply_format=reply_format,
             include_instructions=include_instructions,
+            parser=parser,
+            prompts=prompts,
+            prompts_source=None if prompts_source is None else str(prompts_source),
         )
         gym.Wrapper.__init__(self, env)
         self.on_invalid = on_invalid
         self.reply_format = reply_format
         self.include_instructions = include_instructions
+        self.parser = parser
+        self.style = reply_style(env) if parser == "agentgym" else "strict"
+        self.start = conversation_start(env, prompts, prompts_source)
+        self.prompt_set = prompts
+        self._family = getattr(family_of(env), "name", "")
+        # tool and search families read the reply themselves (``Action: x with Action Input``)
+        self._whole_reply = reply_style(env) == "raw"
         self._observation = ""
         self._info: dict[str, Any] = {}
 
+    @property
+    def reply_parser(self) -> str:
+        """How replies are read: ``agentgym:<style>`` or ``strict``."""
+        return f"agentgym:{self.style}" if self.parser == "agentgym" else "strict"
+
     def instructions(self) -> str:
-        """The family's instructions followed by the reply format.
+        """The instruction turn: AgentGym's (``prompts="agentgym"``), else the family's
+        instructions followed by the reply format.
 
         Families whose instructions already state a ``Thought:`` / ``Action:`` format (the tool
         families and BIRD keep AgentGym's own wording) get no second one.
         """
+        if self.start is not None:
+            return self.start.instruction
         text = self.env.unwrapped.instructions().strip()
         if not self.reply_format or (_markers(text, "action") and _markers(text, "thought")):
             return text
@@ -318,32 +406,60 @@ class ReAct(gym.Wrapper[str, str, str, str], gym.utils.RecordConstructorArgs):
         obs, info = self.env.reset(seed=seed, options=options)
         self._observation, self._info = obs, dict(info)
         instructions = self.instructions()
-        info = dict(info, instructions=instructions, env_observation=obs)
-        return (f"{instructions}\n\n{obs}" if self.include_instructions else obs), info
+        first = first_turn(self._family, obs, info, self.start, self.env.unwrapped)
+        info = dict(
+            info,
+            instructions=instructions,
+            ack=self.start.ack if self.start is not None else OUR_ACK,
+            first_turn=first,
+            env_observation=obs,
+            prompt_set=self.prompt_set,
+            reply_parser=self.reply_parser,
+        )
+        return (f"{instructions}\n\n{first}" if self.include_instructions else first), info
 
     def step(self, action: str):
+        if self.parser == "agentgym":
+            return self._step_agentgym(action)
         parsed = parse_react(action)
         if parsed.ok or self.on_invalid == "step":
-            if parsed.ok:
-                env_action = parsed.action
+            if parsed.ok and self._whole_reply:
+                env_action = _clean(action).strip()
             elif parsed.action is not None:
                 env_action = parsed.action
             else:
                 env_action = _clean(action).strip() if isinstance(action, str) else action
-            obs, reward, terminated, truncated, info = self.env.step(env_action)
-            self._observation, self._info = obs, dict(info)
-            info = dict(info, thought=parsed.thought, action=env_action)
+            info = {"thought": parsed.thought}
             if not parsed.ok:
                 info["format_error"] = parsed.error
-            return obs, reward, terminated, truncated, info
+            return self._forward(env_action, info)
         if parsed.error == MULTIPLE_ACTIONS:
             obs = MULTIPLE_ACTIONS_TEXT
             error = f"the reply has {parsed.n_actions} 'Action:' lines: write exactly one"
         else:
             obs = f"{INVALID_ACTION_TEXT}\n\n{self._observation}"
             error = "the reply has no 'Action: <action>' line"
+        return self._answer(obs, parsed.thought, error, parsed.error)
+
+    def _step_agentgym(self, reply: str):
+        read = parse_agentgym(self.style, reply)
+        if read.feedback is not None:
+            error = f"the reply has {read.markers} 'Action:' lines: write exactly one"
+            return self._answer(read.feedback, read.thought, error, MULTIPLE_ACTIONS)
+        extra: dict[str, Any] = {"thought": read.thought}
+        if not read.markers and not read.action and self.style != "raw":
+            extra["format_error"] = NO_ACTION
+        return self._forward(read.action, extra)
+
+    def _forward(self, env_action: Any, extra: dict[str, Any]):
+        obs, reward, terminated, truncated, info = self.env.step(env_action)
+        self._observation, self._info = obs, dict(info)
+        return obs, reward, terminated, truncated, dict(info, action=env_action, **extra)
+
+    def _answer(self, obs: str, thought: str, error: str, format_error: str | None):
+        """The reply answered without stepping the env (reward 0)."""
         info = dict(
-            self._info, thought=parsed.thought, action=None, error=error, format_error=parsed.error
+            self._info, thought=thought, action=None, error=error, format_error=format_error
         )
         # A finished episode stays finished: the env's own flag, as its feedback would give it.
         return obs, 0.0, bool(getattr(self.env.unwrapped, "done", False)), False, info
@@ -354,9 +470,14 @@ __all__ = [
     "MULTIPLE_ACTIONS",
     "MULTIPLE_ACTIONS_TEXT",
     "NO_ACTION",
+    "PARSER_NAMES",
+    "PROMPTS_SOURCE_ENV",
     "REPLY_FORMAT",
     "ParsedReply",
     "ReAct",
+    "conversation_start",
+    "family_of",
     "format_react",
     "parse_react",
+    "reply_style",
 ]

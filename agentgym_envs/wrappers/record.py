@@ -14,8 +14,10 @@ A record is AgentGym's trajectory format (AgentTraj / its evaluator's output)::
 final ``info["score"]`` (AgentGym's episode reward is the last step's graded reward, never a
 shaped one) and ``success`` its ``info["success"]``. Each record is written with one ``write``
 of one complete line to a file opened for appending, then flushed (and fsynced if asked), so a
-process that dies mid-run loses at most the episode in progress; :func:`read_trajectories`
-skips a torn last line.
+process that dies mid-run loses at most the episode in progress. Before its first write to an
+existing file the wrapper cuts off a torn last line (:func:`repair_torn_tail`), so a resumed
+recording never glues its first record onto a fragment; :func:`read_trajectories` skips a torn
+last line with a warning and refuses a bad line anywhere else.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from typing import Any
 import gymnasium as gym
 
 from agentgym_envs.core import TextEnv
-from agentgym_envs.wrappers.function_calling import action_text
+from agentgym_envs.errors import BadDataError
+from agentgym_envs.wrappers.conversation import Conversation
 
 logger = logging.getLogger(__name__)
 
@@ -38,19 +41,25 @@ class RecordTrajectory(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Append every finished episode (terminated or truncated) to ``path`` as AgentTraj JSONL.
 
     With ReAct or FunctionCalling inside, the record opens as AgentGym's conversations do: the
-    instructions (human), ``ack`` (gpt, ``loss: false``), then the first observation; model
-    turns have ``loss: true``, env turns ``loss: null``. An episode abandoned by ``reset()``
-    before it ended is not written. ``self.last_record`` holds the last record written.
+    instructions (human), the acknowledgement (gpt, ``loss: false``), then the first turn;
+    model turns have ``loss: true``, env turns ``loss: null``; ``prompt_set`` and ``reply_parser``
+    say whose prompt it was and how replies were read (from the format wrapper's reset info). An episode abandoned by ``reset()`` before it ended is not
+    written. ``self.last_record`` holds the last record written.
 
     Args:
         path: the JSONL file (created with its parent folders; appended to).
-        ack: the model's reply to the instructions (AgentGym: ``"Ok."``).
+        ack: the model's reply to the instructions; default the prompt set's
+            (``info["ack"]``: ours ``"Ok."``, AgentGym's where it reads them).
         fsync: also ``os.fsync`` after each record (survives a machine crash, not just the
             process dying).
     """
 
     def __init__(
-        self, env: gym.Env, path: str | os.PathLike[str], ack: str = "Ok.", fsync: bool = False
+        self,
+        env: gym.Env,
+        path: str | os.PathLike[str],
+        ack: str | None = None,
+        fsync: bool = False,
     ) -> None:
         if not isinstance(env.unwrapped, TextEnv):
             raise TypeError(f"RecordTrajectory wraps a TextEnv, got {type(env.unwrapped).__name__}")
@@ -64,38 +73,33 @@ class RecordTrajectory(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.fsync = bool(fsync)
         self.last_record: dict[str, Any] | None = None
         self.records_written = 0
-        self._conversation: list[dict[str, Any]] | None = None
+        self._conversation: Conversation | None = None
         self._item_id = ""
+        self._loop: dict[str, str] = {}
+        self._repaired = False
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         if self._conversation is not None:
             logger.debug("episode %s abandoned before it ended: not recorded", self._item_id)
         obs, info = self.env.reset(seed=seed, options=options)
         self._item_id = self.env.unwrapped.item_id
-        instructions = info.get("instructions")
-        if instructions:
-            self._conversation = [
-                {"from": "human", "loss": None, "value": str(instructions)},
-                {"from": "gpt", "loss": False, "value": self.ack},
-                {"from": "human", "loss": None, "value": str(info.get("env_observation", obs))},
-            ]
-        else:
-            self._conversation = [{"from": "human", "loss": None, "value": obs}]
+        self._loop = {k: info[k] for k in ("prompt_set", "reply_parser") if k in info}
+        self._conversation = Conversation.start(obs, info, layout="user", ack=self.ack)
         return obs, info
 
     def step(self, action: Any):
         obs, reward, terminated, truncated, info = self.env.step(action)
         if self._conversation is None:
             return obs, reward, terminated, truncated, info
-        self._conversation.append({"from": "gpt", "loss": True, "value": action_text(action)})
-        self._conversation.append({"from": "human", "loss": None, "value": obs})
+        self._conversation.add(action, obs)
         if terminated or truncated:
             record = {
                 "item_id": self._item_id,
-                "conversations": self._conversation,
+                "conversations": self._conversation.agenttraj(),
                 "reward": float(info.get("score", reward)),
                 "success": bool(info.get("success", False)),
             }
+            record.update(self._loop)
             self._write(record)
             self._conversation = None
         return obs, reward, terminated, truncated, info
@@ -103,6 +107,9 @@ class RecordTrajectory(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def _write(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False) + "\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self._repaired:
+            repair_torn_tail(self.path)
+            self._repaired = True
         with open(self.path, "a", encoding="utf-8") as fh:
             fh.write(line)
             fh.flush()
@@ -112,25 +119,60 @@ class RecordTrajectory(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.records_written += 1
 
 
+def repair_torn_tail(path: str | os.PathLike[str]) -> int:
+    """Cut a torn last line (bytes after the final newline: a writer died mid-line) off the
+    JSONL file ``path`` so that appending starts on a fresh line; returns the bytes removed.
+
+    A missing or empty file, or one ending in a newline, is left as it is. The cut is logged as
+    a warning naming ``file:line``.
+    """
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return 0
+    if not size:
+        return 0
+    with open(path, "rb+") as fh:
+        block = 1 << 16
+        end = size
+        cut = 0
+        while end > 0:  # find the last newline, reading back from the end
+            start = max(0, end - block)
+            fh.seek(start)
+            chunk = fh.read(end - start)
+            newline = chunk.rfind(b"\n")
+            if newline >= 0:
+                cut = start + newline + 1
+                break
+            end = start
+        if cut == size:
+            return 0
+        fh.seek(0)
+        line = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b"")) + 1
+        fh.truncate(cut)
+    logger.warning(
+        "%s:%d: torn last line (%d bytes) removed before appending", path, line, size - cut
+    )
+    return size - cut
+
+
 def read_trajectories(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The records of a JSONL file written by :class:`RecordTrajectory`.
 
-    A last line cut short (the writer died mid-record) is skipped with a warning; a bad line
-    anywhere else raises ``ValueError`` naming its line number.
+    The package's torn-line policy (:func:`~agentgym_envs.datasets.agenttraj.jsonl_lines`): a
+    last line cut short (the writer died mid-record) is skipped with a warning naming
+    ``file:line``; a bad line anywhere else raises :class:`~agentgym_envs.errors.BadDataError`
+    (a ``ValueError``) naming ``file:line``.
     """
+    from agentgym_envs.datasets.agenttraj import BadJsonLine, jsonl_lines
+
     records = []
-    lines = Path(path).read_text(encoding="utf-8").split("\n")
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            if number == len(lines):  # no newline after it: a torn final write
-                logger.warning("%s: skipping the incomplete last line %d", path, number)
-                continue
-            raise ValueError(f"{path}: line {number} is not JSON ({exc})") from exc
+    for _, record in jsonl_lines(path):
+        if isinstance(record, BadJsonLine):
+            raise BadDataError(record.message)
+        records.append(record)
     return records
 
 
-__all__ = ["RecordTrajectory", "read_trajectories"]
+__all__ = ["RecordTrajectory", "read_trajectories", "repair_torn_tail"]

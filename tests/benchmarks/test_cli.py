@@ -35,12 +35,48 @@ def run(app, *args):
 
 def test_bench_run_compare_report(app, tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
-    r = run(app, "bench", "--envs", "Maze-v0", "--policy", "random", "--limit", "5", "--out", a, "--no-progress")
+    r = run(
+        app,
+        "bench",
+        "--envs",
+        "Maze-v0",
+        "--policy",
+        "random",
+        "--limit",
+        "5",
+        "--out",
+        a,
+        "--no-progress",
+    )
     assert r.exit_code == 0, r.output
-    r = run(app, "bench", "--envs", "Maze-v0", "--policy", "expert", "--limit", "5", "--out", b, "--no-progress")
+    r = run(
+        app,
+        "bench",
+        "--envs",
+        "Maze-v0",
+        "--policy",
+        "expert",
+        "--limit",
+        "5",
+        "--out",
+        b,
+        "--no-progress",
+    )
     assert r.exit_code == 0 and "100.0%" in r.output and "Maze-v0" in r.output
     assert (b / "summary.md").is_file() and (b / "summary.json").is_file()
-    r = run(app, "bench", "--envs", "Maze-v0", "--policy", "expert", "--limit", "5", "--out", b, "--no-progress")
+    r = run(
+        app,
+        "bench",
+        "--envs",
+        "Maze-v0",
+        "--policy",
+        "expert",
+        "--limit",
+        "5",
+        "--out",
+        b,
+        "--no-progress",
+    )
     assert "0 episodes run, 5 resumed" in r.output
     r = run(app, "bench", "compare", a, b, "--json", "--n-boot", "500")
     data = json.loads(r.output)
@@ -53,10 +89,57 @@ def test_bench_run_compare_report(app, tmp_path):
 
 
 def test_bench_runs_agenteval_files(app, tmp_path):
-    r = run(app, "bench", "--envs", "Maze-v0", "--items", FIXTURES / "agenteval", "--out", tmp_path, "--no-progress")
+    r = run(
+        app,
+        "bench",
+        "--envs",
+        "Maze-v0",
+        "--items",
+        FIXTURES / "agenteval",
+        "--out",
+        tmp_path,
+        "--no-progress",
+    )
     assert r.exit_code == 0, r.output
     recs = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert [x["item_id"] for x in recs] == [f"lmrlgym_maze_{i}" for i in range(5)]
+
+
+def test_bench_refuses_agentgym_ids_on_stand_ins_unless_asked(app, tmp_path):
+    from agentgym_envs.datasets.items import StandInItemError
+    from agentgym_envs.spec import ENV_INFO
+
+    if not ENV_INFO["AgentGym/WebShop-v0"].installed:
+        pytest.skip("needs the webshop extra")
+    with pytest.raises(StandInItemError, match="--allow-stand-in"):
+        run(
+            app,
+            "bench",
+            "--envs",
+            "WebShop-v0",
+            "--items",
+            FIXTURES / "agenteval",
+            "--out",
+            tmp_path / "a",
+        )
+    r = run(
+        app,
+        "bench",
+        "--envs",
+        "WebShop-v0",
+        "--items",
+        FIXTURES / "agenteval",
+        "--allow-stand-in",
+        "--limit",
+        "1",
+        "--out",
+        tmp_path / "b",
+        "--no-progress",
+    )
+    assert r.exit_code == 0, r.output
+    assert "embedded stand-in" in r.output and "data_path=" in r.output
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert summary["config"]["families"]["AgentGym/WebShop-v0"]["items"] == "embedded stand-in"
 
 
 def test_bench_bad_options(app, tmp_path):
@@ -90,5 +173,12 @@ def test_data_commands(app, tmp_path):
     assert r.exit_code == 1 and "maze_3" in r.output
     r = run(app, "data", "overlap", src, "--agenteval", FIXTURES / "agenteval")
     assert r.exit_code == 1 and "maze_3" in r.output and "wordle_3499" in r.output
+    from agentgym_envs.datasets.items import StandInItemError
+    from agentgym_envs.spec import ENV_INFO
+
+    if ENV_INFO["AgentGym/WebShop-v0"].installed:
+        with pytest.raises(StandInItemError):
+            run(app, "data", "locate", "webshop_6")
+        assert "WebShop-v0" in run(app, "data", "locate", "webshop_6", "--allow-stand-in").output
     r = run(app, "data", "locate", "lmrlgym_maze_3", "wordle_3500")
     assert "AgentGym/Maze-v0 split=test task_id=3" in r.output and "task_id=1" in r.output

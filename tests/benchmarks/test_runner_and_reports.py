@@ -19,7 +19,7 @@ from agentgym_envs.benchmarks.agenteval import (
 from agentgym_envs.benchmarks.policies import expert_spec, random_spec
 from agentgym_envs.benchmarks.report import compare_runs, read_results, summarize
 from agentgym_envs.benchmarks.runner import resolve_envs, run_benchmark
-from agentgym_envs.datasets.items import canonical_prefix
+from agentgym_envs.datasets.items import ItemResolver, StandInItemError, canonical_prefix
 from agentgym_envs.errors import AgentGymError, BadDataError
 from agentgym_envs.spec import ENV_INFO
 
@@ -43,11 +43,23 @@ def test_agenteval_items_are_addressed_by_item_ids():
 
 
 def test_load_agentgym_agenteval_files():
-    items = load_agenteval(FIXTURES / "agenteval")
+    # the folder holds webshop_test.json: AgentGym's WebShop ids on the embedded stand-in catalog
+    if ENV_INFO["AgentGym/WebShop-v0"].installed:
+        with pytest.raises(StandInItemError, match="webshop_.*data_path=.*allow-stand-in"):
+            load_agenteval(FIXTURES / "agenteval")
+        items = load_agenteval(FIXTURES / "agenteval", resolver=ItemResolver(allow_stand_in=True))
+        webshop = items["AgentGym/WebShop-v0"]
+        assert webshop and all(i.item_id.startswith("webshop_") for i in webshop)
+    else:
+        items = load_agenteval(FIXTURES / "agenteval")
     assert [i.task_id for i in items["AgentGym/Maze-v0"]] == [0, 1, 2, 3, 4]
     assert items["AgentGym/Maze-v0"][0].item_id == "lmrlgym_maze_0"
-    assert [(i.split, i.task_id) for i in items["AgentGym/Wordle-v0"]] == [("test", 0), ("test", 1), ("test", 2)]
-    only = load_agenteval(FIXTURES / "agenteval", envs=["Maze-v0"])
+    assert [(i.split, i.task_id) for i in items["AgentGym/Wordle-v0"]] == [
+        ("test", 0),
+        ("test", 1),
+        ("test", 2),
+    ]
+    only = load_agenteval(FIXTURES / "agenteval", envs=["Maze-v0"])  # WebShop's file is not read
     assert list(only) == ["AgentGym/Maze-v0"]
     with pytest.raises(BadDataError):
         load_agenteval(FIXTURES / "nope")
@@ -78,12 +90,29 @@ def test_expert_solves_and_records(tmp_path):
     recs = read_results(tmp_path)
     assert len(recs) == 4
     rec = recs[0]
-    for key in ("env_id", "item_id", "reward", "success", "turns", "wall_time", "conversations", "seed"):
+    for key in (
+        "env_id",
+        "item_id",
+        "reward",
+        "success",
+        "turns",
+        "wall_time",
+        "conversations",
+        "seed",
+    ):
         assert key in rec
     conv = rec["conversations"]
     assert conv[1] == {"from": "gpt", "loss": False, "value": "Ok."}
-    assert conv[-1]["from"] == "human" and conv[-1]["value"] == "Success"
-    names = sorted(p.name for p in tmp_path.iterdir())
+    assert conv[-1]["from"] == "human" and conv[-1]["value"] == "Success\n"  # AgentGym's text
+    assert rec["prompt_set"] == "ours" and rec["reply_parser"] == "plain"
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    fam = summary["config"]["families"]["AgentGym/Maze-v0"]
+    assert (
+        fam["items"] == "AgentEval's items"
+        and fam["data"] == "embedded"
+        and fam["stand_in"] is None
+    )
+    names = sorted(p.name for p in tmp_path.iterdir() if p.name != ".lock")  # the run lock
     assert names[:4] == ["results.jsonl", "run.json", "summary.json", "summary.md"]
     if importlib.util.find_spec("matplotlib"):  # the chart needs the bench extra
         assert (tmp_path / "summary.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -102,13 +131,18 @@ def test_max_rounds_truncates(tmp_path):
 def test_concurrency_gives_the_same_episodes():
     one = run_benchmark("Maze-v0,Wordle-v0", random_spec(), limit=5, n_samples=2, concurrency=1)
     four = run_benchmark("Maze-v0,Wordle-v0", random_spec(), limit=5, n_samples=2, concurrency=4)
-    strip = lambda recs: sorted((r["item_id"], r["sample"], r["reward"], r["turns"], json.dumps(r["conversations"])) for r in recs)
+    strip = lambda recs: sorted(
+        (r["item_id"], r["sample"], r["reward"], r["turns"], json.dumps(r["conversations"]))
+        for r in recs
+    )
     assert strip(one.records) == strip(four.records)
     assert len(one.records) == 20
 
 
 def test_interrupted_run_resumes_without_redoing_or_losing(tmp_path):
-    full = run_benchmark("Maze-v0,Wordle-v0", random_spec(), out=tmp_path / "full", limit=4, n_samples=2)
+    full = run_benchmark(
+        "Maze-v0,Wordle-v0", random_spec(), out=tmp_path / "full", limit=4, n_samples=2
+    )
     out = tmp_path / "cut"
     run_benchmark("Maze-v0,Wordle-v0", random_spec(), out=out, limit=4, n_samples=2)
     lines = (out / "results.jsonl").read_text().splitlines(keepends=True)
@@ -146,21 +180,35 @@ def test_broken_episode_is_recorded_and_rerun(tmp_path):
     flaky = type(base)("flaky", "plain", factory)
     res = run_benchmark("Maze-v0", flaky, out=tmp_path, limit=3)
     errors = [r for r in res.records if r.get("error")]
-    assert len(errors) == 1 and "policy crashed" in errors[0]["error"] and res.summary.envs[0].errors == 1
+    assert (
+        len(errors) == 1
+        and "policy crashed" in errors[0]["error"]
+        and res.summary.envs[0].errors == 1
+    )
     again = run_benchmark("Maze-v0", flaky, out=tmp_path, limit=3)
     assert again.ran == 1 and not any(r.get("error") for r in again.records)
 
 
 # -- reports ----------------------------------------------------------------------------------
 def _rec(env, item, sample, reward, success):
-    return {"env_id": env, "item_id": item, "sample": sample, "reward": reward, "success": success, "turns": 3}
+    return {
+        "env_id": env,
+        "item_id": item,
+        "sample": sample,
+        "reward": reward,
+        "success": success,
+        "turns": 3,
+    }
 
 
 def test_avg_and_pass_at_k():
     recs = [
-        _rec("E", "e_0", 0, 1.0, True), _rec("E", "e_0", 1, 0.0, False),
-        _rec("E", "e_1", 0, 0.0, False), _rec("E", "e_1", 1, 0.0, False),
-        _rec("F", "f_0", 0, 0.5, False), _rec("F", "f_0", 1, 1.0, True),
+        _rec("E", "e_0", 0, 1.0, True),
+        _rec("E", "e_0", 1, 0.0, False),
+        _rec("E", "e_1", 0, 0.0, False),
+        _rec("E", "e_1", 1, 0.0, False),
+        _rec("F", "f_0", 0, 0.5, False),
+        _rec("F", "f_0", 1, 1.0, True),
     ]
     s = summarize(recs)
     e, f = s.envs
@@ -182,7 +230,10 @@ def test_compare_expert_against_random(tmp_path):
     back = compare_runs(tmp_path / "b", tmp_path / "a", n_boot=2000)
     assert back.envs[0].success.verdict == "A better"
     same = compare_runs(tmp_path / "b", tmp_path / "b", n_boot=2000)
-    assert same.envs[0].success.verdict == "no significant difference" and same.envs[0].success.diff == 0
+    assert (
+        same.envs[0].success.verdict == "no significant difference"
+        and same.envs[0].success.diff == 0
+    )
     md = cmp.to_markdown()
     assert "B better" in md and json.dumps(cmp.as_dict())
     assert re.search(r"\| \+0\.\d{3} \[\+0\.\d{3}, \+\d\.\d{3}\] \| B better \|", md), md
@@ -199,9 +250,99 @@ def test_overall_puts_sciworld_scores_on_the_same_scale():
     sci = next((i for i, info in ENV_INFO.items() if info.item_prefix == "sciworld"), None)
     if sci is None:
         pytest.skip("SciWorld is not registered")
-    recs = [_rec(sci, "sciworld_1", 0, 50.0, False), _rec("AgentGym/Maze-v0", "maze_1", 0, 1.0, True)]
+    recs = [
+        _rec(sci, "sciworld_1", 0, 50.0, False),
+        _rec("AgentGym/Maze-v0", "maze_1", 0, 1.0, True),
+    ]
     s = summarize(recs)
     assert s.envs[0].score == 50.0  # per env: AgentGym's own scale
     assert s.overall_score == 0.75 and s.as_dict()["overall"]["avg_at_k"] == 0.75
     zero = [dict(r, reward=0.0, success=False) for r in recs]
     assert compare_runs(zero, recs, n_boot=200).overall_score.diff == 0.75
+
+
+def test_read_results_reports_bad_lines(tmp_path, caplog):
+    run_benchmark("Maze-v0", random_spec(), out=tmp_path, limit=2, max_rounds=1)
+    path = tmp_path / "results.jsonl"
+    good = path.read_text().splitlines()
+    path.write_text(good[0] + '\n{"item_id": "maze_0"}\n' + good[1] + "\n" + good[1][:20])
+    with caplog.at_level("WARNING"):
+        recs = read_results(tmp_path)
+    assert len(recs) == 2
+    lines = [r.getMessage() for r in caplog.records]
+    assert any("results.jsonl:2: not an episode record" in m for m in lines)
+    assert any("results.jsonl:4" in m for m in lines)  # the torn last line, skipped
+    path.write_text(good[0] + "\n{not json\n" + good[1] + "\n")
+    with pytest.raises(BadDataError, match="results.jsonl:2"):
+        read_results(tmp_path)
+
+
+def test_agentgym_prompts_and_parser_are_recorded_per_family(tmp_path):
+    traj = tmp_path / "prompts.jsonl"
+    traj.write_text(
+        json.dumps(
+            {
+                "item_id": "lmrlgym_maze_1",
+                "conversations": [
+                    {"from": "human", "loss": None, "value": "A made-up maze instruction."},
+                    {"from": "gpt", "loss": False, "value": "Understood."},
+                    {
+                        "from": "human",
+                        "loss": None,
+                        "value": "Made-up rules.\nThe goal is at position 8, 6.",
+                    },
+                ],
+            }
+        )
+        + "\n"
+    )
+
+    from agentgym_envs.benchmarks.policies import PolicySpec
+
+    def factory(env, seed):
+        return lambda obs, info: "Thought: t\nAction: move up"
+
+    spec = PolicySpec("scripted", "react", factory)
+    res = run_benchmark(
+        "Maze-v0",
+        spec,
+        out=tmp_path / "run",
+        limit=1,
+        max_rounds=2,
+        prompts="agentgym",
+        prompts_source=traj,
+    )
+    rec = res.records[0]
+    assert rec["prompt_set"] == "agentgym" and rec["reply_parser"] == "agentgym:between_actions"
+    conv = rec["conversations"]
+    assert conv[0]["value"] == "A made-up maze instruction." and conv[1]["value"] == "Understood."
+    assert conv[2]["value"].startswith("Made-up rules.\nThe goal is at position 8, 6.")
+    fam = res.summary.config["families"]["AgentGym/Maze-v0"]
+    assert (fam["prompt_set"], fam["parser"]) == ("agentgym", "agentgym:between_actions")
+    with pytest.raises(BadDataError, match="different settings"):
+        run_benchmark("Maze-v0", spec, out=tmp_path / "run", limit=1, max_rounds=2)
+    # a scripted expert's episodes are recorded with the same conversation start
+    expert = run_benchmark(
+        "Maze-v0", expert_spec(), limit=1, prompts="agentgym", prompts_source=traj
+    )
+    conv = expert.records[0]["conversations"]
+    assert (conv[0]["value"], conv[1]["value"]) == ("A made-up maze instruction.", "Understood.")
+    assert conv[2]["value"].startswith("Made-up rules.\nThe goal is at position 8, 6.")
+    assert expert.records[0]["prompt_set"] == "agentgym" and expert.records[0]["success"]
+    # bad settings are refused before any episode
+    with pytest.raises(BadDataError, match="no Wordle record"):
+        run_benchmark("Wordle-v0", spec, limit=1, prompts="agentgym", prompts_source=traj)
+    with pytest.raises(AgentGymError, match="--prompts-source"):
+        run_benchmark("Maze-v0", spec, limit=1, prompts="agentgym")
+    with pytest.raises(AgentGymError, match="'loose'"):
+        run_benchmark("Maze-v0", spec, limit=1, parser="loose")
+
+
+def test_stand_in_family_says_so_in_the_summary():
+    if not ENV_INFO["AgentGym/BIRD-v0"].installed:
+        pytest.skip("needs the sql extra")
+    res = run_benchmark("BIRD-v0", expert_spec(), limit=1)
+    fam = res.summary.config["families"]["AgentGym/BIRD-v0"]
+    assert fam["items"] == "embedded stand-in" and "bird_path=" in fam["stand_in"]
+    assert fam["data"] == "embedded"
+    assert res.summary.envs[0].episodes == 1  # our own split still runs

@@ -47,15 +47,35 @@ def test_parse_item_ids():
 
 def test_every_agentgym_prefix_is_known():
     assert set(AGENTGYM_PREFIXES.values()) == set(FAMILY_NAMES)
-    for prefix in ("webshop", "alfworld", "textcraft", "sciworld", "babyai", "maze", "wordle", "sqlgym",
-                   "weather", "movie", "todo", "academia", "sheet", "webarena"):
+    for prefix in (
+        "webshop",
+        "alfworld",
+        "textcraft",
+        "sciworld",
+        "babyai",
+        "maze",
+        "wordle",
+        "sqlgym",
+        "weather",
+        "movie",
+        "todo",
+        "academia",
+        "sheet",
+        "webarena",
+    ):
         assert prefix in FAMILY_NAMES
 
 
 def test_resolve_through_task_sources():
     r = ItemResolver()
     ref = r.resolve("lmrlgym_maze_3")
-    assert (ref.env_id, ref.split, ref.task_id, ref.prefix, ref.index) == ("AgentGym/Maze-v0", "test", 3, "maze", 3)
+    assert (ref.env_id, ref.split, ref.task_id, ref.prefix, ref.index) == (
+        "AgentGym/Maze-v0",
+        "test",
+        3,
+        "maze",
+        3,
+    )
     ref = r.resolve("wordle_3500")  # embedded Wordle: train first, then the 25 test words
     assert (ref.env_id, ref.split, ref.task_id) == ("AgentGym/Wordle-v0", "test", 1)
     assert r.resolve("wordle_7").split == "train"
@@ -111,7 +131,10 @@ def test_sft_mask_honours_loss(trajs):
         assert train == (turn.role == "gpt" and turn.loss is True)
     assert sum(loss_mask(t, train_on="all_gpt")) == sum(rec["loss_mask"]) + 1
     with_system = to_sft(t, system="be brief")
-    assert with_system["loss_mask"][0] is False and len(with_system["loss_mask"]) == len(rec["loss_mask"]) + 1
+    assert (
+        with_system["loss_mask"][0] is False
+        and len(with_system["loss_mask"]) == len(rec["loss_mask"]) + 1
+    )
 
 
 @pytest.mark.parametrize("template", ["chatml", "llama2"])
@@ -160,9 +183,42 @@ def test_stats_per_family(trajs):
 
 
 def test_overlap_with_embedded_split(trajs):
-    bench = [i.item_id for i in agenteval_items("Maze-v0")] + [i.item_id for i in agenteval_items("Wordle-v0")]
+    bench = [i.item_id for i in agenteval_items("Maze-v0")] + [
+        i.item_id for i in agenteval_items("Wordle-v0")
+    ]
     report = overlap(trajs, bench)
     assert report.shared == {"maze": ["maze_3", "maze_5"], "wordle": ["wordle_3499", "wordle_3500"]}
     assert report.total_shared == 4 and not report.clean
     assert overlap(trajs, ["maze_20"]).clean
     assert overlap(["lmrlgym_maze_20"], ["maze_20"]).shared == {"maze": ["maze_20"]}
+
+
+def test_agentgym_ids_on_stand_in_sources_are_refused_unless_asked():
+    from agentgym_envs.core import TaskSource
+    from agentgym_envs.datasets.items import StandInItemError
+    from agentgym_envs.spec import ENV_INFO
+
+    env_id = "AgentGym/BIRD-v0"
+    if not ENV_INFO[env_id].installed:
+        pytest.skip("needs the sql extra")
+    with pytest.raises(StandInItemError) as err:
+        ItemResolver().resolve("sqlgym_5")
+    message = str(err.value)
+    assert "sqlgym_5" in message and "bird_path=" in message and "\n" not in message
+    assert "allow_stand_in=True" in message and "--allow-stand-in" in message
+    ref = ItemResolver(allow_stand_in=True).resolve("sqlgym_5")
+    assert ref.env_id == env_id
+    assert ItemResolver().plays_stand_in(env_id) and not ItemResolver().plays_stand_in("Maze-v0")
+
+    class UsersOwn(TaskSource):  # a loader of the user's own data is never a stand-in
+        user_data = True
+
+        def size(self, split):
+            return 1
+
+        def _load(self, split, task_id):
+            raise NotImplementedError
+
+    ItemResolver().check_stand_in("sqlgym_5", env_id, UsersOwn())
+    # families that play AgentGym's own items resolve as before
+    assert ItemResolver().resolve("lmrlgym_maze_3").task_id == 3

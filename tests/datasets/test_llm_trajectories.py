@@ -15,7 +15,9 @@ from agentgym_envs.datasets.replay import replay_all
 def model_run(llm_server, tmp_path_factory):
     out = tmp_path_factory.mktemp("llm-run")
     spec = openai_spec(base_url=llm_server.base_url, fmt="react", max_tokens=48, temperature=0.8)
-    run_benchmark("Maze-v0,Wordle-v0", spec, out=out, limit=1, max_rounds=2, n_samples=1, concurrency=1)
+    run_benchmark(
+        "Maze-v0,Wordle-v0", spec, out=out, limit=1, max_rounds=2, n_samples=1, concurrency=1
+    )
     return out
 
 
@@ -36,4 +38,6 @@ def test_model_trajectories_replay_to_their_recorded_rewards(model_run):
         assert r.consistent, r.verdict
         assert r.score == t.reward and r.success == t.success
         # every env answer the model saw is what the env says again, format errors included
-        assert r.observation_match_rate == 1.0, [(x.reply, x.observation, x.recorded) for x in r.turns if not x.matches]
+        assert r.observation_match_rate == 1.0, [
+            (x.reply, x.observation, x.recorded) for x in r.turns if not x.matches
+        ]

@@ -18,7 +18,11 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 @pytest.fixture(scope="module")
 def fixture_trajs():
-    return [t for t in load_agenttraj(FIXTURES / "agenttraj_small.json") if t.family in ("maze", "wordle")]
+    return [
+        t
+        for t in load_agenttraj(FIXTURES / "agenttraj_small.json")
+        if t.family in ("maze", "wordle")
+    ]
 
 
 def test_fixture_trajectories_reach_their_claims(fixture_trajs):
@@ -62,7 +66,9 @@ def test_replies_without_action_get_agentgym_feedback(fixture_trajs):
     t = copy.deepcopy(good)
     i = t.start + 1
     t.conversations.insert(i, Turn("gpt", "I am not sure what to do.", True))
-    t.conversations.insert(i + 1, Turn("human", "Invalid Action.\n\n" + t.conversations[t.start].value, None))
+    t.conversations.insert(
+        i + 1, Turn("human", "Invalid Action.\n\n" + t.conversations[t.start].value, None)
+    )
     report = replay(t)
     bad = report.turns[0]
     assert bad.action is None and bad.error and bad.matches is True
@@ -96,3 +102,17 @@ def test_replayer_reuses_envs(fixture_trajs):
         for t in fixture_trajs:
             r.replay(t)
         assert len(r._envs) == 2
+
+
+def test_agentgym_parser_replays_as_agentgym_clients_read(fixture_trajs):
+    good = next(t for t in fixture_trajs if t.item_id == "maze_5")
+    t = copy.deepcopy(good)
+    i = t.start + 1
+    first = t.conversations[t.start].value
+    t.conversations.insert(i, Turn("gpt", "I am not sure what to do.", True))
+    t.conversations.insert(i + 1, Turn("human", first, None))  # Maze leaves the position as is
+    report = replay(t, parser="agentgym")  # Maze's client sends a reply without Action: whole
+    assert report.turns[0].action == "I am not sure what to do." and report.turns[0].matches
+    assert report.consistent
+    t.extra["reply_parser"] = "agentgym:between_actions"  # a record that says how it was read
+    assert replay(t).turns[0].action == "I am not sure what to do."

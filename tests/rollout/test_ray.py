@@ -37,7 +37,7 @@ def test_ray_collect_expert_solves_every_task(local_ray):
 def test_ray_collect_matches_local_collect(local_ray):
     from agentgym_envs.rollout.ray_backend import ray_collect
 
-    remote = ray_collect(ENV, lambda env: (lambda o, i: "zzzzz"), [0, 3], max_turns=2)
+    remote = ray_collect(ENV, lambda env: lambda o, i: "zzzzz", [0, 3], max_turns=2)
     local = collect(ENV, lambda o, i: "zzzzz", [0, 3], num_envs=2, max_turns=2)
     assert [(e.task_id, e.observations, e.rewards) for e in remote] == [
         (e.task_id, e.observations, e.rewards) for e in local

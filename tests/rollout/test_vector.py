@@ -9,7 +9,7 @@ from agentgym_envs.rollout.vector import collect, collect_with, make_vector_env
 def test_sync_vector_env_returns_strings():
     venv = make_vector_env("AgentGym/Wordle-v0", 2)
     obs, _ = venv.reset(seed=0, options={"split": "test", "task_id": 0})
-    assert all(isinstance(o, str) and len(o) > 20 and not set(o) <= {"0"} for o in obs)
+    assert all(isinstance(o, str) and len(o) > 10 and not set(o) <= {"0"} for o in obs)
     obs, *_ = venv.step(["hello", "crane"])
     assert all(isinstance(o, str) and not set(o) <= {"0"} for o in obs)
     venv.close()

@@ -53,9 +53,9 @@ def test_wordle_family_a(wordle_url, task_id):
             )
             done = reply["done"]
         assert reply["reward"] == 1.0 and info["success"]
-        # A finished env rejects steps as feedback until /reset, like AgentGym's.
+        # A finished env refuses steps until /reset, with AgentGym's error.
         again = http.post("/step", json={"id": sid, "action": "s l a t e"}).json()
-        assert again["done"] is True and "ended" in again["observation"]
+        assert again == {"error": f"The task with environment {sid} has finished."}
         assert http.post("/close", json={"id": sid}).json() == {"closed": sid}
         assert "error" in http.post("/step", json={"id": sid, "action": "x"}).json()
 

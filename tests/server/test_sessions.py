@@ -9,6 +9,8 @@ import httpx
 import pytest
 
 from agentgym_envs.server.sessions import (
+    ID_CEILING,
+    ID_FLOOR,
     SessionLimitError,
     SessionStore,
     UnknownSessionError,
@@ -36,7 +38,8 @@ def test_store_cap_close_and_eviction():
     clock = Clock()
     store = SessionStore(Env, max_sessions=2, idle_timeout=10, clock=clock)
     a, b = store.create(), store.create()
-    assert (a.id, b.id) == (0, 1)
+    assert (a.ordinal, b.ordinal) == (0, 1)
+    assert a.id != b.id and all(ID_FLOOR <= s.id < ID_CEILING for s in (a, b))
     with pytest.raises(SessionLimitError, match="--max-sessions"):
         store.create()
     store.close(a.id)
@@ -44,13 +47,13 @@ def test_store_cap_close_and_eviction():
     with pytest.raises(UnknownSessionError):
         store.get(a.id)
     c = store.create()
-    assert c.id == 2  # ids are never reused
+    assert c.ordinal == 2 and c.id not in (a.id, b.id)
     clock.now = 5
     store.get(c.id)  # a request keeps c alive
     clock.now = 12
     d = store.create()  # b idle 12 s > 10: evicted to make room; c (idle 7 s) stays
     assert b.env.closed and not c.env.closed
-    assert store.ids() == [c.id, d.id]
+    assert store.ids() == sorted([c.id, d.id])
     with pytest.raises(UnknownSessionError, match="evicted"):
         store.get(b.id)
 
@@ -62,13 +65,16 @@ def test_session_in_use_is_not_evicted():
     clock.now = 100
     with a.lock, pytest.raises(SessionLimitError):
         store.create()
-    assert store.create().id == 1 and a.env.closed
+    assert store.create().ordinal == 1 and a.env.closed
 
 
 def test_bad_ids_and_cap_value():
     store = SessionStore(Env, max_sessions=1)
     with pytest.raises(UnknownSessionError, match="int"):
         store.get("abc")
+    for bad in (False, True, 1.5, 0.0, None, [1]):
+        with pytest.raises(UnknownSessionError, match="int"):
+            store.get(bad)
     with pytest.raises(ValueError):
         SessionStore(Env, max_sessions=0)
 
@@ -81,9 +87,10 @@ def test_http_cap_is_an_error_not_sharing():
         ids = [http.post("/create").json()["id"] for _ in range(2)]
         full = http.post("/create")
         assert full.status_code == 200 and "session limit" in full.json()["error"]
-        assert http.get("/list_envs").json() == ids
+        assert http.get("/list_envs").json() == sorted(ids)
         http.post("/close", json={"id": ids[0]})
-        assert http.post("/create").json() == {"id": 2}
+        new = http.post("/create").json()["id"]
+        assert isinstance(new, int) and new not in ids
 
 
 def test_http_idle_eviction():

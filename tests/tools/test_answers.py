@@ -1,8 +1,10 @@
-"""Answer comparison: numbers, units, case, lists, dicts, yes/no."""
+"""Answer comparison: AgentGym's Python ``==``, and the lenient matcher (numbers, units, case,
+lists, dicts, yes/no)."""
 
 import pytest
 
 from agentgym_envs.tools import answers_match, canonical, parse_number
+from agentgym_envs.tools.answers import agentgym_equal, answer_matcher
 
 
 @pytest.mark.parametrize(
@@ -81,3 +83,40 @@ def test_canonical_sorts_lists_like_agentgym_finish():
     assert canonical(["b", "a"]) == ["a", "b"]
     assert canonical([2, "a"]) == [2, "a"]
     assert canonical("x") == "x"
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "equal"),
+    [
+        (18.5, 18.5, True),
+        ("18.5", 18.5, False),  # AgentGym's == grades the type too
+        ("Fair", "fair", False),
+        (0, 0.0, True),
+        (True, 1, True),  # Python's ==, quirks included
+        (canonical(["b", "a"]), ["a", "b"], True),  # finish sorts lists first
+        (["b", "a"], ["a", "b"], False),
+        ({"rainy_days": 2, "temperatures": [5.6]}, {"temperatures": [5.6], "rainy_days": 2}, True),
+        (None, None, True),
+        ("None", None, False),
+    ],
+)
+def test_agentgym_equal_is_pythons_equality(pred, gold, equal):
+    assert agentgym_equal(pred, gold) is equal
+    assert answer_matcher("agentgym")(pred, gold) is equal
+
+
+def test_answer_matcher_names():
+    assert answer_matcher("lenient") is answers_match
+    assert answer_matcher("lenient")("18.5 degrees", 18.5) and not answer_matcher("agentgym")(
+        "18.5 degrees", 18.5
+    )
+    with pytest.raises(ValueError, match="use 'agentgym' or 'lenient'"):
+        answer_matcher("fuzzy")
+
+
+def test_agentgym_equal_never_raises():
+    class Odd:
+        def __eq__(self, other):
+            raise RuntimeError("no")
+
+    assert agentgym_equal(Odd(), 1) is False

@@ -31,7 +31,9 @@ def test_react_episode_example(tmp_path: Path) -> None:
         cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr
-    assert "Invalid Action." in result.stdout  # the scripted model's first, malformed reply
+    # the scripted model's first reply has no Action: line; AgentGym's Wordle client sends it
+    # whole as the guess, which the game rejects
+    assert "\ninvalid word" in result.stdout
     assert "end: terminated; success=True score=1.0" in result.stdout
     (record,) = [json.loads(line) for line in out.read_text().splitlines()]
     env = gym.make("AgentGym/Wordle-v0")

@@ -12,7 +12,7 @@ from tests.wrappers.fakes import CounterEnv
 
 
 def test_react_conversation_messages() -> None:
-    env = ChatHistory(ReAct(CounterEnv()))
+    env = ChatHistory(ReAct(CounterEnv(), parser="strict"))
     _, info = env.reset(options={"split": "test", "task_id": 1})
     assert [m["role"] for m in info["messages"]] == ["system", "user"]
     assert info["messages"][0]["content"] == info["instructions"]

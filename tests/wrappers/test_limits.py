@@ -61,7 +61,7 @@ def test_truncating_step_keeps_success_and_score() -> None:
 
 
 def test_limit_outside_react_counts_malformed_replies() -> None:
-    env = TurnLimit(ReAct(CounterEnv()), 3)
+    env = TurnLimit(ReAct(CounterEnv(), parser="strict"), 3)
     env.reset(options={"split": "test", "task_id": 2})
     env.step("no action here")
     env.step("Action: a\nAction: b")

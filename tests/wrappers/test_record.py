@@ -32,13 +32,21 @@ def test_recorded_react_episode_loads_back_and_matches(tmp_path: Path) -> None:
     replies, observations = [], [info["env_observation"]]
     while True:
         reply = f"Thought: step {len(replies)}\nAction: {expert(obs, info)}"
-        obs, reward, terminated, truncated, info = env.step(reply)
+        obs, _, terminated, truncated, info = env.step(reply)
         replies.append(reply)
         observations.append(obs)
         if terminated or truncated:
             break
     (record,) = read_trajectories(path)
-    assert set(record) == {"item_id", "conversations", "reward", "success"}
+    assert set(record) == {
+        "item_id",
+        "conversations",
+        "reward",
+        "success",
+        "prompt_set",
+        "reply_parser",
+    }
+    assert record["prompt_set"] == "ours" and record["reply_parser"] == "agentgym:between_actions"
     assert record["item_id"] == env.unwrapped.item_id
     assert (record["reward"], record["success"]) == (info["score"], info["success"]) == (1.0, True)
     conv = record["conversations"]
@@ -52,7 +60,7 @@ def test_recorded_react_episode_loads_back_and_matches(tmp_path: Path) -> None:
     replay = gym.make("AgentGym/Maze-v0")
     replay.reset(options={"split": "test", "task_id": 4})
     for turn in conv[3::2]:
-        _, reward, terminated, _, replay_info = replay.step(parse_react(turn["value"]).action)
+        _, _, terminated, _, replay_info = replay.step(parse_react(turn["value"]).action)
     assert terminated and replay_info["score"] == record["reward"]
 
 
@@ -139,7 +147,7 @@ def test_reader_skips_a_torn_last_line_only(tmp_path: Path) -> None:
     path.write_text(good + "\n" + good[:20])
     assert len(read_trajectories(path)) == 1
     path.write_text(good[:20] + "\n" + good + "\n")
-    with pytest.raises(ValueError, match="line 1 is not JSON"):
+    with pytest.raises(ValueError, match=":1: not valid JSON"):
         read_trajectories(path)
 
 

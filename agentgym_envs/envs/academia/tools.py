@@ -123,6 +123,7 @@ ACADEMIA_TOOLS = Toolkit(
                 node=param("string", "a paper title (PaperNet) or an author name (AuthorNet)"),
             ),
             "a list of neighbour names",
+            aliases=("neighborCheck",),
         ),
         Tool(
             "paperNodeCheck",

@@ -252,7 +252,7 @@ class Academia:
 
     def __init__(self, seed: int = SEED) -> None:
         rng = random.Random(seed)
-        raw = [f"{f} {l}" for f in _FIRST for l in _LAST]
+        raw = [f"{f} {last}" for f in _FIRST for last in _LAST]
         rng.shuffle(raw)
         base_names = raw[:330]
         # a handful of homonyms, disambiguated as AgentBoard does

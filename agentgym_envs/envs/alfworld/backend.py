@@ -63,7 +63,9 @@ class AlfworldBackend:
         self.close()
         path = self.game_file(task)
         infos = textworld.EnvInfos(won=True, admissible_commands=True, extras=["gamefile"])
-        self._env = textworld.start(str(path), request_infos=infos, wrappers=[AlfredDemangler(), AlfredInfos])
+        self._env = textworld.start(
+            str(path), request_infos=infos, wrappers=[AlfredDemangler(), AlfredInfos]
+        )
         state = self._env.reset()
         self.won = bool(state.get("won"))
         self.admissible = list(state.get("admissible_commands") or [])
@@ -71,7 +73,7 @@ class AlfworldBackend:
 
     def step(self, command: str) -> tuple[str, bool]:
         """Apply ``command``; return the engine's reply and whether the game is won."""
-        state, _, done = self._env.step(command)
+        state, _, _done = self._env.step(command)
         self.won = bool(state.get("won"))
         self.admissible = list(state.get("admissible_commands") or [])
         return str(state["feedback"]), self.won
@@ -85,4 +87,6 @@ class AlfworldBackend:
             self._env = None
 
     def __getstate__(self) -> dict[str, Any]:
-        raise TypeError("an env with backend='alfworld' cannot be pickled: alfworld's engine holds a live game")
+        raise TypeError(
+            "an env with backend='alfworld' cannot be pickled: alfworld's engine holds a live game"
+        )

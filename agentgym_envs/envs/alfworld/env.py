@@ -31,8 +31,14 @@ def agentgym_reset_view(raw: str) -> str:
 def agentgym_step_view(raw: str) -> str:
     """AgentGym's ``process_ob``: ``You arrive at loc N. `` (0.3.3 grammar) is cut off."""
     if raw.startswith("You arrive at loc "):
-        return raw[raw.find(". ") + 2:]
+        return raw[raw.find(". ") + 2 :]
     return raw
+
+
+def with_actions_line(observation: str, actions: list[str]) -> str:
+    """What AgentGym's ALFWorld client hands the model as the first turn: its ``observe()``
+    appends the admissible commands, comma-joined without spaces, on a line of their own."""
+    return f"{observation}\nAVAILABLE ACTIONS: {','.join(actions)}"
 
 
 def normalize_command(action: str) -> str:
@@ -63,9 +69,13 @@ class AlfWorldEnv(TextEnv):
     ## Observation Space
     AgentGym's texts: at reset ``You are in the middle of a room. Looking quickly around you,
     you see a cabinet 2, a cabinet 1, ...`` then ``Your task is to: put a hot apple in
-    fridge.``; after each command the engine's reply (``You pick up the apple 1 from the
+    fridge.``, then, as AgentGym's client hands the first turn to the model, a line
+    ``AVAILABLE ACTIONS: go to cabinet 1,go to cabinet 2,...,look`` (the admissible commands,
+    comma-joined without spaces; the first observation only: later turns are the server's
+    text alone). After each command the engine's reply (``You pick up the apple 1 from the
     countertop 1.``, ``On the countertop 1, you see a knife 1.``). ``raw_observations=True``
-    gives the engine's texts unchanged (welcome banner, ``You arrive at loc 5.``).
+    gives the engine's texts unchanged (welcome banner, ``You arrive at loc 5.``, no actions
+    line).
 
     ## Starting State
     The agent stands in the middle of the room; openable receptacles are closed.
@@ -88,10 +98,13 @@ class AlfWorldEnv(TextEnv):
     ``mappings_path``: the folder of AgentGym's ``mappings_train.json`` / ``mappings_test.json``
     (default: the data folder or its ``configs``). ``tasks``: ``"auto"``, ``"generated"`` or
     ``"official"``. ``train_size``: generated train tasks (default 2,420).
-    ``raw_observations``: the engine's unprocessed texts.
+    ``raw_observations``: the engine's unprocessed texts. ``show_actions``: add the
+    ``AVAILABLE ACTIONS:`` line to the first observation (default: unless
+    ``raw_observations``).
 
     ## Version History
-    v0: initial release.
+    v0: initial release. The first observation gained AgentGym's ``AVAILABLE ACTIONS:`` line
+    (``show_actions=False`` gives the server's text alone).
     """
 
     family = "alfworld"
@@ -105,6 +118,7 @@ class AlfWorldEnv(TextEnv):
         tasks: str = "auto",
         train_size: int = 2420,
         raw_observations: bool = False,
+        show_actions: bool | None = None,
         render_mode: str | None = None,
     ) -> None:
         if grammar not in GRAMMARS:
@@ -112,13 +126,19 @@ class AlfWorldEnv(TextEnv):
         if backend not in BACKENDS:
             raise ValueError(f"unknown ALFWorld backend {backend!r}: use 'native' or 'alfworld'")
         if tasks not in ("auto", "generated", "official"):
-            raise ValueError(f"unknown task source {tasks!r}: use 'auto', 'generated' or 'official'")
+            raise ValueError(
+                f"unknown task source {tasks!r}: use 'auto', 'generated' or 'official'"
+            )
         if tasks != "generated" and data_path is None:
             env_path = default_data_path()
-            if env_path and (tasks == "official" or (Path(env_path).expanduser() / DATA_DIR).is_dir()):
+            if env_path and (
+                tasks == "official" or (Path(env_path).expanduser() / DATA_DIR).is_dir()
+            ):
                 data_path = env_path
         if tasks == "official" and data_path is None:
-            raise ValueError("tasks='official' needs data_path= or ALFWORLD_DATA: the ALFWorld data folder")
+            raise ValueError(
+                "tasks='official' needs data_path= or ALFWORLD_DATA: the ALFWorld data folder"
+            )
         if data_path is not None and tasks != "generated":
             source = OfficialAlfworldTasks(data_path, mappings_path)
         else:
@@ -127,6 +147,7 @@ class AlfWorldEnv(TextEnv):
         self.grammar = grammar
         self.backend_name = backend
         self.raw_observations = raw_observations
+        self.show_actions = not raw_observations if show_actions is None else bool(show_actions)
         self.engine: Engine | None = None
         self._backend = None
         if backend == "alfworld":
@@ -142,6 +163,8 @@ class AlfWorldEnv(TextEnv):
             self.engine = Engine(task.scene, task.goal, self.grammar)
             raw = self.engine.intro()
         obs = raw if self.raw_observations else agentgym_reset_view(raw)
+        if self.show_actions:
+            obs = with_actions_line(obs, self.available_actions() or [])
         return obs, self._extra()
 
     def _extra(self) -> dict[str, Any]:
@@ -167,7 +190,9 @@ class AlfWorldEnv(TextEnv):
         obs = raw if self.raw_observations else agentgym_step_view(raw)
         if won:
             self.success, self.score = True, 1.0
-        return StepResult(obs, reward=1.0 if won else 0.0, terminated=won, error=error, info=self._extra())
+        return StepResult(
+            obs, reward=1.0 if won else 0.0, terminated=won, error=error, info=self._extra()
+        )
 
     def available_actions(self) -> list[str] | None:
         if self._backend is not None:
@@ -236,7 +261,10 @@ class AlfWorldEnv(TextEnv):
                         "parameters": {
                             "type": "object",
                             "properties": {
-                                p: {"type": "string", "description": f"the {p}'s name with its number, e.g. 'apple 1'"}
+                                p: {
+                                    "type": "string",
+                                    "description": f"the {p}'s name with its number, e.g. 'apple 1'",
+                                }
                                 for p in params
                             },
                             "required": list(params),

@@ -70,7 +70,8 @@ class AlfWorldExpert:
             actions = self.env.available_actions() or []
             self.receptacles = sorted(
                 a.split(" ", 2)[2] if a.startswith("go to ") else a.split(" ", 1)[1]
-                for a in actions if a.startswith(("go to ", "examine "))
+                for a in actions
+                if a.startswith(("go to ", "examine "))
             )
         self.contents: dict[str, list[str]] = {}
         self.holding: str | None = None
@@ -92,7 +93,9 @@ class AlfWorldExpert:
             self.holding = obj
             if obj in self.contents.get(rec, []):
                 self.contents[rec].remove(obj)
-        elif (last.startswith("put ") or last.startswith("move ")) and observation.startswith(("You put", "You move")):
+        elif (last.startswith("put ") or last.startswith("move ")) and observation.startswith(
+            ("You put", "You move")
+        ):
             body = last[4:] if last.startswith("put ") else last[5:]
             sep = " in/on " if last.startswith("put ") else " to "
             obj, _, rec = body.partition(sep)
@@ -116,7 +119,9 @@ class AlfWorldExpert:
 
         return sorted(self.receptacles, key=key)
 
-    def _find(self, cls: str, exclude: set[str] = frozenset(), avoid_in: str | None = None) -> tuple[str, str] | None:
+    def _find(
+        self, cls: str, exclude: set[str] = frozenset(), avoid_in: str | None = None
+    ) -> tuple[str, str] | None:
         """A known ``(object, receptacle)`` of class ``cls``."""
         for rec in self._search_order(cls):
             if rec == avoid_in:
@@ -212,5 +217,9 @@ class AlfWorldExpert:
 #: lowercased object class -> THOR class
 _CLASS_OF_OBJ = {
     c.lower(): c
-    for c in set().union(*vocab.CAN_CONTAIN.values(), vocab.TOGGLEABLE, *[set(v) for v in vocab.ROOM_OBJECTS.values()])
+    for c in set().union(
+        *vocab.CAN_CONTAIN.values(),
+        vocab.TOGGLEABLE,
+        *[set(v) for v in vocab.ROOM_OBJECTS.values()],
+    )
 }

@@ -33,7 +33,11 @@ class _Ids:
 
     def thor(self, cls: str, suffix: str = "") -> tuple[str, tuple[float, float]]:
         while True:
-            x, y, z = (_coord(self.rng, -4.0, 4.0), _coord(self.rng, 0.0, 2.0), _coord(self.rng, -4.0, 4.0))
+            x, y, z = (
+                _coord(self.rng, -4.0, 4.0),
+                _coord(self.rng, 0.0, 2.0),
+                _coord(self.rng, -4.0, 4.0),
+            )
             thor = f"{cls}|{x}|{y}|{z}" + (f"|{suffix}" if suffix else "")
             pid = mangle(thor)
             if pid.lower() not in self.used:
@@ -45,8 +49,8 @@ class _Ids:
             if near is None:
                 gx, gz = self.rng.randint(-12, 12), self.rng.randint(-12, 12)
             else:
-                gx = int(round(near[0] / 0.25)) + self.rng.randint(-3, 3)
-                gz = int(round(near[1] / 0.25)) + self.rng.randint(-3, 3)
+                gx = round(near[0] / 0.25) + self.rng.randint(-3, 3)
+                gz = round(near[1] / 0.25) + self.rng.randint(-3, 3)
             cell = (gx, gz, self.rng.randint(0, 3), self.rng.choice(_HORIZONS))
             if cell not in self.cells:
                 self.cells.add(cell)
@@ -81,8 +85,11 @@ def _build_scene(rng: random.Random, room: str, task_type: str) -> Scene:
     objects = dict(vocab.ROOM_OBJECTS[room])
     items: list[Item] = []
     # a light task needs a lamp: the room type's usual lamp is always there for it
-    forced_lamp = {"LivingRoom": "FloorLamp", "Bedroom": "DeskLamp"}.get(room) if task_type == (
-        "look_at_obj_in_light") else None
+    forced_lamp = (
+        {"LivingRoom": "FloorLamp", "Bedroom": "DeskLamp"}.get(room)
+        if task_type == ("look_at_obj_in_light")
+        else None
+    )
     for cls, (p, lo, hi) in objects.items():
         is_lamp = cls in vocab.TOGGLEABLE
         if rng.random() >= p and cls != forced_lamp:
@@ -98,7 +105,11 @@ def _build_scene(rng: random.Random, room: str, task_type: str) -> Scene:
                 break
             host = rng.choices(hosts, weights=weights)[0]
             pid, _ = ids.thor(cls)
-            state = frozenset({"isCool"}) if host.rtype == "Fridge" and cls in vocab.COOLABLE else frozenset()
+            state = (
+                frozenset({"isCool"})
+                if host.rtype == "Fridge" and cls in vocab.COOLABLE
+                else frozenset()
+            )
             items.append(Item(pid, cls, host.id, host.location, vocab.affordances(cls), state))
     start = ids.location()
     rtypes = {r.rtype for r in receptacles}
@@ -125,7 +136,9 @@ def _choose_goal(rng: random.Random, scene: Scene, task_type: str) -> Goal | Non
             return None
         obj, toggle = rng.choice(objs), rng.choice(lamps)
         template = rng.choice(vocab.TEMPLATES[task_type])
-        return Goal(task_type, obj, "", toggle, template.format(obj=obj.lower(), toggle=toggle.lower()))
+        return Goal(
+            task_type, obj, "", toggle, template.format(obj=obj.lower(), toggle=toggle.lower())
+        )
     prop = {
         "pick_clean_then_place_in_recep": "cleanable",
         "pick_heat_then_place_in_recep": "heatable",
@@ -157,7 +170,9 @@ def _choose_goal(rng: random.Random, scene: Scene, task_type: str) -> Goal | Non
 def generate(seed_key: str, task_type: str, room: str | None = None) -> tuple[Scene, Goal]:
     """A scene and a goal of ``task_type``, fully determined by ``seed_key``."""
     if task_type not in vocab.TASK_TYPES:
-        raise ValueError(f"unknown task type {task_type!r}: use one of {', '.join(vocab.TASK_TYPES)}")
+        raise ValueError(
+            f"unknown task type {task_type!r}: use one of {', '.join(vocab.TASK_TYPES)}"
+        )
     rng = random.Random(f"alfworld/{seed_key}")
     rooms = vocab.GOALS_VALID[task_type]
     if room is not None and room not in rooms:
@@ -168,4 +183,6 @@ def generate(seed_key: str, task_type: str, room: str | None = None) -> tuple[Sc
         goal = _choose_goal(rng, scene, task_type)
         if goal is not None:
             return scene, goal
-    raise RuntimeError(f"could not generate a {task_type} task for {seed_key!r}")  # pragma: no cover
+    raise RuntimeError(
+        f"could not generate a {task_type} task for {seed_key!r}"
+    )  # pragma: no cover

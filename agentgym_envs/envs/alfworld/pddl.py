@@ -22,7 +22,15 @@ from agentgym_envs.envs.alfworld import vocab
 from agentgym_envs.envs.alfworld.world import Goal, Item, Receptacle, Scene
 from agentgym_envs.errors import BadDataError, require
 
-AFFORDANCES = ("pickupable", "cleanable", "heatable", "coolable", "sliceable", "toggleable", "isReceptacleObject")
+AFFORDANCES = (
+    "pickupable",
+    "cleanable",
+    "heatable",
+    "coolable",
+    "sliceable",
+    "toggleable",
+    "isReceptacleObject",
+)
 STATES = ("isClean", "isHot", "isCool", "isOn", "isToggled", "isSliced")
 _CANON = {p.lower(): p for p in AFFORDANCES + STATES}
 
@@ -130,7 +138,7 @@ def _drop_block(text: str, start: int) -> str:
         elif text[i] == close_c:
             depth -= 1
             if depth == 0:
-                return text[:start].rstrip() + "\n" + text[i + 1:].lstrip("\n")
+                return text[:start].rstrip() + "\n" + text[i + 1 :].lstrip("\n")
         i += 1
     return text
 
@@ -138,12 +146,15 @@ def _drop_block(text: str, start: int) -> str:
 def grammar_033(twl2: str) -> str:
     """alfworld 0.4.2's grammar with the 0.4.2 patch undone (AgentGym's 0.3.3 games)."""
     out = twl2.replace(
-        '"You arrive at {r.name}. #examineReceptacle.feedback#"', '"You arrive at {lend.name}. #examineReceptacle.feedback#"'
+        '"You arrive at {r.name}. #examineReceptacle.feedback#"',
+        '"You arrive at {lend.name}. #examineReceptacle.feedback#"',
     )
     out = re.sub(
         r'(action PutObject \{\s*template :: )"move \{o\} to \{r\}"', r'\1"put {o} in/on {r}"', out
     )
-    out = out.replace('"You move the {o.name} to the {r.name}."', '"You put the {o.name} in/on the {r.name}."')
+    out = out.replace(
+        '"You move the {o.name} to the {r.name}."', '"You put the {o.name} in/on the {r.name}."'
+    )
     at = out.find("action help {")
     if at >= 0:
         out = _drop_block(out, at)
@@ -198,7 +209,9 @@ def traj_data(scene: Scene, goal: Goal) -> dict[str, Any]:
     }
 
 
-def write_game_file(scene: Scene, goal: Goal, path: str | Path, grammar: str = "0.3.3", **kwargs: Any) -> Path:
+def write_game_file(
+    scene: Scene, goal: Goal, path: str | Path, grammar: str = "0.3.3", **kwargs: Any
+) -> Path:
     """Write ``game.tw-pddl`` (and ``traj_data.json`` beside it); ``path`` is the file or its folder."""
     path = Path(path)
     if path.suffix != ".tw-pddl":
@@ -285,7 +298,9 @@ def goal_from_formula(formula: list, task_text: str = "") -> Goal:
 def parse_problem(text: str, task_text: str = "") -> tuple[Scene, Goal]:
     """An ALFWorld PDDL problem as a scene and a goal for the native engine."""
     tree = parse_sexp(text)
-    define = next((x for x in tree if isinstance(x, list) and x and str(x[0]).lower() == "define"), None)
+    define = next(
+        (x for x in tree if isinstance(x, list) and x and str(x[0]).lower() == "define"), None
+    )
     if define is None:
         raise BadDataError("not a PDDL problem: no (define ...)")
     sections = {str(x[0]).lower(): x[1:] for x in define if isinstance(x, list) and x}
@@ -323,7 +338,12 @@ def parse_problem(text: str, task_text: str = "") -> tuple[Scene, Goal]:
     otype, o_in, o_at = pairs("objecttype"), pairs("inreceptacle"), pairs("objectatlocation")
     openable = ones("openable")
     receptacles = tuple(
-        Receptacle(orig(n), _class(rtype.get(n.lower(), n.split("_bar_")[0])), orig(r_at[n.lower()]), n.lower() in openable)
+        Receptacle(
+            orig(n),
+            _class(rtype.get(n.lower(), n.split("_bar_")[0])),
+            orig(r_at[n.lower()]),
+            n.lower() in openable,
+        )
         for n in names
         if kinds.get(n.lower()) == "receptacle" and n.lower() in r_at
     )
@@ -348,7 +368,9 @@ def parse_problem(text: str, task_text: str = "") -> tuple[Scene, Goal]:
     if not at:
         raise BadDataError("PDDL problem has no (atLocation agent ...) fact")
     start = orig(at[0][1])
-    can_contain = frozenset((_class(a[0]), _class(a[1])) for a in facts.get("cancontain", []) if len(a) == 2)
+    can_contain = frozenset(
+        (_class(a[0]), _class(a[1])) for a in facts.get("cancontain", []) if len(a) == 2
+    )
     goal_section = sections.get(":goal")
     if not goal_section:
         raise BadDataError("PDDL problem has no (:goal ...)")
@@ -377,5 +399,7 @@ def read_game_file(path: str | Path) -> tuple[Scene, Goal]:
     if not isinstance(data, dict) or "pddl_problem" not in data:
         raise BadDataError(f"{str(path)!r} is not a game.tw-pddl file: it has no 'pddl_problem'")
     if data.get("solvable") is False:
-        raise BadDataError(f"{str(path)!r} is marked unsolvable: alfworld's loader skips such games")
+        raise BadDataError(
+            f"{str(path)!r} is marked unsolvable: alfworld's loader skips such games"
+        )
     return parse_problem(data["pddl_problem"], task_text_from_grammar(data.get("grammar", "")))

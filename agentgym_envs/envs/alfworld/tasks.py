@@ -66,7 +66,9 @@ class GeneratedAlfworldTasks(TaskSource):
 
     def _load(self, split: str, task_id: int) -> AlfworldTask:
         scene, goal = _generated(split, task_id)
-        return AlfworldTask(task_id, split, scene=scene, goal=goal, game=f"generated/{split}/{task_id}")
+        return AlfworldTask(
+            task_id, split, scene=scene, goal=goal, game=f"generated/{split}/{task_id}"
+        )
 
     def agentgym_index(self, split: str, task_id: int) -> int:
         n_train = min(self.size("train"), TRAIN_SIZE)
@@ -96,7 +98,9 @@ SPLIT_DIRS = {"train": "train", "test": "valid_train"}
 
 def find_mappings(data_path: Path, mappings_path: str | Path | None) -> dict[str, Path] | None:
     """AgentGym's mapping files: in ``mappings_path``, else in the data folder or its ``configs``."""
-    candidates = [Path(mappings_path).expanduser()] if mappings_path else [data_path, data_path / "configs"]
+    candidates = (
+        [Path(mappings_path).expanduser()] if mappings_path else [data_path, data_path / "configs"]
+    )
     for folder in candidates:
         files = {s: folder / name for s, name in MAPPING_FILES.items()}
         if all(f.is_file() for f in files.values()):
@@ -111,13 +115,18 @@ def find_mappings(data_path: Path, mappings_path: str | Path | None) -> dict[str
 
 def _keep(task_dir: str) -> bool:
     """alfworld's loader filters: the six task types, no movable or sliced variants."""
-    return task_dir.split("-", 1)[0] in vocab.TASK_TYPES and "movable" not in task_dir and "Sliced" not in task_dir
+    return (
+        task_dir.split("-", 1)[0] in vocab.TASK_TYPES
+        and "movable" not in task_dir
+        and "Sliced" not in task_dir
+    )
 
 
 class OfficialAlfworldTasks(TaskSource):
     """ALFWorld's own games from a data folder (see the module docstring)."""
 
     item_prefix = "alfworld"
+    user_data = True
 
     def __init__(self, data_path: str | Path, mappings_path: str | Path | None = None) -> None:
         root = Path(data_path).expanduser()
@@ -141,20 +150,36 @@ class OfficialAlfworldTasks(TaskSource):
                 except (OSError, ValueError) as exc:
                     raise BadDataError(f"cannot read {str(mappings[split])!r}: {exc}") from exc
                 entries = sorted(entries, key=lambda e: int(e["item_id"]))
-                self.games[split] = [root / folder / e["task_type"] / e["task_id"] / "game.tw-pddl" for e in entries]
+                self.games[split] = [
+                    root / folder / e["task_type"] / e["task_id"] / "game.tw-pddl" for e in entries
+                ]
                 missing = [g for g in self.games[split] if not g.is_file()]
                 if missing:
-                    log.warning("%d of %d %s games listed in the mapping are missing (first: %s)",
-                                len(missing), len(entries), split, missing[0])
+                    log.warning(
+                        "%d of %d %s games listed in the mapping are missing (first: %s)",
+                        len(missing),
+                        len(entries),
+                        split,
+                        missing[0],
+                    )
             else:
-                found = sorted(
-                    p for p in (root / folder).glob("*/*/game.tw-pddl") if _keep(p.parent.parent.name)
-                ) if (root / folder).is_dir() else []
+                found = (
+                    sorted(
+                        p
+                        for p in (root / folder).glob("*/*/game.tw-pddl")
+                        if _keep(p.parent.parent.name)
+                    )
+                    if (root / folder).is_dir()
+                    else []
+                )
                 self.games[split] = found
         if not self.mapped:
             log.warning(
                 "no AgentGym mapping files (%s, %s) next to %s: games are indexed in path order, "
-                "which is not AgentGym's alfworld_N numbering", MAPPING_FILES["train"], MAPPING_FILES["test"], root,
+                "which is not AgentGym's alfworld_N numbering",
+                MAPPING_FILES["train"],
+                MAPPING_FILES["test"],
+                root,
             )
         self._cache: dict[tuple[str, int], AlfworldTask] = {}
 

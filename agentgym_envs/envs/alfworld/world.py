@@ -96,8 +96,11 @@ class Goal:
 def mangle(thor_id: str) -> str:
     """A THOR id (``Cabinet|-00.40|+00.50|-02.20``) as an ALFWorld PDDL id."""
     return (
-        thor_id.replace("|", "_bar_").replace("-", "_minus_").replace("+", "_plus_")
-        .replace(".", "_dot_").replace(",", "_comma_")
+        thor_id.replace("|", "_bar_")
+        .replace("-", "_minus_")
+        .replace("+", "_plus_")
+        .replace(".", "_dot_")
+        .replace(",", "_comma_")
     )
 
 
@@ -137,7 +140,7 @@ def listing(names: list[str], article: bool = True) -> str:
 
 
 # -- goals --------------------------------------------------------------------------------
-def goal_holds(goal: Goal, state: "Engine") -> bool:
+def goal_holds(goal: Goal, state: Engine) -> bool:
     """Whether the goal formula holds in the engine's current state."""
     tt = goal.task_type
     if tt == "look_at_obj_in_light":
@@ -145,10 +148,7 @@ def goal_holds(goal: Goal, state: "Engine") -> bool:
         if held is None or state.i_type[held] != goal.obj:
             return False
         here = state.loc_recs.get(state.agent, ())
-        for o in state.toggled:
-            if state.i_type[o] == goal.toggle and state.i_in[o] in here:
-                return True
-        return False
+        return any(state.i_type[o] == goal.toggle and state.i_in[o] in here for o in state.toggled)
     need = {
         "pick_clean_then_place_in_recep": state.clean,
         "pick_heat_then_place_in_recep": state.hot,
@@ -205,8 +205,10 @@ class Engine:
         for n, loc in enumerate(self.r_loc):
             self.loc_recs[loc] = self.loc_recs.get(loc, ()) + (n,)
         self.can_contain = frozenset((a.lower(), b.lower()) for a, b in scene.can_contain)
-        self._fits = [[(self.r_type[r].lower(), t.lower()) in self.can_contain for t in self.i_type]
-                      for r in range(len(recs))]
+        self._fits = [
+            [(self.r_type[r].lower(), t.lower()) in self.can_contain for t in self.i_type]
+            for r in range(len(recs))
+        ]
         self._items = items
         self._start = loc_ids[scene.start.lower()]
         # `go to` commands, sorted, per current location
@@ -222,8 +224,12 @@ class Engine:
         self.i_in: list[int | None] = [
             self.r_index[i.receptacle.lower()] if i.receptacle else None for i in items
         ]
-        loc_ids = {loc.lower(): n for n, loc in enumerate(sorted(self.scene.locations, key=str.lower))}
-        self.i_at: list[int | None] = [loc_ids[i.location.lower()] if i.location else None for i in items]
+        loc_ids = {
+            loc.lower(): n for n, loc in enumerate(sorted(self.scene.locations, key=str.lower))
+        }
+        self.i_at: list[int | None] = [
+            loc_ids[i.location.lower()] if i.location else None for i in items
+        ]
         self.clean = {n for n, i in enumerate(items) if "isClean" in i.state}
         self.hot = {n for n, i in enumerate(items) if "isHot" in i.state}
         self.cool = {n for n, i in enumerate(items) if "isCool" in i.state}
@@ -313,8 +319,11 @@ class Engine:
     def _gotos(self) -> list[tuple[str, tuple]]:
         cached = self._goto.get(self.agent)
         if cached is None:
-            cached = [(f"go to {self.r_name[r]}", ("goto", r)) for r in range(len(self.r_name))
-                      if self.r_loc[r] != self.agent]
+            cached = [
+                (f"go to {self.r_name[r]}", ("goto", r))
+                for r in range(len(self.r_name))
+                if self.r_loc[r] != self.agent
+            ]
             self._goto[self.agent] = cached
         return cached
 
@@ -470,6 +479,17 @@ class Engine:
 
 
 __all__ = [
-    "BANNER", "GRAMMARS", "HELP_TEXT", "NOTHING", "Engine", "Goal", "Item", "Receptacle", "Scene",
-    "demangle", "goal_holds", "listing", "mangle",
+    "BANNER",
+    "GRAMMARS",
+    "HELP_TEXT",
+    "NOTHING",
+    "Engine",
+    "Goal",
+    "Item",
+    "Receptacle",
+    "Scene",
+    "demangle",
+    "goal_holds",
+    "listing",
+    "mangle",
 ]

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Any
+from typing import Any, ClassVar
+
+import numpy as np
 
 from agentgym_envs.core import StepResult, TextEnv
 from agentgym_envs.envs.babyai import view as V
-from agentgym_envs.envs.babyai.levels import make_level
+from agentgym_envs.envs.babyai.levels import make_level, reset_level
 from agentgym_envs.envs.babyai.tasks import BabyAITask, BabyAITasks
 from agentgym_envs.errors import require
 
-NOT_RECOGNIZED = "The action is not recognized. Please check valid actions."
-_OBJECT_ACTION = re.compile(
-    r"^(go to|pickup|pick up|go through|toggle and go through) (?:the |a )?"
-    r"(red|green|blue|purple|yellow|grey|gray) (?:(open|closed|locked) )?(door|key|ball|box)"
-    r"(?: (\d+))?$"
-)
-_CLEAN = re.compile(r"[^a-z0-9 ]+")
+NOT_RECOGNIZED = V.NOT_RECOGNIZED
+COMPLETED = "\n The task is completed."
 
 
 def agentgym_goal(mission: str) -> str:
@@ -27,102 +22,114 @@ def agentgym_goal(mission: str) -> str:
     return mission.replace("then", "and").replace("after you", "and")
 
 
-def parse_action(action: str) -> tuple[str, tuple[str, str, str | None, int] | None] | None:
-    """``(verb, (color, kind, state, number))`` for an object action, ``(verb, None)`` for the
-    others, ``None`` when the text is not an action."""
-    text = " ".join(_CLEAN.sub(" ", action.lower()).split())
-    if text in ("turn left", "turn right", "move forward", "toggle", "drop"):
-        return text, None
-    if "check" in text:  # AgentGym treats any action mentioning "check" as the check action
-        return "check available actions", None
-    m = _OBJECT_ACTION.match(text)
-    if not m:
-        return None
-    verb = "pickup" if m.group(1) == "pick up" else m.group(1)
-    color = "grey" if m.group(2) == "gray" else m.group(2)
-    return verb, (color, m.group(4), m.group(3), int(m.group(5) or 1))
-
-
 class BabyAIEnv(TextEnv):
     """Carry out a BabyAI mission in a grid world, seeing only the 7x7 cells ahead.
 
     ## Description
     AgentGym's BabyAI: minigrid's BabyAI levels (40 of them, AgentGym's list and order)
     described in words, played with high-level actions that the env expands into minigrid's
-    low-level actions along a shortest path. Missions: go to / pick up / open / put next to,
-    alone or in sequences; some need keys for locked doors, boxes opened, blockers moved.
+    low-level actions. Missions: go to / pick up / open / put next to, alone or in sequences;
+    some need keys for locked doors or blockers moved.
+
+    By default the env reproduces AgentGym's BabyAI server (``agentenv-babyai`` at AgentGym
+    commit 3ef9235, which runs minigrid 2.3) on today's minigrid, byte for byte: the same item
+    builds the same grid and mission (minigrid 2.3's level parameters are restored where newer
+    minigrid changed them), and every observation, action list, refusal text, reward, score
+    and episode end is the one AgentGym's server sends. Golden transcripts recorded from
+    AgentGym's own server (``tests/fixtures/agentgym/babyai.json``) are replayed by the tests.
 
     ## Action Space
-    ``turn left``, ``turn right``, ``move forward``, ``go to <obj> <n>``, ``pickup <obj> <n>``
-    (``pick up`` accepted), ``go through <door> <n>`` (an open door: walk into its doorway),
-    ``toggle and go through <door> <n>`` (a closed door, or a locked one while carrying its
-    key: walk up, open it, step in), ``toggle`` (open/close the door or open the box in front),
-    ``drop``, ``check available actions``. ``<obj>`` is ``<color> <type>`` as the observation
-    names it (``red ball 1``, ``grey closed door 2``; a door's state word is optional).
-    ``info["available_actions"]`` lists the actions that can be carried out now; any other
-    action is answered with AgentGym's message (``You cannot go to red ball 2, as there is no
-    path leading to it.``, ``The action is not recognized. Please check valid actions.``) and
-    changes nothing.
+    AgentGym's actions, matched after lower-casing and stripping the text:
+    ``turn left``, ``turn right``, ``move forward`` (offered unless a wall or box is right
+    ahead), ``pickup <obj> <n>`` (hands empty), ``drop``, ``go to <obj> <n>``,
+    ``go through <open door> <n>``, ``toggle and go through <closed or locked door> <n>``
+    (a locked one only while carrying its key), ``toggle`` (a closed door right ahead) and
+    any text containing ``check`` (lists the actions). ``<obj>`` is named as the view names
+    it (``red ball 1``, ``grey closed door 2``). A macro runs its planned low-level steps
+    until one leaves the view unchanged. ``info["available_actions"]`` is the offered list;
+    any other action is answered with AgentGym's text (``You cannot pickup red ball 2, as
+    there is no path leading to it.``, ``The action is not recognized. Please check valid
+    actions.``, ``No change in state.`` for an empty action) and changes nothing.
+
+    AgentGym's server refuses ``toggle`` on a box or an open door (not recognized), which
+    leaves some missions unsolvable: a key inside a box (``KeyInBox``, test items 25 and 65)
+    and "open" an already open door (test items 36, 38, 39); :attr:`unsolvable_test_tasks`
+    lists them. ``toggle_any=True`` (ours, off by default) lets ``toggle`` open a box or close
+    an open door right ahead; the action is never listed, so every text stays AgentGym's.
 
     ## Observation Space
-    Reset: ``Your goal: <mission>`` then the view; each step: the view after the action. The
-    view names each visible object with its number and place (``There is a grey key 1 1 steps
-    in front of you and 1 steps to your left.``), the wall ahead (``You are facing a wall 3
-    steps away.``) and what is carried; ``The task is completed.`` on success; then
-    ``Available actions: [...]`` (AgentGym appends the list every turn; ``show_actions=False``
-    drops it).
+    Reset: ``Your goal: <goal>`` (minigrid's mission with ``then`` and ``after you`` written
+    ``and``), a newline, then the view; each step: the view after the action (or the refusal
+    text, or the action list for ``check``). The view lists visible objects nearest first,
+    numbered per view (``There is a grey key 1 1 steps in front of you and 1 steps to your
+    left.``, sentences separated by two spaces), then ``The room has walls around you.``, the
+    wall or box straight ahead (``You are facing a wall 3 steps away.``) and what is carried.
+    ``\\n The task is completed.`` follows the view when minigrid ends the mission (also when it
+    ends it as failed, as AgentGym writes it). Then ``\\nAvailable actions: ["turn left", ...]``
+    (``show_actions=False`` drops it).
 
     ## Starting State
-    The task's level generated by minigrid with the task's seed (AgentGym item ``i``: level
-    ``i % 40``, seed ``i // 40``).
+    The task's level generated with the task's seed, as AgentGym's server builds it: item
+    ``i`` is level ``i % 40`` of AgentGym's list with seed ``i // 40``.
 
     ## Rewards
-    On the step that completes the mission, minigrid's time-discounted reward
-    ``1 - 0.9 * low_level_steps / max_steps``; 0 otherwise. This is the reward and score
-    AgentGym reports (it is graded: success in few steps scores close to 1).
+    The reward AgentGym's server returns: minigrid's reward of the last low-level step run
+    (``1 - 0.9 * low_level_steps / max_steps`` on the step that completes the mission),
+    repeated on refused actions and ``check``. ``info["score"]`` is AgentGym's ``score``, the
+    running sum of these rewards (what AgentGym's client reports), so rewards sum to the score.
 
     ## Episode End
-    Terminated when the mission is completed, or when minigrid's low-level step budget
-    (``max_steps`` of the level) is spent (score 0). AgentGym's max rounds is 20.
-    Differences from AgentGym's server, all in its favour of clarity: a success that scores
-    0.5 or less also ends the episode (AgentGym leaves it open), a macro stops at the step
-    that completes the mission, and the step budget ends the episode. A wrong move in a
-    strict ("Debug") level is, as in AgentGym, not an end: the mission can still be completed.
+    Terminated as AgentGym's server ends it: when minigrid ends the mission with a reward above
+    0.5. A success scoring 0.5 or less, or a failure (a wrong door in a ``Debug`` level), shows
+    ``The task is completed.`` but does not end the episode, and minigrid's step budget ends
+    nothing either; a turn limit (AgentGym's max rounds: 20) is the wrapper's job.
 
     ## Information
     ``available_actions``, ``level``, ``seed``, ``mission`` (minigrid's own wording),
-    ``item_id``, ``low_level_steps``; ``success`` and ``score`` as everywhere.
+    ``item_id``, ``low_level_steps``, ``score`` (every step); ``success`` as everywhere.
 
     ## Arguments
-    ``object_ids``: ``"episode"`` (default) numbers each object once per episode, in the
-    order first seen, so ``red ball 2`` stays the same ball; ``"view"`` numbers them per view
-    by distance as AgentGym's server does (use it to replay AgentTraj trajectories).
     ``show_actions``: append the action list to observations (default ``True``).
+    ``toggle_any``: see Action Space (default ``False``: AgentGym's rules). ``object_ids``: ``"view"``, the only
+    numbering (per view, as AgentGym's server numbers objects).
 
     ## Version History
-    v0: initial release (minigrid >= 3).
+    v0: minigrid >= 3; since the AgentGym-parity revision, AgentGym's server reproduced byte for
+    byte (levels as in minigrid 2.3, per-view numbering, AgentGym's texts, path planning,
+    rewards, score and episode end); the per-episode numbering option was removed.
     """
 
     family = "babyai"
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    @property
+    def unsolvable_test_tasks(self) -> tuple[int, ...]:
+        """Test tasks no policy can solve with AgentGym's actions (see Action Space)."""
+        return () if self.toggle_any else (25, 36, 38, 39, 65)
 
     def __init__(
-        self, object_ids: str = "episode", show_actions: bool = True, render_mode: str | None = None
+        self,
+        object_ids: str = "view",
+        show_actions: bool = True,
+        toggle_any: bool = False,
+        render_mode: str | None = None,
     ) -> None:
-        if object_ids not in ("episode", "view"):
-            raise ValueError(f"object_ids {object_ids!r} is not supported: use 'episode' or 'view'")
+        if object_ids != "view":
+            raise ValueError(
+                f"object_ids {object_ids!r} is not supported: objects are numbered per view "
+                "as AgentGym numbers them (object_ids='view')"
+            )
         require("minigrid", "babyai")  # fail at make time, with the mend, when the extra is missing
         super().__init__(BabyAITasks(), render_mode=render_mode)
         self.object_ids = object_ids
         self.show_actions = show_actions
+        self.toggle_any = toggle_any
         self._levels: dict[str, Any] = {}
         self.mg: Any = None
         self.goal = ""
-        self._labels: dict[Any, int] = {}
-        self._counts: dict[tuple[str, str], int] = {}
-        self._view: list[tuple[V.Seen, str]] = []
-        self._reach: set[tuple[int, int]] = set()
-        self._actions: list[str] = []
-        self._targets: dict[str, tuple[str, V.Seen]] = {}
+        self._image: Any = None
+        self._view: V.View | None = None
+        self._reward = 0.0
 
     # -- episode ------------------------------------------------------------------------
     def _begin(self, task: BabyAITask) -> tuple[str, dict[str, Any]]:
@@ -130,12 +137,12 @@ class BabyAIEnv(TextEnv):
         if mg is None:
             mg = self._levels[task.level] = make_level(task.level)
         self.mg = mg
-        mg.reset(seed=task.seed)
+        obs = reset_level(mg, task.seed)
         self.goal = agentgym_goal(mg.mission)
-        self._labels, self._counts = {}, {}
-        text = self._look()
-        obs = f"Your goal: {self.goal}\n{text}{self._action_line()}"
-        return obs, self._extra()
+        self._image = obs["image"]
+        self._view = V.look(mg, self._image)
+        self._reward = 0.0
+        return f"Your goal: {self.goal}\n{self._view.text}{self._action_line()}", self._extra()
 
     def _extra(self) -> dict[str, Any]:
         task: BabyAITask = self.task  # type: ignore[assignment]
@@ -148,233 +155,75 @@ class BabyAIEnv(TextEnv):
         }
 
     def _act(self, action: str) -> StepResult:
-        parsed = parse_action(action)
-        if parsed is None:
-            if not action.strip():
-                return self._refuse("No change in state.", "empty action")
-            return self._refuse(NOT_RECOGNIZED, f"{action.strip()[:60]!r} is not a BabyAI action")
-        verb, target = parsed
-        if verb == "check available actions":
-            return StepResult(
-                "You can take the following actions: " + ", ".join(self._actions), info=self._extra()
-            )
-        plan, error = self._plan(verb, target, action)
-        if error is not None:
-            return self._refuse(error, error)
-        return self._run(plan)
-
-    def _refuse(self, text: str, error: str) -> StepResult:
-        return StepResult(text + self._action_line(), error=error, info=self._extra())
-
-    # -- planning a macro -----------------------------------------------------------------
-    def _plan(self, verb: str, target: tuple | None, raw: str) -> tuple[list[int], str | None]:
-        mg = self.mg
-        carrying = mg.carrying
-        if verb == "turn left":
-            return [V.LEFT], None
-        if verb == "turn right":
-            return [V.RIGHT], None
-        fx, fy = (int(v) for v in mg.front_pos)
-        inside = 0 <= fx < mg.width and 0 <= fy < mg.height
-        front = mg.grid.get(fx, fy) if inside else None
-        if verb == "move forward":
-            if not inside or not V.passable(front):
-                return [], "There is a barrier in front of you, you can't move forward."
-            return [V.FORWARD], None
-        if verb == "drop":
-            if carrying is None:
-                return [], "You cannot drop the object, as you are not carrying anything."
-            if front is not None:
-                return [], "You cannot drop the object, as there is already an object in front of you."
-            return [V.DROP], None
-        if verb == "toggle":
-            if not self._can_toggle(front):
-                return [], "There is nothing in front of you that you can toggle."
-            return [V.TOGGLE], None
-        assert target is not None
-        color, kind, state, number = target
-        label = f"{color} {kind} {number}" if state is None else f"{color} {state} {kind} {number}"
-        seen = self._find(color, kind, state, number)
-        shown = label
-        if seen is None:
-            what = "go" if verb == "go to" else verb
-            return [], f"You cannot {what} {'to ' if verb == 'go to' else ''}{shown}, as you cannot see it."
-        shown = self._label(seen)
-        if verb in ("go to", "pickup"):
-            if verb == "pickup":
-                if kind == "door":
-                    return [], f"You cannot pickup {shown}, as doors cannot be picked up."
-                if carrying is not None:
-                    return [], f"You cannot pickup {shown}, as you are already carrying something."
-            if not V.can_face(seen.pos, self._reach):
-                return [], f"You cannot {verb} {shown}, as there is no path leading to it."
-            path = V.plan_path(mg, seen.pos, self._reach)
-            if path is None:
-                return [], f"You cannot {verb} {shown}, as there is no path leading to it."
-            return path + ([V.PICKUP] if verb == "pickup" else []), None
-        # door verbs
-        if kind != "door":
-            return [], f"You cannot {verb} {shown}, as it is not a door."
-        door = seen.obj
-        if verb == "go through":
-            if not door.is_open:
-                return [], f"You cannot go through {shown}, as it is closed. You should toggle it first."
-            path = V.plan_path(mg, seen.pos, self._reach, arrive=True) if seen.pos in self._reach else None
-            if path is None:
-                return [], f"You cannot go through {shown}, as there is no path leading to it."
-            return path, None
-        # toggle and go through
-        if door.is_open:
-            return [], f"You cannot toggle and go through {shown}, as it is already open. Go through it instead."
-        if door.is_locked:
-            if carrying is None or carrying.type != "key":
-                return [], f"You cannot toggle and go through {shown}, as you are not carrying a key."
-            if carrying.color != door.color:
-                return [], (
-                    f"You cannot toggle and go through {shown}, as the color of the key you are "
-                    "carrying does not match the color of door."
-                )
-        path = V.plan_path(mg, seen.pos, self._reach) if V.can_face(seen.pos, self._reach) else None
-        if path is None:
-            return [], f"You cannot toggle and go through {shown}, as there is no path leading to it."
-        return path + [V.TOGGLE, V.FORWARD], None
-
-    def _can_toggle(self, front: Any) -> bool:
-        if front is None:
-            return False
-        if front.type == "box":
-            return True
-        if front.type != "door":
-            return False
-        if front.is_locked:
-            c = self.mg.carrying
-            return c is not None and c.type == "key" and c.color == front.color
-        return True
-
-    def _find(self, color: str, kind: str, state: str | None, number: int) -> V.Seen | None:
-        for seen, _label in self._view:
-            if seen.color != color or seen.kind != kind:
-                continue
-            if self.object_ids == "view":
-                if kind == "door" and state is not None and V.door_state(seen.obj) != state:
-                    continue
-                if self._view_number(seen) == number:
-                    return seen
-            elif self._labels.get(seen.obj) == number:
-                return seen
-        return None
-
-    # -- running a macro ------------------------------------------------------------------
-    def _run(self, plan: list[int]) -> StepResult:
-        mg = self.mg
-        reward, success = 0.0, False
-        mg.gen_obs = _no_observation  # skip rendering the image for intermediate steps
-        try:
-            for action in plan:
-                before = (mg.agent_pos, mg.agent_dir, mg.carrying, _front_state(mg))
-                _, r, terminated, _, _ = mg.step(action)
-                if terminated and r > 0:
-                    reward, success = float(r), True
-                    break
-                if mg.step_count >= mg.max_steps:
-                    break
-                if (mg.agent_pos, mg.agent_dir, mg.carrying, _front_state(mg)) == before:
-                    break  # the action had no effect: stop like AgentGym's server does
-        finally:
-            del mg.gen_obs
-        text = self._look()
-        terminated = success
-        if success:
-            self.success, self.score = True, reward
-            text += "\nThe task is completed."
-        elif mg.step_count >= mg.max_steps:
-            terminated = True
-            text += "\nYou have used up the step budget of this level; the task has failed."
-        info = self._extra()
-        if terminated:
-            info["out_of_steps"] = not success
-        return StepResult(text + self._action_line(), reward=reward, terminated=terminated, info=info)
-
-    # -- what the agent sees --------------------------------------------------------------
-    def _look(self) -> str:
-        mg = self.mg
-        seen, barrier = V.scan(mg, mg.gen_obs()["image"])
-        if self.object_ids == "episode":
-            for s in seen:
-                if s.obj not in self._labels:
-                    key = (s.color, s.kind)
-                    self._counts[key] = self._counts.get(key, 0) + 1
-                    self._labels[s.obj] = self._counts[key]
-            self._view = [(s, f"{s.name} {self._labels[s.obj]}") for s in seen]
+        assert self._view is not None
+        text = action.lower().strip()
+        view = self._view
+        error = None
+        if "check" in text:
+            reply = V.CHECK_PREFIX + ", ".join(view.actions)
+        elif not text:
+            reply, error = V.NO_CHANGE, "empty action"
+        elif text in view.actions:
+            plan = view.actions[text]
+            reply = self._run(plan) if plan else V.NO_CHANGE
+        elif text == "toggle" and self.toggle_any and self._front_toggles():
+            reply = self._run([V.TOGGLE])
         else:
-            counts: dict[str, int] = {}
-            view = []
-            for s in seen:
-                counts[s.name] = counts.get(s.name, 0) + 1
-                view.append((s, f"{s.name} {counts[s.name]}"))
-            self._view = view
-        self._reach = V.reachable_cells(mg)
-        self._actions = self._list_actions()
-        return V.describe(self._view, barrier, mg.carrying)
+            reply = view.errors.get(text, NOT_RECOGNIZED)
+            error = (
+                reply if text in view.errors else f"{action.strip()[:60]!r} is not an action here"
+            )
+        reward = self._reward
+        self.score += reward
+        return StepResult(
+            reply + self._action_line(),
+            reward=reward,
+            terminated=self.success,
+            error=error,
+            info=self._extra(),
+        )
 
-    def _view_number(self, seen: V.Seen) -> int:
-        for s, label in self._view:
-            if s is seen:
-                return int(label.rsplit(" ", 1)[1])
-        return 0
-
-    def _label(self, seen: V.Seen) -> str:
-        for s, label in self._view:
-            if s is seen:
-                return label
-        return seen.name
-
-    def _list_actions(self) -> list[str]:
+    def _run(self, plan: list[int]) -> str:
+        """Run low-level steps as AgentGym's server does: stop after a step that leaves the
+        egocentric image unchanged; the last step's reward and end flag count."""
         mg = self.mg
-        reach = self._reach
-        carrying = mg.carrying
-        actions = ["turn left", "turn right"]
+        last = self._image
+        for action in plan:
+            obs, reward, ended, _, _ = mg.step(action)
+            if np.array_equal(obs["image"], last):
+                break
+            last = obs["image"]
+        self._image = obs["image"]
+        self._view = V.look(mg, self._image)
+        text = self._view.text
+        if ended:
+            text += COMPLETED
+        self._reward = float(reward)
+        done = bool(ended) and self._reward > 0.5
+        if self._reward == 1 and not done:
+            done = True
+            text += COMPLETED
+        self.success = done
+        return text
+
+    def _front_toggles(self) -> bool:
+        """Whether ``toggle`` changes the cell ahead although AgentGym does not offer it."""
+        mg = self.mg
         fx, fy = (int(v) for v in mg.front_pos)
-        inside = 0 <= fx < mg.width and 0 <= fy < mg.height
-        front = mg.grid.get(fx, fy) if inside else None
-        if inside and V.passable(front):
-            actions.append("move forward")
-        goto, pick, doors = [], [], []
-        for s, label in self._view:
-            if s.kind in ("goal", "lava"):
-                continue
-            facing = V.can_face(s.pos, reach)
-            if s.kind == "door":
-                door = s.obj
-                if door.is_open:
-                    if s.pos in reach:
-                        doors.append(f"go through {label}")
-                elif facing and (
-                    not door.is_locked
-                    or (carrying is not None and carrying.type == "key" and carrying.color == door.color)
-                ):
-                    doors.append(f"toggle and go through {label}")
-            elif facing and carrying is None:
-                pick.append(f"pickup {label}")
-            if facing:
-                goto.append(f"go to {label}")
-        actions += pick
-        if carrying is not None and inside and front is None:
-            actions.append("drop")
-        actions += doors
-        if self._can_toggle(front):
-            actions.append("toggle")
-        actions += goto
-        actions.append("check available actions")
-        return actions
+        if not (0 <= fx < mg.width and 0 <= fy < mg.height):
+            return False
+        front = mg.grid.get(fx, fy)
+        return front is not None and (
+            front.type == "box" or (front.type == "door" and front.is_open)
+        )
 
     def _action_line(self) -> str:
-        if not self.show_actions:
+        if not self.show_actions or self._view is None:
             return ""
-        return "\nAvailable actions: " + json.dumps(self._actions)
+        return V.action_line(self._view.actions)
 
     def available_actions(self) -> list[str]:
-        return list(self._actions)
+        return list(self._view.actions) if self._view is not None else []
 
     def close(self) -> None:
         for mg in self._levels.values():
@@ -383,10 +232,16 @@ class BabyAIEnv(TextEnv):
         super().close()
 
     # -- rendering and prompts --------------------------------------------------------------
-    def render(self) -> str | None:
-        if self.render_mode != "ansi" or self.mg is None:
+    def render(self) -> Any:
+        """``ansi``: the last observation and minigrid's text grid; ``rgb_array``: minigrid's
+        full-grid picture (what AgentGym's ``/render`` means to show)."""
+        if self.mg is None:
             return None
-        return self._last_observation + "\n\n" + self.mg.pprint_grid()
+        if self.render_mode == "rgb_array":
+            return self.mg.get_frame(highlight=False, tile_size=32)
+        if self.render_mode == "ansi":
+            return self._last_observation + "\n\n" + self.mg.pprint_grid()
+        return None
 
     def instructions(self) -> str:
         return (
@@ -401,15 +256,25 @@ class BabyAIEnv(TextEnv):
             "- go through <door> <id>: <door> must be an open door\n"
             "- toggle and go through <door> <id>: <door> can be a closed door or a locked door. "
             "To open a locked door you need to carry a key of the same color as the door.\n"
-            "- toggle: open or close the door in front of you, or open the box in front of you\n"
+            "- toggle: open the closed door right in front of you (a locked one needs its key); "
+            "it also opens a box in front of you\n"
             "- check available actions\n"
-            "Objects are named as the observation names them, e.g. 'go to red ball 1', "
-            "'pickup grey key 2', 'toggle and go through blue closed door 1'."
+            "Objects are named as the observation names them, numbered afresh in each view, e.g. "
+            "'go to red ball 1', 'pickup grey key 2', 'toggle and go through blue closed door 1'."
         )
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         def tool(name: str, description: str, arg: str | None = None) -> dict[str, Any]:
-            props = {arg: {"type": "string", "description": "as the observation names it, e.g. 'red ball 1'"}} if arg else {}
+            props = (
+                {
+                    arg: {
+                        "type": "string",
+                        "description": "as the observation names it, e.g. 'red ball 1'",
+                    }
+                }
+                if arg
+                else {}
+            )
             return {
                 "type": "function",
                 "function": {
@@ -431,7 +296,11 @@ class BabyAIEnv(TextEnv):
             tool("go_to", "Walk up to a visible object and face it.", "object"),
             tool("pickup", "Walk up to a visible object and pick it up.", "object"),
             tool("go_through", "Walk into the doorway of a visible open door.", "door"),
-            tool("toggle_and_go_through", "Open a visible closed (or locked, with its key) door and step in.", "door"),
+            tool(
+                "toggle_and_go_through",
+                "Open a visible closed (or locked, with its key) door and step in.",
+                "door",
+            ),
             tool("toggle", "Open or close the door, or open the box, right in front of you."),
             tool("drop", "Put down the carried object in front of you."),
             tool("check_available_actions", "List the actions you can take now."),
@@ -448,27 +317,15 @@ class BabyAIEnv(TextEnv):
         }
         if name in simple:
             return simple[name]
-        verbs = {"go_to": ("go to", "object"), "pickup": ("pickup", "object"), "go_through": ("go through", "door"),
-                 "toggle_and_go_through": ("toggle and go through", "door")}
+        verbs = {
+            "go_to": ("go to", "object"),
+            "pickup": ("pickup", "object"),
+            "go_through": ("go through", "door"),
+            "toggle_and_go_through": ("toggle and go through", "door"),
+        }
         if name not in verbs:
             raise ValueError(f"unknown tool {name!r}: use one of {', '.join([*simple, *verbs])}")
         verb, arg = verbs[name]
         if not str(arguments.get(arg, "")).strip():
             raise ValueError(f"tool {name!r} needs the argument {arg!r}")
         return f"{verb} {arguments[arg]}"
-
-
-def _no_observation() -> None:
-    return None
-
-
-def _front_state(mg: Any) -> Any:
-    fx, fy = mg.front_pos
-    if not (0 <= fx < mg.width and 0 <= fy < mg.height):
-        return None
-    cell = mg.grid.get(int(fx), int(fy))
-    if cell is None:
-        return None
-    if cell.type == "door":
-        return (id(cell), cell.is_open, cell.is_locked)
-    return id(cell)

@@ -32,7 +32,9 @@ def pending(instr: Any) -> Any:
     return instr
 
 
-def search(mg: Any, goals: set[tuple[int, int]], mode: int) -> list[tuple[int, tuple[int, int] | None]] | None:
+def search(
+    mg: Any, goals: set[tuple[int, int]], mode: int
+) -> list[tuple[int, tuple[int, int] | None]] | None:
     """Cheapest low-level route to face a cell in ``goals``: a list of ``(action, cell entered)``.
 
     ``mode`` 0 crosses closed doors (and locked ones whose key is carried); 1 also crosses
@@ -176,14 +178,19 @@ class BabyAIExpert:
                 return self._drop_safely() if mg.carrying is not None else self._pickup_front()
             if verb == "toggle":
                 return "toggle"
-        # a macro straight to a visible target
-        for seen, label in self.env._view:
-            if any(seen.obj is o for o in placed):
-                for action in (f"{verb} {label}", f"go to {label}"):
-                    if action in self.env._actions and (verb != "toggle" or action.startswith("go to")):
-                        if action.startswith("go to") and front is seen.obj:
-                            continue
-                        return action
+        # a macro straight to a visible target, when its planned walk really gets there
+        view = self.env._view
+        for name, thing in view.targets.items():
+            if not name.startswith(("go to ", "pickup ")) or not any(
+                thing.pos == self._where(o) for o in placed
+            ):
+                continue
+            if name.startswith("pickup ") and (verb != "pickup" or mg.carrying is not None):
+                continue
+            plan = view.actions[name]
+            walk = plan[:-1] if name.startswith("pickup ") else plan
+            if walk and _simulate(mg, walk) is not None and _faces(mg, walk, thing.pos):
+                return name
         return self._face_cells({self._where(o) for o in placed}, depth)
 
     def _face_cells(self, goals: set[tuple[int, int]], depth: int) -> str:
@@ -219,9 +226,13 @@ class BabyAIExpert:
                 continue
             c = mg.grid.get(*cell)
             if c is not None and c.type == "door" and not c.is_open:
-                for seen, label in self.env._view:
-                    if seen.obj is c and f"toggle and go through {label}" in self.env._actions:
-                        return f"toggle and go through {label}"
+                view = self.env._view
+                for name, thing in view.targets.items():
+                    if name.startswith("toggle and go through ") and thing.pos == cell:
+                        walk = view.actions[name][:-2]
+                        fits = len(walk) + 2 <= _steps_to(route, cell) + 1
+                        if fits and _simulate(mg, walk) is not None and _faces(mg, walk, cell):
+                            return name
                 break
             cells.append(cell)
         if not route:
@@ -240,27 +251,24 @@ class BabyAIExpert:
         return "move forward"
 
     def _waypoint(self, cells: list[tuple[int, int]]) -> str | None:
-        """A macro whose walk ends on ``cells`` (the route) at least two cells along it: ``go
-        through`` a visible open door on the route, or ``go to`` a visible object beside it.
-        The env walks a shortest path, so the macro saves turns without lengthening the walk."""
+        """A ``go to`` / ``go through`` macro whose walk ends on ``cells`` (the route) at least
+        two cells along it, in no more low-level steps than the route takes to get there."""
         if len(cells) < 2:
             return None
         along = {cell: i for i, cell in enumerate(cells)}
-        env, best, best_i = self.env, None, 1
-        for seen, label in env._view:
-            if seen.kind == "door" and seen.obj.is_open:
-                action, end = f"go through {label}", seen.pos
-            else:
-                x, y = seen.pos
-                if not any(n in along for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))):
-                    continue
-                action = f"go to {label}"
-                path = V.plan_path(self.mg, seen.pos, env._reach) if action in env._actions else None
-                if not path:
-                    continue
-                end = _walk(self.mg, path)
-            if action in env._actions and along.get(end, -1) > best_i:
-                best, best_i = action, along[end]
+        view, best, best_i = self.env._view, None, 1
+        for name in view.targets:
+            if not name.startswith(("go to ", "go through ")):
+                continue
+            plan = view.actions[name]
+            end = _simulate(self.mg, plan) if plan else None
+            if end is None or along.get(end, -1) <= best_i:
+                continue
+            if (
+                sum(1 for a in plan if a == V.FORWARD) == along[end] + 1
+                and len(plan) <= along[end] + 4
+            ):
+                best, best_i = name, along[end]
         return best
 
     def _unlock(self, door: Any, depth: int) -> str:
@@ -279,7 +287,12 @@ class BabyAIExpert:
                 continue
             if obj.type == "key" and obj.color == door.color:
                 keys.append(obj)
-            elif obj.type == "box" and obj.contains is not None and obj.contains.type == "key" and obj.contains.color == door.color:
+            elif (
+                obj.type == "box"
+                and obj.contains is not None
+                and obj.contains.type == "key"
+                and obj.contains.color == door.color
+            ):
                 boxes.append(obj)
         if keys:
             return self._face(keys, verb="pickup", depth=depth)
@@ -298,7 +311,7 @@ class BabyAIExpert:
     def _drop_safely(self) -> str:
         """Next action towards dropping the carried object where it blocks nothing."""
         mg = self.mg
-        reach = V.reachable_cells(mg)
+        reach = reachable_cells(mg)
         doors = set()
         busy = set()
         for i, obj in enumerate(mg.grid.grid):
@@ -324,7 +337,9 @@ class BabyAIExpert:
         return "turn left"
 
     @staticmethod
-    def _keeps_connected(reach: set[tuple[int, int]], cell: tuple[int, int], start: tuple[int, int]) -> bool:
+    def _keeps_connected(
+        reach: set[tuple[int, int]], cell: tuple[int, int], start: tuple[int, int]
+    ) -> bool:
         rest = reach - {cell}
         seen = {start}
         stack = [start]
@@ -377,11 +392,72 @@ class BabyAIExpert:
         return c is not None and c.type == "key" and c.color == color
 
     def _pickup_front(self) -> str:
-        front = self._front()
-        for seen, label in self.env._view:
-            if seen.obj is front:
-                return f"pickup {label}"
+        view = self.env._view
+        for name, plan in view.actions.items():
+            if name.startswith("pickup ") and plan == [V.PICKUP]:
+                return name
         raise _Stuck("front object not in view")
+
+
+def reachable_cells(mg: Any) -> set[tuple[int, int]]:
+    """Cells the agent can walk to now (open doors count, closed ones do not)."""
+    grid = mg.grid
+    cells = grid.grid
+    width, height = grid.width, grid.height
+    start = (int(mg.agent_pos[0]), int(mg.agent_pos[1]))
+    seen = {start}
+    stack = [start]
+    while stack:
+        x, y = stack.pop()
+        for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if (nx, ny) in seen or not (0 <= nx < width and 0 <= ny < height):
+                continue
+            c = cells[ny * width + nx]
+            if c is None or (c.can_overlap() and c.type != "lava"):
+                seen.add((nx, ny))
+                stack.append((nx, ny))
+    return seen
+
+
+def _simulate(mg: Any, plan: list[int]) -> tuple[int, int] | None:
+    """The cell a plan of turns and forward steps ends on, on the true grid; ``None`` when a
+    forward step would bump into something (the env would stop the macro there)."""
+    x, y, d = int(mg.agent_pos[0]), int(mg.agent_pos[1]), int(mg.agent_dir)
+    for action in plan:
+        if action == V.LEFT:
+            d = (d - 1) % 4
+        elif action == V.RIGHT:
+            d = (d + 1) % 4
+        elif action == V.FORWARD:
+            x, y = x + _DIR_VEC[d][0], y + _DIR_VEC[d][1]
+            if not (0 <= x < mg.width and 0 <= y < mg.height):
+                return None
+            c = mg.grid.get(x, y)
+            if c is not None and not (c.can_overlap() and c.type != "lava"):
+                return None
+        else:
+            return None
+    return x, y
+
+
+def _faces(mg: Any, plan: list[int], target: tuple[int, int]) -> bool:
+    """Whether the agent faces ``target`` after the turns and steps of ``plan``."""
+    x, y = _walk(mg, plan)
+    d = int(mg.agent_dir)
+    for action in plan:
+        if action == V.LEFT:
+            d = (d - 1) % 4
+        elif action == V.RIGHT:
+            d = (d + 1) % 4
+    return (x + _DIR_VEC[d][0], y + _DIR_VEC[d][1]) == target
+
+
+def _steps_to(route: list[tuple[int, tuple[int, int] | None]], cell: tuple[int, int]) -> int:
+    """Low-level steps of ``route`` up to (and including) the step into ``cell``."""
+    for i, (_action, c) in enumerate(route):
+        if c == cell:
+            return i + 1
+    return len(route)
 
 
 def _walk(mg: Any, path: list[int]) -> tuple[int, int]:

@@ -1,12 +1,13 @@
 """AgentGym's 40 BabyAI levels and how a task index names one of them.
 
 AgentGym's server builds item ``i`` as level ``LEVELS[i % 40]`` reset with seed ``i // 40``.
-The list below is AgentGym's, in its order. minigrid renamed one id since
-(``BabyAI-GoToObjS6-v0`` is ``-v1`` in minigrid 3); :func:`make_level` resolves it.
+The list below is AgentGym's, in its order. AgentGym pins minigrid < 2.5 (2.3.1);
+:func:`make_level` builds each level as that version defines it on today's minigrid.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 
 from agentgym_envs.errors import require
@@ -84,19 +85,79 @@ def _quiet_minigrid() -> None:
 
 _ready = False
 
+#: Levels whose parameters minigrid changed after 2.3 (the version AgentGym pins): the level
+#: AgentGym plays, as (entry point, keyword arguments). minigrid 2.3's GoToObjS6-v0 had a
+#: room size of 4; minigrid 3 renamed it -v1 with room size 6 (Minigrid PR #391).
+MINIGRID_23_LEVELS: dict[str, tuple[str, dict]] = {
+    "BabyAI-GoToObjS6-v0": ("minigrid.envs.babyai:GoToObj", {"room_size": 4}),
+}
+
 
 def make_level(level_id: str):
-    """An unwrapped minigrid BabyAI env for ``level_id`` (AgentGym's spelling accepted)."""
+    """An unwrapped minigrid BabyAI env for ``level_id`` as minigrid 2.3 defined it."""
     global _ready
     gym = require("gymnasium", "babyai")
     require("minigrid", "babyai")
     if not _ready:
         _quiet_minigrid()
         _ready = True
+    if level_id in MINIGRID_23_LEVELS:
+        entry, kwargs = MINIGRID_23_LEVELS[level_id]
+        module, _, name = entry.partition(":")
+        return getattr(importlib.import_module(module), name)(**kwargs)
     if level_id not in gym.registry:
-        name = level_id.rpartition("-v")[0]
-        newer = [k for k in gym.registry if k.startswith(name + "-v")]
-        if not newer:
-            raise ValueError(f"minigrid has no level {level_id!r}: upgrade minigrid (pip install -U minigrid)")
-        level_id = max(newer)
+        raise ValueError(
+            f"minigrid has no level {level_id!r}: upgrade minigrid (pip install -U minigrid)"
+        )
     return gym.make(level_id, disable_env_checker=True).unwrapped
+
+
+def reset_level(mg, seed: int) -> dict:
+    """Reset ``mg`` with ``seed`` as AgentGym's server does; minigrid's observation.
+
+    AgentGym builds a fresh level per reset and resets it twice with the same seed (once in
+    its env's constructor, once in the server's reset). In minigrid 2.3 a ``LevelGen`` level
+    never forgot its locked room between missions (newer minigrid clears it), and a stale
+    room changes which objects and agent cells are drawn after a rejected sample; so for
+    those levels the locked room is carried over as minigrid 2.3 carried it.
+    """
+    if "locked_room" not in vars(mg):
+        return mg.reset(seed=seed)[0]
+    mg.locked_room = None  # a fresh level
+    mg.gen_mission = _KeepLockedRoom(mg)
+    try:
+        mg.reset(seed=seed)
+        return mg.reset(seed=seed)[0]
+    finally:
+        del mg.gen_mission
+
+
+class _KeepLockedRoom:
+    """``LevelGen.gen_mission`` as minigrid 2.3 ran it: the locked room of the previous
+    mission stays until a new one is added.
+
+    Newer minigrid clears ``locked_room`` first thing, then draws whether to add one; the
+    first draw is intercepted to put the old room back in between.
+    """
+
+    def __init__(self, mg) -> None:
+        self.mg = mg
+
+    def __call__(self) -> None:
+        mg = self.mg
+        mg._rand_float = _RestoreBeforeDraw(mg, mg.locked_room)
+        try:
+            type(mg).gen_mission(mg)
+        finally:
+            vars(mg).pop("_rand_float", None)
+
+
+class _RestoreBeforeDraw:
+    def __init__(self, mg, room) -> None:
+        self.mg, self.room = mg, room
+
+    def __call__(self, low: float, high: float) -> float:
+        mg = self.mg
+        del mg._rand_float
+        mg.locked_room = self.room
+        return mg._rand_float(low, high)

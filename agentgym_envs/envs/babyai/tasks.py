@@ -48,7 +48,9 @@ class BabyAITasks(TaskSource):
             return "test", index
         if TEST_SIZE <= index < TEST_SIZE + self._sizes["train"]:
             return "train", index - TEST_SIZE
-        raise BadTaskError(f"item index {index} is outside 0..{TEST_SIZE + self._sizes['train'] - 1} for BabyAI")
+        raise BadTaskError(
+            f"item index {index} is outside 0..{TEST_SIZE + self._sizes['train'] - 1} for BabyAI"
+        )
 
     def _load(self, split: str, task_id: int) -> BabyAITask:
         index = self.agentgym_index(split, task_id)

@@ -1,184 +1,300 @@
-"""What the agent sees, in words, and where it can get to.
+"""What the agent sees, in words, and the high-level actions it has there.
 
-Everything here reads a live minigrid env (``mg``): the 7x7 egocentric image for what is
-visible, the true grid for reachability and path planning (the macros of AgentGym's BabyAI
-are shortest paths on the real grid, like its server's BFS).
+This follows AgentGym's BabyAI server (``agentenv-babyai``, commit 3ef9235) rule for rule, so
+that the same grid gives the same text and the same action list:
+
+* the view is minigrid's 7x7 egocentric image; objects are listed nearest first (Manhattan
+  distance, ties in scan order: far rows first, left to right), numbered per name within
+  the view; walls count as "objects" for the opening sentence but are not listed;
+* the nearest wall or box on the line straight ahead is the barrier (``You are facing ...``);
+* a macro's low-level plan is a breadth-first search over the view's bounding box that only
+  avoids the walls, boxes, balls, keys and lava it can see (doors and unseen cells are free);
+  the search keeps AgentGym's visiting order and parent bookkeeping, so equal-length paths
+  come out the same;
+* macros are numbered by their own counters (a ``pickup`` counter only advances on objects
+  with a path), and refused actions get AgentGym's wording.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-# minigrid's encoding (minigrid.core.constants), fixed since BabyAI's first release.
-_OBJECT_TYPES = {4: "door", 5: "key", 6: "ball", 7: "box", 8: "goal", 9: "lava"}
-_WALL = 2
-_BARRIERS = {2: "wall", 7: "box"}
-_DIR_VEC = ((1, 0), (0, 1), (-1, 0), (0, -1))
 LEFT, RIGHT, FORWARD, PICKUP, DROP, TOGGLE = 0, 1, 2, 3, 4, 5
+DIR_VEC = ((1, 0), (0, 1), (-1, 0), (0, -1))
+# minigrid's encoding (minigrid.core.constants), fixed since BabyAI's first release.
+_KINDS = {2: "wall", 4: "door", 5: "key", 6: "ball", 7: "box", 8: "goal", 9: "lava"}
+_COLORS = ("red", "green", "blue", "purple", "yellow", "grey")
+_DOOR_STATES = ("open", "closed", "locked")
+#: Kinds a macro's path may not cross (AgentGym matches these words in the object's name).
+_BLOCKING = frozenset(("wall", "box", "lava", "ball", "key"))
+
+NOT_RECOGNIZED = "The action is not recognized. Please check valid actions."
+NO_CHANGE = "No change in state."
+CHECK_PREFIX = "You can take the following actions: "
 
 
 @dataclass
-class Seen:
-    """One visible object: the minigrid object, its cell and its place relative to the agent."""
+class Thing:
+    """One visible cell holding something: a wall, door, key, ball, box, goal or lava."""
 
-    obj: Any
+    kind: str
+    color: str
+    name: str  # ``red ball``, ``grey locked door``, ``green wall``
     pos: tuple[int, int]
+    dist: int  # Manhattan distance from the agent
     front: int
     right: int
 
-    @property
-    def kind(self) -> str:
-        return self.obj.type
 
-    @property
-    def color(self) -> str:
-        return self.obj.color
+@dataclass
+class View:
+    """The description of one view and the actions it offers."""
 
-    @property
-    def name(self) -> str:
-        """AgentGym's object name: ``red ball``, ``grey locked door``."""
-        if self.obj.type == "door":
-            return f"{self.obj.color} {door_state(self.obj)} door"
-        return f"{self.obj.color} {self.obj.type}"
+    things: list[Thing]
+    text: str
+    #: Action name -> low-level minigrid actions, in AgentGym's listing order.
+    actions: dict[str, list[int]] = field(default_factory=dict)
+    #: Refused action name -> AgentGym's explanation.
+    errors: dict[str, str] = field(default_factory=dict)
+    #: Object action name -> the thing it acts on.
+    targets: dict[str, Thing] = field(default_factory=dict)
 
 
-def door_state(door: Any) -> str:
-    return "open" if door.is_open else "locked" if door.is_locked else "closed"
+def _bounds(start: int, end: int) -> range:
+    """AgentGym's coordinate range between a view corner and the cell past the other corner."""
+    return range(end, start + 1) if end < start else range(start, end)
+
+
+def look(mg: Any, image: Any) -> View:
+    """Describe minigrid env ``mg`` as seen in its egocentric ``image`` (``obs["image"]``)."""
+    size = mg.agent_view_size
+    px, py = int(mg.agent_pos[0]), int(mg.agent_pos[1])
+    d = int(mg.agent_dir)
+    fx, fy = DIR_VEC[d]
+    rx, ry = -fy, fx
+    half = size // 2
+    tlx, tly = px + fx * (size - 1) - rx * half, py + fy * (size - 1) - ry * half
+    xs = _bounds(tlx, tlx + size * (rx - fx))
+    ys = _bounds(tly, tly + size * (ry - fy))
+    cells = image.tolist()
+    things: list[Thing] = []
+    barriers: list[tuple[str, int]] = []
+    for vj in range(size):
+        for vi in range(size):
+            ax, ay = tlx - fx * vj + rx * vi, tly - fy * vj + ry * vi
+            dist = abs(px - ax) + abs(py - ay)
+            if ax < 0 or ay < 0 or dist == 0:
+                continue
+            code, color_code, state = cells[vi][vj]
+            kind = _KINDS.get(code)
+            if kind is None:
+                continue
+            color = _COLORS[color_code]
+            name = f"{color} {_DOOR_STATES[state]} door" if kind == "door" else f"{color} {kind}"
+            relx, rely = ax - px, ay - py
+            front, right = fx * relx + fy * rely, rx * relx + ry * rely
+            things.append(Thing(kind, color, name, (ax, ay), dist, front, right))
+            if kind in ("box", "wall") and fx * rely - fy * relx == 0:
+                barriers.append((kind, front))
+    things.sort(key=lambda t: t.dist)
+    barriers.sort(key=lambda b: b[1])
+    view = View(things, _describe(things, barriers, mg.carrying))
+    _offer_actions(view, mg, (px, py), d, barriers, xs, ys)
+    return view
+
+
+def _describe(things: list[Thing], barriers: list[tuple[str, int]], carrying: Any) -> str:
+    if things:
+        parts = ["In front of you in this room, you can see several objects: "]
+        counts: dict[str, int] = {}
+        for t in things:
+            if t.kind == "wall":
+                continue
+            counts[t.name] = counts.get(t.name, 0) + 1
+            parts.append(f"There is a {t.name} {counts[t.name]} {where(t.front, t.right)}  ")
+        text = "".join(parts)
+    else:
+        text = "You cannot see any objects within sight."
+    text += "The room has walls around you. "
+    if barriers:
+        text += f"You are facing a {barriers[0][0]} {barriers[0][1]} steps away. "
+    if carrying is not None:
+        return text + f"You are carrying a {carrying.color} {carrying.type}."
+    return text + "You are not carrying anything."
 
 
 def where(front: int, right: int) -> str:
-    """AgentGym's relative position: ``1 steps in front of you and 2 steps to your left``."""
+    """AgentGym's relative position, with its full stop."""
     if right == 0:
-        return f"right in front of you {front} steps away"
+        return f"right in front of you {front} steps away."
     side = "right" if right > 0 else "left"
-    return f"{front} steps in front of you and {abs(right)} steps to your {side}"
+    return f"{front} steps in front of you and {abs(right)} steps to your {side}."
 
 
-def scan(mg: Any, image: Any) -> tuple[list[Seen], tuple[str, int] | None]:
-    """Visible objects, nearest first (ties in AgentGym's scan order), and the nearest wall or
-    box straight ahead as ``(kind, distance)``."""
-    size = mg.agent_view_size
-    ax, ay = mg.agent_pos
-    fx, fy = _DIR_VEC[mg.agent_dir]
-    rx, ry = -fy, fx
-    grid = mg.grid
-    width, height = grid.width, grid.height
-    kinds = image[:, :, 0]
-    seen: list[tuple[int, int, Seen]] = []
-    barrier: tuple[str, int] | None = None
-    half = size // 2
-    order = 0
-    for vj in range(size):
-        front = size - 1 - vj
-        for vi in range(size):
-            k = int(kinds[vi, vj])
-            if k < _WALL:
-                continue
-            right = vi - half
-            if front == 0 and right == 0:
-                continue  # the agent's own cell shows what it carries
-            if right == 0 and k in _BARRIERS and (barrier is None or front < barrier[1]):
-                barrier = (_BARRIERS[k], front)
-            if k not in _OBJECT_TYPES:
-                continue
-            x, y = ax + fx * front + rx * right, ay + fy * front + ry * right
-            if not (0 <= x < width and 0 <= y < height):
-                continue
-            obj = grid.grid[y * width + x]
-            if obj is None:
-                continue
-            order += 1
-            seen.append((front + abs(right), order, Seen(obj, (x, y), front, right)))
-    seen.sort(key=lambda t: (t[0], t[1]))
-    return [s for _, _, s in seen], barrier
-
-
-def passable(cell: Any) -> bool:
-    return cell is None or (cell.can_overlap() and cell.type != "lava")
-
-
-def reachable_cells(mg: Any) -> set[tuple[int, int]]:
-    """Cells the agent can walk to now (open doors count, closed ones do not)."""
-    grid = mg.grid
-    cells = grid.grid
-    width, height = grid.width, grid.height
-    start = tuple(int(v) for v in mg.agent_pos)
-    seen = {start}
-    stack = [start]
-    while stack:
-        x, y = stack.pop()
-        for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-            if (nx, ny) in seen or not (0 <= nx < width and 0 <= ny < height):
-                continue
-            c = cells[ny * width + nx]
-            if c is None or (c.can_overlap() and c.type != "lava"):
-                seen.add((nx, ny))
-                stack.append((nx, ny))
-    return seen
-
-
-def can_face(pos: tuple[int, int], reach: set[tuple[int, int]]) -> bool:
-    """Whether the agent can stand next to ``pos`` (and so turn to face it)."""
-    x, y = pos
-    return (x + 1, y) in reach or (x - 1, y) in reach or (x, y + 1) in reach or (x, y - 1) in reach
-
-
-def plan_path(
-    mg: Any, target: tuple[int, int], reach: set[tuple[int, int]], arrive: bool = False
+def find_path(
+    start: tuple[int, int],
+    direction: int,
+    goal: tuple[int, int],
+    blocked: set[tuple[int, int]],
+    xs: range,
+    ys: range,
+    arrive: bool,
 ) -> list[int] | None:
-    """Shortest low-level actions (left / right / forward) that leave the agent facing
-    ``target`` (or standing on it when ``arrive``), over the cells in ``reach``."""
-    start = (int(mg.agent_pos[0]), int(mg.agent_pos[1]), int(mg.agent_dir))
-    tx, ty = target
+    """Low-level actions that leave the agent facing ``goal`` (standing on it when ``arrive``).
 
-    def done(state: tuple[int, int, int]) -> bool:
-        x, y, d = state
-        if arrive:
-            return x == tx and y == ty
-        dx, dy = _DIR_VEC[d]
-        return x + dx == tx and y + dy == ty
-
-    if done(start):
-        return []
-    parent: dict[tuple[int, int, int], tuple[tuple[int, int, int], int]] = {start: (start, -1)}
-    queue = deque([start])
+    Breadth first over (cell, direction), trying forward, left, right; a state is closed when
+    it is dequeued, not when it is queued, and a later queuing overwrites the recorded parent.
+    That is AgentGym's search, kept as is: among equally short paths it picks the one its
+    server picks (and it can return a longer one, as the server does).
+    """
+    first = (start, direction)
+    queue = deque([first])
+    parent: dict[tuple[tuple[int, int], int], tuple[tuple[tuple[int, int], int], int]] = {}
+    closed: set[tuple[tuple[int, int], int]] = set()
+    gx, gy = goal
     while queue:
         state = queue.popleft()
-        x, y, d = state
-        dx, dy = _DIR_VEC[d]
+        closed.add(state)
+        (x, y), d = state
+        dx, dy = DIR_VEC[d]
+        if (x == gx and y == gy) if arrive else (gx - x == dx and gy - y == dy):
+            path = []
+            while state != first:
+                state, action = parent[state]
+                path.append(action)
+            return path[::-1]
         for action, nxt in (
-            (FORWARD, (x + dx, y + dy, d)),
-            (LEFT, (x, y, (d - 1) % 4)),
-            (RIGHT, (x, y, (d + 1) % 4)),
+            (FORWARD, ((x + dx, y + dy), d)),
+            (LEFT, ((x, y), (d - 1) % 4)),
+            (RIGHT, ((x, y), (d + 1) % 4)),
         ):
-            if nxt in parent or (action == FORWARD and (nxt[0], nxt[1]) not in reach):
+            cell = nxt[0]
+            if cell[0] not in xs or cell[1] not in ys or nxt in closed or cell in blocked:
                 continue
-            parent[nxt] = (state, action)
-            if done(nxt):
-                path = []
-                while nxt != start:
-                    nxt, act = parent[nxt]
-                    path.append(act)
-                return path[::-1]
             queue.append(nxt)
+            parent[nxt] = (state, action)
     return None
 
 
-def describe(seen: list[tuple[Seen, str]], barrier: tuple[str, int] | None, carrying: Any) -> str:
-    """AgentGym's description of the view: objects with positions, walls, what is carried."""
-    if seen:
-        text = "In front of you in this room, you can see several objects: " + " ".join(
-            f"There is a {label} {where(s.front, s.right)}." for s, label in seen
-        )
+def _offer_actions(
+    view: View,
+    mg: Any,
+    pos: tuple[int, int],
+    d: int,
+    barriers: list[tuple[str, int]],
+    xs: range,
+    ys: range,
+) -> None:
+    things = view.things
+    actions, errors, targets = view.actions, view.errors, view.targets
+    blocked = {t.pos for t in things if t.kind in _BLOCKING}
+    carrying = mg.carrying
+
+    def path_to(t: Thing, arrive: bool = False) -> list[int] | None:
+        return find_path(pos, d, t.pos, blocked, xs, ys, arrive)
+
+    actions["turn left"] = [LEFT]
+    actions["turn right"] = [RIGHT]
+    if not barriers or barriers[0][1] > 1:
+        actions["move forward"] = [FORWARD]
     else:
-        text = "You cannot see any objects within sight."
-    text += " The room has walls around you."
-    if barrier is not None:
-        text += f" You are facing a {barrier[0]} {barrier[1]} steps away."
+        errors["move forward"] = "There is a barrier in front of you, you can't move forward."
+
+    if carrying is None:
+        counts: dict[str, int] = {}
+        for t in things:
+            if t.kind in ("wall", "door", "goal"):
+                continue
+            path = path_to(t)
+            first = f"pickup {t.name} 1"
+            if path is not None:
+                counts[t.name] = 1 if first not in actions else counts[t.name] + 1
+                name = f"pickup {t.name} {counts[t.name]}"
+                actions[name], targets[name] = path + [PICKUP], t
+            else:
+                name = first if first not in actions else f"pickup {t.name} {counts[t.name] + 1}"
+                errors[name] = f"You cannot {name}, as there is no path leading to it."
+
     if carrying is not None:
-        text += f" You are carrying a {carrying.color} {carrying.type}."
+        ahead = (pos[0] + DIR_VEC[d][0], pos[1] + DIR_VEC[d][1])
+        if any(t.pos == ahead and t.kind in _BLOCKING for t in things):
+            errors["drop"] = (
+                "You cannot drop the object, as there is already an object in front of you."
+            )
+        else:
+            actions["drop"] = [DROP]
     else:
-        text += " You are not carrying anything."
-    return text
+        errors["drop"] = "You cannot drop the object, as you are not carrying anything."
+
+    doors: dict[str, int] = {}
+    for t in things:
+        if t.kind != "door":
+            continue
+        doors[t.name] = doors.get(t.name, 0) + 1
+        label = f"{t.name} {doors[t.name]}"
+        state = t.name.split(" ")[1]
+        if state == "open":
+            path = path_to(t, arrive=True)
+            name = f"go through {label}"
+            if path is not None:
+                actions[name], targets[name] = path, t
+            else:
+                errors[name] = f"You cannot {name}, as there is no path leading to it."
+            continue
+        name = f"toggle and go through {label}"
+        if state == "locked":
+            if carrying is None or carrying.type != "key":
+                errors[name] = f"You cannot {name}, as you are not carrying a key."
+                continue
+            if carrying.color != t.color:
+                errors[name] = (
+                    f"You cannot {name}, as the color of the key you are carrying does not match "
+                    "the color of door."
+                )
+                continue
+        path = path_to(t)
+        if path is not None:
+            actions[name], targets[name] = path + [TOGGLE, FORWARD], t
+        else:
+            # AgentGym writes its whole door counter here, not the door's number
+            errors[name] = (
+                f"You cannot toggle and go through {t.name} {doors}, as there is no path leading to it."
+            )
+        if path == []:
+            actions["toggle"] = [TOGGLE]
+            targets["toggle"] = t
+        if state == "closed":
+            errors[f"go through {label}"] = (
+                f"You cannot go through {label}, as it is closed. You should toggle it first."
+            )
+
+    for t in things:
+        if t.kind != "goal":
+            continue
+        path = path_to(t, arrive=True)
+        if path is not None:
+            actions["go to goal"] = path
+        else:
+            errors["go to goal"] = "You cannot go to the goal, as there is no path leading to it."
+
+    counts = {}
+    for t in things:
+        if t.kind in ("wall", "goal"):
+            continue
+        path = path_to(t)
+        first = f"go to {t.name} 1"
+        if path is not None:
+            counts[t.name] = 1 if first not in actions else counts[t.name] + 1
+            name = f"go to {t.name} {counts[t.name]}"
+            actions[name], targets[name] = path, t
+        else:
+            name = first if first not in actions else f"go to {t.name} {counts[t.name] + 1}"
+            errors[name] = f"You cannot {name}, as there is no path leading to it."
+    actions["check available actions"] = []
+
+
+def action_line(actions: dict[str, list[int]]) -> str:
+    """``\\nAvailable actions: ["turn left", ...]`` as AgentGym's server appends it."""
+    return "\nAvailable actions: [" + ", ".join(f'"{a}"' for a in actions) + "]"

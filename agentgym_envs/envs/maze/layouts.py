@@ -25,10 +25,19 @@ DOUBLE_T = np.array(
 DOUBLE_T_GOAL = (8, 6)
 
 
+#: AgentGym's start cells for the double-T maze, in the order its server indexes them
+#: (``agentenv-lmrlgym``'s maze reset, ``game`` i -> cell i). Its list has a 26th entry, the goal
+#: cell itself, which its server cannot start (the reset fails); it is not a task here.
+AGENTGYM_STARTS: tuple[tuple[int, int], ...] = (
+    (1, 1), (1, 2), (1, 3), (1, 4), (1, 5), (1, 7), (1, 8), (1, 9), (1, 10), (1, 11),
+    (2, 3), (3, 3), (4, 3), (5, 3), (5, 4), (5, 5), (5, 6), (6, 6), (7, 6),
+    (5, 7), (5, 8), (5, 9), (4, 9), (3, 9), (2, 9),
+)  # fmt: skip
+
+
 def double_t_starts() -> list[tuple[int, int]]:
-    """The 25 start cells: every free cell but the goal, in row-major order (LMRL's order)."""
-    cells = [tuple(int(v) for v in rc) for rc in np.argwhere(DOUBLE_T == FREE)]
-    return [c for c in cells if c != DOUBLE_T_GOAL]
+    """The 25 start cells, in AgentGym's order (``maze_i`` starts at the i-th)."""
+    return list(AGENTGYM_STARTS)
 
 
 def perfect_maze(rows: int, cols: int, rng: np.random.Generator) -> np.ndarray:
@@ -60,7 +69,9 @@ def perfect_maze(rows: int, cols: int, rng: np.random.Generator) -> np.ndarray:
     return grid
 
 
-def shortest_path(grid: np.ndarray, start: tuple[int, int], goal: tuple[int, int]) -> list[tuple[int, int]]:
+def shortest_path(
+    grid: np.ndarray, start: tuple[int, int], goal: tuple[int, int]
+) -> list[tuple[int, int]]:
     """Cells from ``start`` to ``goal`` inclusive (breadth-first), or ``[]`` if unreachable."""
     from collections import deque
 

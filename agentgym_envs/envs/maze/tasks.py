@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from agentgym_envs.core import Task, TaskSource
-from agentgym_envs.envs.maze.layouts import DOUBLE_T, DOUBLE_T_GOAL, double_t_starts, perfect_maze, shortest_path
+from agentgym_envs.envs.maze.layouts import (
+    DOUBLE_T,
+    DOUBLE_T_GOAL,
+    double_t_starts,
+    perfect_maze,
+    shortest_path,
+)
+from agentgym_envs.errors import BadTaskError
 
 
 @dataclass(frozen=True)
@@ -20,13 +28,17 @@ class MazeTask(Task):
 
 
 class DoubleTMazeTasks(TaskSource):
-    """LMRL-Gym's double-T maze; task N starts at the N-th free cell (row-major, goal skipped).
+    """LMRL-Gym's double-T maze; task ``i`` starts at AgentGym's ``game`` ``i`` (its order).
 
-    AgentGym's server indexes the same cells (its 26th index is the goal cell itself, which is
-    not a task). Train and test hold the same 25 starts: AgentGym has no other maze data.
+    AgentGym's server lists a 26th start, the goal cell itself; resetting it fails there
+    (``{"error": ""}``), so item 25 is not a task here and asking for it is a one-line error.
+    Train and test hold the same 25 starts: AgentGym has no other maze data (AgentEval's 25
+    test items are these 25 starts).
     """
 
     item_prefix = "maze"
+    #: AgentGym's index of its goal-cell entry, which its server cannot reset.
+    GOAL_ITEM = 25
 
     def __init__(self) -> None:
         self._starts = double_t_starts()
@@ -35,12 +47,21 @@ class DoubleTMazeTasks(TaskSource):
         return len(self._starts) if split in ("train", "test") else 0
 
     def _load(self, split: str, task_id: int) -> MazeTask:
-        return MazeTask(task_id, split, grid=DOUBLE_T, start=self._starts[task_id], goal=DOUBLE_T_GOAL)
+        return MazeTask(
+            task_id, split, grid=DOUBLE_T, start=self._starts[task_id], goal=DOUBLE_T_GOAL
+        )
 
     def agentgym_index(self, split: str, task_id: int) -> int:
         return task_id
 
     def locate(self, index: int) -> tuple[str, int]:
+        if index == self.GOAL_ITEM:
+            raise BadTaskError(
+                f"maze item {index} is AgentGym's start at the goal cell {DOUBLE_T_GOAL}, which "
+                f"its server cannot reset (it answers an error): use 0..{len(self._starts) - 1}"
+            )
+        if not 0 <= index < len(self._starts):
+            raise BadTaskError(f"maze item {index} does not exist: use 0..{len(self._starts) - 1}")
         return "test", index
 
 
@@ -49,9 +70,16 @@ class RandomMazeTasks(TaskSource):
     ``min_distance`` moves apart. Train and test draw from disjoint seed ranges."""
 
     item_prefix = "maze_random"
-    _SEED_BASE = {"train": 1_000_000, "test": 0}
+    _SEED_BASE: ClassVar[dict[str, int]] = {"train": 1_000_000, "test": 0}
 
-    def __init__(self, rows: int = 4, cols: int = 4, train_size: int = 10_000, test_size: int = 100, min_distance: int = 6) -> None:
+    def __init__(
+        self,
+        rows: int = 4,
+        cols: int = 4,
+        train_size: int = 10_000,
+        test_size: int = 100,
+        min_distance: int = 6,
+    ) -> None:
         if rows < 2 or cols < 2:
             raise ValueError(f"maze size {rows}x{cols} is too small: use at least 2x2 rooms")
         self.rows, self.cols, self.min_distance = rows, cols, min_distance

@@ -525,7 +525,7 @@ class Catalog:
             )
             self.companies[cid] = Company(cid, name, rng.choice(COUNTRIES[:10])[0], logo)
         self.people: dict[int, Person] = {}
-        names = [f"{f} {l}" for f in _FIRST for l in _LAST]
+        names = [f"{f} {last}" for f in _FIRST for last in _LAST]
         rng.shuffle(names)
         names = names[:1100]
         used_ids: set[int] = set()

@@ -14,6 +14,7 @@ from agentgym_envs.envs.sciworld.java import require_java
 from agentgym_envs.envs.sciworld.simulator import (
     GOLD_HEAP_MB,
     Simulator,
+    SimulatorError,
     SimulatorPool,
     default_pool,
 )
@@ -25,7 +26,13 @@ logger = logging.getLogger(__name__)
 #: ScienceWorld's default ``envStepLimit`` (AgentGym keeps it): done once moves exceed it.
 STEP_LIMIT = 100
 UNKNOWN_ACTION = "No known action matches that input."
-SIMPLIFICATIONS = ("teleportAction", "selfWateringFlowerPots", "openContainers", "openDoors", "noElectricalAction")
+SIMPLIFICATIONS = (
+    "teleportAction",
+    "selfWateringFlowerPots",
+    "openContainers",
+    "openDoors",
+    "noElectricalAction",
+)
 REWARD_MODES = ("score", "delta")
 
 #: The action grammar AgentGym's SciWorld prompt lists: (template, description).
@@ -126,10 +133,14 @@ class SciWorldEnv(TextEnv):
 
     ## Information
     ``score`` (0-100, -100), ``success`` (score 100), ``moves``, ``task_name``, ``variation``,
-    ``item_id`` (AgentGym's ``sciworld_<data_idx>``). ``available_actions`` (every valid action,
+    ``item_id`` (AgentGym's ``sciworld_<data_idx>``); ``task_description`` at reset;
+    ``agentgym_reward`` at every step (the change in score: the ``reward`` AgentGym's server
+    sends beside its ``score``). ``available_actions`` (every valid action,
     ~50 ms each) only with ``include_valid_actions=True``; otherwise call
     :meth:`available_actions` (cached per state). Also :meth:`look`, :meth:`inventory`,
-    :meth:`goal_progress`, :meth:`gold_actions`.
+    :meth:`goal_progress`, :meth:`gold_actions`, and AgentGym's extra server replies
+    :meth:`action_hint`, :meth:`goals`, :meth:`task_description`, :meth:`object_tree`,
+    :meth:`state`.
 
     ## Arguments
     ``index``: ``"clean"`` (ScienceWorld's train variations / 200 of its test variations, no
@@ -204,8 +215,13 @@ class SciWorldEnv(TextEnv):
 
     # -- episode -----------------------------------------------------------------------------
     def _begin(self, task: SciWorldTask) -> tuple[str, dict[str, Any]]:
+        try:
+            self.simulator.load(task.task_name, task.variation)
+        except SimulatorError as exc:  # a JVM that died or froze: once more on a fresh one
+            logger.warning("%s; restarting it for this reset", exc)
+            self._sim = None
+            self.simulator.load(task.task_name, task.variation)
         sim = self.simulator
-        sim.load(task.task_name, task.variation)
         description = sim.task_description()
         # AgentGym's reset: load, task description, then "look around" (it takes no time, so
         # the move count stays 0; AgentGym's client starts the episode at score 0)
@@ -213,26 +229,42 @@ class SciWorldEnv(TextEnv):
         self._valid = self._objects = None
         self.actions_taken = []
         self.moves = 0
-        return description + "\n" + look, self._extra()
+        return description + "\n" + look, {**self._extra(), "task_description": description}
 
     def _act(self, action: str) -> StepResult:
         self._valid = self._objects = None
         previous = self.score
-        out = self.simulator.step(action)
+        try:
+            if self._sim is None or self._sim.jvm.closed:  # a fresh JVM would not know the task
+                raise SimulatorError("the ScienceWorld JVM of this episode is gone")
+            out = self._sim.step(action)
+        except SimulatorError as exc:
+            reason = f"{exc}: the episode cannot go on; call reset() to start again on a new JVM"
+            return StepResult(
+                f"Environment error: {reason}.",
+                terminated=True,
+                error=reason,
+                info={**self._extra(), "outcome": "env_error", "reward_valid": False},
+            )
         self.actions_taken.append(action)
         self.moves = out.moves
         self.score = float(out.score)
         self.success = out.score >= 100
         done = out.completed or out.moves > self.step_limit or out.score < 0
         reward = float(out.score) if self.reward_mode == "score" else out.score - previous
+        info = {**self._extra(), "agentgym_reward": float(out.score - previous)}
         error = None
         if out.observation.startswith(UNKNOWN_ACTION):
             error = f"no ScienceWorld action matches {action.strip()[:80]!r}: send 'help' for the actions"
-        return StepResult(out.observation, reward=reward, terminated=done, error=error, info=self._extra())
+        return StepResult(out.observation, reward=reward, terminated=done, error=error, info=info)
 
     def _extra(self) -> dict[str, Any]:
         task: SciWorldTask = self.task  # type: ignore[assignment]
-        info: dict[str, Any] = {"moves": self.moves, "task_name": task.task_name, "variation": task.variation}
+        info: dict[str, Any] = {
+            "moves": self.moves,
+            "task_name": task.task_name,
+            "variation": task.variation,
+        }
         try:
             info["item_id"] = self.item_id
         except BadTaskError:
@@ -259,6 +291,57 @@ class SciWorldEnv(TextEnv):
     def goal_progress(self) -> str:
         """The simulator's goal checklist for the current task."""
         return self.simulator.goal_progress()
+
+    # -- AgentGym's extra server endpoints (``agentgym serve`` answers them from these) ------
+    def action_hint(self) -> dict[str, list[str]]:
+        """AgentGym's ``/action_hint``: the action templates and the objects in view."""
+        sim = self.simulator
+        return {
+            "possible_actions": [str(a) for a in sim.call("getPossibleActions")],
+            "possible_objects": [str(o) for o in sim.call("getPossibleObjects")],
+        }
+
+    def goals(self) -> dict[str, str]:
+        """AgentGym's ``/goals``: the simulator's goal checklist."""
+        return {"goals": self.goal_progress()}
+
+    def task_description(self) -> dict[str, str]:
+        """AgentGym's ``/task_description``."""
+        return {"task_description": self.simulator.task_description()}
+
+    def object_tree(self) -> dict[str, Any]:
+        """AgentGym's ``/object_tree``: ScienceWorld's object tree (a JSON object)."""
+        import json
+        import os
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            message = self.simulator.call("getObjectTree", folder)
+            if message:
+                raise RuntimeError(f"ScienceWorld has no object tree: {message}")
+            with open(os.path.join(folder, "objectTree.json"), encoding="utf-8") as f:
+                return {"object_tree": json.load(f)}
+
+    def state(self) -> dict[str, Any]:
+        """AgentGym's ``/state``: look, inventory, task, goal progress, the first ten action
+        templates and objects, the move count and the episode so far."""
+        hint = self.action_hint()
+        task: SciWorldTask = self.task  # type: ignore[assignment]
+        return {
+            "observation": self.look(),
+            "inventory": self.inventory(),
+            "task_description": self.simulator.task_description(),
+            "goal_progress": self.goal_progress(),
+            "possible_actions": hint["possible_actions"][:10],
+            "possible_objects": hint["possible_objects"][:10],
+            "current_moves": self.moves,
+            "environment_info": {
+                "task_name": task.task_name if task else None,
+                "var_num": task.variation if task else None,
+                "score": self.score,
+                "done": self.done,
+            },
+        }
 
     def gold_actions(self) -> list[str]:
         """ScienceWorld's gold action sequence for the current task (from a fresh load)."""
@@ -354,7 +437,9 @@ def _check_package_version() -> None:
         logger.warning(
             "scienceworld %s is installed but SciWorld's task table and gold paths were made with "
             "%s: task ids and the expert may not match (pip install scienceworld==%s)",
-            installed, made_with, made_with,
+            installed,
+            made_with,
+            made_with,
         )
 
 

@@ -22,11 +22,12 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import subprocess
 import threading
 import time
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,29 @@ DETERMINISM_OPTS = ("-XX:+UnlockExperimentalVMOptions", "-XX:hashCode=2")
 GOLD_HEAP_MB = 1536
 #: Environment variable: extra JVM options, space separated (e.g. ``-Xmx1g``).
 JAVA_OPTS_ENV = "AGENTGYM_SCIWORLD_JAVA_OPTS"
+#: Seconds one call into the JVM may take before the JVM counts as hung (and is killed).
+#: Steps take milliseconds and loads about a second; the margin is for busy machines.
+DEFAULT_CALL_TIMEOUT = 120.0
+#: Environment variable overriding :data:`DEFAULT_CALL_TIMEOUT`.
+CALL_TIMEOUT_ENV = "AGENTGYM_SCIWORLD_CALL_TIMEOUT"
+
+
+def _call_timeout(value: float | None) -> float:
+    if value is not None:
+        return float(value)
+    try:
+        return float(os.environ.get(CALL_TIMEOUT_ENV, DEFAULT_CALL_TIMEOUT))
+    except ValueError:
+        return DEFAULT_CALL_TIMEOUT
+
+
+def _process_state(pid: int) -> str:
+    """The kernel's one-letter state of ``pid`` (``T``: stopped), ``""`` when unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0].decode()
+    except (OSError, IndexError):
+        return ""
 
 
 class SimulatorError(AgentGymError, RuntimeError):
@@ -83,8 +107,10 @@ class JVM:
         java_opts: tuple[str, ...] = (),
         capacity: int = DEFAULT_PER_JVM,
         deterministic: bool = True,
+        call_timeout: float | None = None,
     ) -> None:
         py4j = require("py4j.java_gateway", "sciworld")
+        self.call_timeout = _call_timeout(call_timeout)
         java = require_java()
         jar, cwd = _package_jar()
         # a roomy young generation: every load allocates a whole house and every task's objects
@@ -104,10 +130,14 @@ class JVM:
         started = time.perf_counter()
         try:
             port, proc = py4j.launch_gateway(
-                classpath=jar, javaopts=opts, die_on_exit=True, cwd=cwd, return_proc=True,
+                classpath=jar,
+                javaopts=opts,
+                die_on_exit=True,
+                cwd=cwd,
+                return_proc=True,
                 java_path=java,
             )
-        except Exception:  # noqa: BLE001 - a JVM without -XX:hashCode: run, but not reproducibly
+        except Exception:
             if not deterministic:
                 raise SimulatorError(f"could not start the ScienceWorld JVM ({java})") from None
             opts = [o for o in opts if o not in DETERMINISM_OPTS]
@@ -119,15 +149,23 @@ class JVM:
             )
             try:
                 port, proc = py4j.launch_gateway(
-                    classpath=jar, javaopts=opts, die_on_exit=True, cwd=cwd, return_proc=True,
+                    classpath=jar,
+                    javaopts=opts,
+                    die_on_exit=True,
+                    cwd=cwd,
+                    return_proc=True,
                     java_path=java,
                 )
             except Exception as exc:
-                raise SimulatorError(f"could not start the ScienceWorld JVM ({java}): {exc}") from exc
+                raise SimulatorError(
+                    f"could not start the ScienceWorld JVM ({java}): {exc}"
+                ) from exc
         self.java_opts = tuple(opts)
         self.process = proc
         self.gateway = py4j.JavaGateway(
-            gateway_parameters=py4j.GatewayParameters(port=port, auto_convert=False),
+            gateway_parameters=py4j.GatewayParameters(
+                port=port, auto_convert=False, read_timeout=self.call_timeout
+            ),
             java_process=proc,
         )
         jvm = self.gateway.jvm
@@ -138,7 +176,9 @@ class JVM:
         self._uuid = jvm.util.UniqueIdentifier
         logger.info(
             "started ScienceWorld JVM pid %s in %.2fs (%s)",
-            proc.pid, time.perf_counter() - started, " ".join(opts),
+            proc.pid,
+            time.perf_counter() - started,
+            " ".join(opts),
         )
 
     @property
@@ -156,22 +196,51 @@ class JVM:
         if self.closed:
             raise SimulatorError("the ScienceWorld JVM was closed: make a new env")
         with self._lock:
+            self._check_alive()
             owner = self._owner
             if owner is not sim:
                 if owner is not None:
                     owner._uuid_count = self._uuid.count()
                 self._set_count(sim._uuid_count)
                 self._owner = sim
+            started = time.monotonic()
             try:
                 yield sim._j
             except Exception as exc:
-                if self.process.poll() is not None:
-                    self.closed = True
-                    raise SimulatorError(
-                        f"the ScienceWorld JVM (pid {self.pid}) exited with code "
-                        f"{self.process.returncode}: make a new env"
-                    ) from exc
-                raise
+                if type(exc).__name__ == "Py4JJavaError" or not type(exc).__module__.startswith(
+                    "py4j"
+                ):
+                    raise  # the simulator's own exception: the JVM is fine
+                if time.monotonic() - started >= 0.9 * self.call_timeout:
+                    self._abandon(f"did not answer within {self.call_timeout:g} s")
+                with suppress(subprocess.TimeoutExpired):  # a killed JVM closes its socket first
+                    self.process.wait(timeout=5)
+                self._check_alive()
+                self._abandon(f"lost its gateway connection ({type(exc).__name__})")
+
+    def _check_alive(self) -> None:
+        """Raise :class:`SimulatorError` (and drop the JVM) when it has exited or is stopped."""
+        if self.process.poll() is not None:
+            self.closed = True
+            raise SimulatorError(
+                f"the ScienceWorld JVM (pid {self.pid}) exited with code {self.process.returncode}"
+            )
+        if _process_state(self.pid) in ("T", "t"):
+            self._abandon("is stopped (frozen)")
+
+    def _abandon(self, why: str) -> None:
+        """Kill a JVM that no longer answers and raise the one-line error saying why."""
+        self.closed = True
+        try:
+            self.process.kill()
+            self.process.wait(timeout=30)
+        except Exception as exc:
+            logger.debug("killing the JVM: %s", exc)
+        try:
+            self.gateway.close()  # our sockets only: nothing is left to talk to
+        except Exception as exc:
+            logger.debug("gateway close: %s", exc)
+        raise SimulatorError(f"the ScienceWorld JVM (pid {self.pid}) {why}; it was killed")
 
     def _set_count(self, value: int) -> None:
         getattr(self._uuid, "count_$eq")(value)
@@ -198,7 +267,7 @@ class JVM:
         self.closed = True
         try:
             self.gateway.shutdown()
-        except Exception as exc:  # noqa: BLE001 - the JVM may already be gone
+        except Exception as exc:
             logger.debug("gateway shutdown: %s", exc)
         proc = self.process
         if proc.poll() is None:
@@ -210,7 +279,7 @@ class JVM:
                 pass
             try:
                 proc.wait(timeout=5)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 proc.kill()
                 proc.wait(timeout=5)
 
@@ -244,7 +313,9 @@ class Simulator:
         with self.jvm.using(self) as j:
             error = j.load(task_name, int(variation), self.jvm.simplifications, bool(gold_path))
         if error:
-            raise SimulatorError(f"ScienceWorld could not load {task_name} variation {variation}: {error}")
+            raise SimulatorError(
+                f"ScienceWorld could not load {task_name} variation {variation}: {error}"
+            )
 
     def task_description(self) -> str:
         with self.jvm.using(self) as j:
@@ -314,10 +385,15 @@ class SimulatorPool:
     """
 
     def __init__(
-        self, per_jvm: int = DEFAULT_PER_JVM, heap: int | None = None, java_opts: tuple[str, ...] = ()
+        self,
+        per_jvm: int = DEFAULT_PER_JVM,
+        heap: int | None = None,
+        java_opts: tuple[str, ...] = (),
+        call_timeout: float | None = None,
     ) -> None:
         if per_jvm < 1:
             raise ValueError("per_jvm must be at least 1")
+        self.call_timeout = call_timeout
         self.per_jvm = per_jvm
         self.heap = heap or heap_mb(per_jvm)
         self.java_opts = tuple(java_opts)
@@ -346,8 +422,12 @@ class SimulatorPool:
                     break
             else:
                 jvm = JVM(
-                    heap=self.heap, simplifications=simplifications, java_opts=self.java_opts,
-                    capacity=self.per_jvm, deterministic=deterministic,
+                    heap=self.heap,
+                    simplifications=simplifications,
+                    java_opts=self.java_opts,
+                    capacity=self.per_jvm,
+                    deterministic=deterministic,
+                    call_timeout=self.call_timeout,
                 )
                 self.jvms.append(jvm)
                 self._live[id(jvm)] = 0

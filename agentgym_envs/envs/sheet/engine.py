@@ -21,13 +21,39 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentgym_envs.bounds import checkpoint
+from agentgym_envs.tools.tool import ToolError
+
 OPERATORS = ("SUM", "AVERAGE", "COUNT", "MAX", "MIN", "MINUS", "PRODUCT")
 _A1 = re.compile(r"^\s*\$?([A-Za-z]{1,3})\$?(\d{1,6})\s*$")
 _NUMERIC = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 
 
-class SheetError(Exception):
-    """An operation the sheet refuses; the message says why (as the live tools do)."""
+#: Declared size limits of one sheet. Google Sheets allows 10 million cells and columns up to
+#: ZZZ; an episode needs a few hundred, and a grid held in memory must stay small.
+MAX_ROWS = 10_000
+MAX_COLS = 702  # ZZ
+MAX_CELLS = 200_000
+
+
+class SheetError(ToolError):
+    """An operation the sheet refuses; the message says why (as the live tools do).
+
+    A :class:`~agentgym_envs.tools.ToolError`, so a refusal anywhere in a tool is its reply.
+    """
+
+
+def _too_big(what: str) -> SheetError:
+    return SheetError(
+        f"{what} exceeds the sheet's limits: at most {MAX_ROWS} rows, {MAX_COLS} columns "
+        f"(A to ZZ) and {MAX_CELLS} cells"
+    )
+
+
+def check_size(rows: int, cols: int, what: str) -> None:
+    """Refuse a grid or range of ``rows`` x ``cols`` cells beyond the declared limits."""
+    if rows > MAX_ROWS or cols > MAX_COLS or rows * cols > MAX_CELLS:
+        raise _too_big(what)
 
 
 # -- A1 notation ---------------------------------------------------------------------------
@@ -176,6 +202,9 @@ class Sheet:
     def _ensure(self, row: int, col: int) -> None:
         """Grow the grid to hold 0-based (row, col)."""
         width = max(self.n_cols, col + 1)
+        check_size(
+            max(self.n_rows, row + 1), width, f"Range ('{self.name}'!{a1(row + 1, col + 1)})"
+        )
         for r in self.grid:
             r.extend(Cell() for _ in range(width - len(r)))
         while len(self.grid) <= row:
@@ -201,8 +230,10 @@ class Sheet:
             if len(arg) == 2:
                 values.append(self._number(arg[0], arg[1], depth))
             else:
-                for rr in range(arg[0], arg[2] + 1):
-                    for cc in range(arg[1], arg[3] + 1):
+                # cells past the grid are empty and count for nothing: read only the grid
+                for rr in range(arg[0], min(arg[2], self.n_rows - 1) + 1):
+                    checkpoint()
+                    for cc in range(arg[1], min(arg[3], self.n_cols - 1) + 1):
                         if (rr, cc) != (r, c):
                             values.append(self._number(rr, cc, depth))
         if any(v == "#REF!" for v in values):
@@ -253,6 +284,7 @@ class Sheet:
 
     def range_values(self, start: str, end: str) -> list[list[str]]:
         (r1, c1), (r2, c2) = parse_a1(start), parse_a1(end)
+        check_size(abs(r2 - r1) + 1, abs(c2 - c1) + 1, f"Range ('{self.name}'!{start}:{end})")
         return [
             [self.text(r - 1, c - 1) for c in range(min(c1, c2), max(c1, c2) + 1)]
             for r in range(min(r1, r2), max(r1, r2) + 1)
@@ -316,6 +348,7 @@ class Sheet:
         """Insert rows so the first new one is 1-based ``row``."""
         at = min(max(row - 1, 0), self.n_rows)
         width = max([self.n_cols] + [len(v) for v in values])
+        check_size(self.n_rows + len(values), width, f"Inserting {len(values)} rows")
         self._ensure(0, width - 1)
         new = [
             [Cell(coerce(v[c]) if c < len(v) else None) for c in range(self.n_cols)] for v in values
@@ -330,6 +363,7 @@ class Sheet:
         """Insert columns (each a top-down list) so the first new one is 1-based ``col``."""
         at = min(max(col - 1, 0), self.n_cols)
         height = max([self.n_rows] + [len(v) for v in values])
+        check_size(height, self.n_cols + len(values), f"Inserting {len(values)} columns")
         if height > self.n_rows:
             self._ensure(height - 1, 0)
         mapping = {c: (c if c < at else c + len(values)) for c in range(self.n_cols)}

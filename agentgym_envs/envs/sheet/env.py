@@ -61,9 +61,13 @@ class SheetEnv(ToolEnv):
     formulas that follow later edits) holds the task's workbook: the task's ``SheetN`` and two
     other sheets. Tasks are operations (update from given data, sort, insert, delete by a
     condition, add totals or averages) judged by the final sheet.
+    Identical to AgentGym: the first observation, the ``Observation: ...\\nGive me one action.``
+    framing, the format-error text, the answer comparison and the reward its server returns.
+    Stand-ins: the spreadsheets (an in-memory engine with generated workbooks) and the tasks
+    (generated; AgentGym's item ids do not name these tasks).
 
     ## Action Space
-    ``Action: <tool> with Action Input: {...}`` or a JSON tool call. Tools (AgentBoard's sheet
+    ``Action: <tool> with Action Input: {...}``. Tools (AgentBoard's sheet
     set): ``open_sheet(name)``, ``del_sheet(name)``, ``freeze_data(dimension, num)``,
     ``get_A1_annotation(row, col)``, ``insert_cols(values_list, col_idx)``,
     ``insert_rows(values_list, row_idx)``, ``delete_batch_data(dimension, index_list)``,
@@ -72,8 +76,18 @@ class SheetEnv(ToolEnv):
     values_list)``, ``sort_sheet_by_col(col_num, order)``, ``merge_cells(start_position,
     end_position)``, ``update_note(position, content)``, ``get_note(position)``,
     ``get_all_values``, ``get_range_values``, ``get_cell_value``, ``get_value_by_formula``,
-    ``filter_cells(query, in_row, in_column)``, ``check_valid_actions``, ``finish`` (no
-    arguments).
+    ``filter_cells(query, in_row, in_column)``, ``finish`` (no arguments), in AgentGym's order
+    (its Sheet server has no ``check_valid_actions``; an unknown name's error lists the tools).
+    By default a reply is read as AgentGym's servers read it: the ``... with Action Input: ...``
+    must end the reply, on one line; otherwise the observation is their format-error text
+    (``Format error, please response in the format of  "Action: [your action] with Action
+    Input: [your action input]``, reward unchanged). Their ``ERROR | ...`` texts answer a last
+    line without ``Action:`` (``TypeError(...)``), an input Python's ``eval`` rejects such as
+    JSON's ``true`` (``Exception(Parameters in action input are not valid, ...)``), an unknown
+    tool name (``Invalid action: <name>.``) and a missing argument (``KeyError('<arg>')``);
+    a dispatched action whose line says ``finish`` ends the episode, as there.
+    ``parser="lenient"`` reads a multi-line input, text after the action, JSON's literals,
+    tool names in other case and JSON tool calls, and ends only on the ``finish`` tool.
 
     ## Observation Space
     ``Observation: <result>\\nGive me one action.`` -- most edits reply with the whole sheet as
@@ -88,6 +102,8 @@ class SheetEnv(ToolEnv):
     expected sheet over their overlapping region (0 before a sheet is open), as a running
     maximum; the step reward is its increase. The share is high as soon as the right sheet is
     open (most cells are unchanged by a task) -- use ``success`` for solved / not solved.
+    ``info["agentgym_reward"]`` at every step is the reward AgentGym's server returns for it
+    (the running score; AgentGym's client scores an episode by its last reward).
 
     ## Episode End
     ``finish`` terminates. AgentGym's max rounds is 15.
@@ -96,12 +112,18 @@ class SheetEnv(ToolEnv):
     ``progress`` (= the cell-match share, AgentBoard's progress rate for Sheet), ``goal``,
     ``tool``, ``error``; at the end ``answer`` (the expected sheet). ``success`` when, at
     ``finish``, the task's sheet equals the expected sheet exactly (same size, same texts).
+    ``agentgym_reward``: AgentGym's wire reward (the running share).
 
     ## Arguments
     ``train_size``: generated train tasks (default 500; test has AgentEval's 20).
+    ``parser``: ``"agentgym"`` (default)
+    or ``"lenient"``.
 
     ## Version History
-    v0: initial release.
+    v0: initial release. Replies AgentGym cannot read get its format-error text
+    (``parser="lenient"`` reads them as before), and every step carries
+    ``info["agentgym_reward"]`` (the cell-match share AgentGym's server returns, so a solved
+    episode ends at 1.0 there too).
     """
 
     family = "sheet"
@@ -109,8 +131,16 @@ class SheetEnv(ToolEnv):
     hint = HINT
     example = EXAMPLE
 
-    def __init__(self, train_size: int = 500, render_mode: str | None = None) -> None:
-        super().__init__(SheetTasks(train_size), render_mode=render_mode)
+    def __init__(
+        self, train_size: int = 500, parser: str = "agentgym", render_mode: str | None = None
+    ) -> None:
+        super().__init__(SheetTasks(train_size), parser=parser, render_mode=render_mode)
+
+    def agentgym_done(self, line: str) -> bool:
+        return "finish" in line.lower()
+
+    def invalid_action_text(self, name: str) -> str:
+        return f"ERROR | Invalid action: {name}. Please choose another valid action from {list(self.toolkit)}"
 
     def _make_backend(self, task: SheetTask) -> SheetBackend:
         sheets = {
@@ -143,6 +173,7 @@ class SheetEnv(ToolEnv):
         self.score = float(self._score(False))
         result.reward += self.score - before
         result.info["progress"] = self.score
+        result.info["agentgym_reward"] = self.agentgym_reward()
         return result
 
     def _begin(self, task: SheetTask):

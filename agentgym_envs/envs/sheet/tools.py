@@ -7,9 +7,9 @@ at 1.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from agentgym_envs.bounds import LimitExceeded, compile_user_regex, regex_search
 from agentgym_envs.envs.sheet.engine import (
     OPERATORS,
     SheetError,
@@ -19,7 +19,6 @@ from agentgym_envs.envs.sheet.engine import (
     parse_formula,
 )
 from agentgym_envs.tools import Tool, ToolError, Toolkit, param, schema
-from agentgym_envs.tools.env import check_valid_actions_tool
 
 A1_HINT = "In the sheet formula, you should use A1 notation to display the cell address, you can use get_A1_annotation(row, col) to get its A1 address."
 
@@ -231,9 +230,11 @@ def filter_cells(
 ) -> list[str]:
     s = _sheet(b)
     try:
-        pattern = re.compile(query)
-    except re.error as exc:
+        pattern = compile_user_regex(query)
+    except ValueError as exc:
         raise ToolError(f"the query is not a valid regular expression ({exc})") from None
+    except LimitExceeded as exc:
+        raise ToolError(str(exc)) from None
     rows, cols = s.used_size()
     out = []
     for r in range(rows):
@@ -241,9 +242,16 @@ def filter_cells(
             wanted = (in_row is None or r + 1 == in_row) and (
                 in_column is None or c + 1 == in_column
             )
-            if wanted and pattern.search(s.text(r, c)):
+            if wanted and _search(pattern, s.text(r, c)):
                 out.append(a1(r + 1, c + 1))
     return out
+
+
+def _search(pattern, text: str) -> bool:
+    try:
+        return regex_search(pattern, text)
+    except LimitExceeded as exc:
+        raise ToolError(str(exc)) from None
 
 
 def finish(b: SheetBackend) -> list[list[str]]:
@@ -397,13 +405,6 @@ SHEET_TOOLS = Toolkit(
             "a confirmation",
         ),
         Tool(
-            "get_note",
-            "Get the note of a cell.",
-            get_note,
-            schema(position=_POS),
-            "the note text, or ''",
-        ),
-        Tool(
             "get_all_values", "Get all values of the open sheet.", get_all_values, schema(), _SHEET
         ),
         Tool(
@@ -441,7 +442,13 @@ SHEET_TOOLS = Toolkit(
             ),
             "a list of A1 addresses",
         ),
-        check_valid_actions_tool(),
+        Tool(
+            "get_note",
+            "Get the note of a cell.",
+            get_note,
+            schema(position=_POS),
+            "the note text, or ''",
+        ),
         Tool(
             "finish",
             "Call this when the sheet is done; it ends the task.",

@@ -146,8 +146,15 @@ def _writable(root: Path, explicit: bool) -> Path:
         raise PermissionError(f"{root} is not writable")
     except OSError as exc:
         if explicit or os.environ.get(CACHE_ENV):
-            raise OSError(f"cannot use the cache folder {str(root)!r} ({exc}): pass a writable cache_dir=") from None
-        fallback = Path(tempfile.gettempdir()) / f"agentgym-envs-{os.getuid() if hasattr(os, 'getuid') else 'user'}" / "sql" / root.name
+            raise OSError(
+                f"cannot use the cache folder {str(root)!r} ({exc}): pass a writable cache_dir="
+            ) from None
+        fallback = (
+            Path(tempfile.gettempdir())
+            / f"agentgym-envs-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
+            / "sql"
+            / root.name
+        )
         log.warning("cache folder %s is not writable (%s): using %s", root, exc, fallback)
         fallback.mkdir(parents=True, exist_ok=True)
         return fallback
@@ -168,7 +175,9 @@ def ensure_databases(cache_dir: str | os.PathLike | None = None) -> dict[str, Pa
     return paths
 
 
-def ensure_questions(cache_dir: str | os.PathLike | None = None) -> tuple[dict[str, Path], list[Question]]:
+def ensure_questions(
+    cache_dir: str | os.PathLike | None = None,
+) -> tuple[dict[str, Path], list[Question]]:
     """The databases and every verified question over them (from the cache when current)."""
     paths = ensure_databases(cache_dir)
     root = next(iter(paths.values())).parent

@@ -3,10 +3,13 @@ variant where the agent explores the database before it submits."""
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import os
 import re
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -17,6 +20,7 @@ from agentgym_envs.envs.sql.execution import (
     DEFAULT_TIMEOUT,
     Comparison,
     QueryError,
+    QueryResult,
     SafeDatabase,
     format_result,
     results_match,
@@ -56,11 +60,34 @@ def parse_action(text: str) -> tuple[bool, str]:
         m = (sql_fences or fences)[-1]
         return bool(_SUBMIT_BEFORE_FENCE.search(text[: m.start()])), _clean(m.group(2))
     actions = list(_ACTION.finditer(text))
-    segment = text[actions[-1].end():] if actions else text
+    segment = text[actions[-1].end() :] if actions else text
     submit = _SUBMIT.match(segment)
     if submit:
-        return True, _clean(segment[submit.end():])
+        return True, _clean(segment[submit.end() :])
     return False, _clean(segment)
+
+
+def sqlgym_action(text: str) -> str:
+    """The SQL AgentGym's client sends for a reply: the text inside the last ```` ```sql ````
+    fence (up to the next fence), else the whole reply, stripped."""
+    return text.split("```sql")[-1].split("```")[0].strip()
+
+
+def _cut(text: str) -> str:
+    """AgentGym's sqlgym server shows at most 100 characters of a result, then ``...``."""
+    return text[:100] + "..." if len(text) > 100 else text
+
+
+@functools.lru_cache(maxsize=16)
+def _read_tables(path: str) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        log.warning(
+            "cannot read BIRD tables file %s (%s): deriving schemas from the databases", path, exc
+        )
+        return {}
+    return {rec["db_id"]: rec for rec in data if isinstance(rec, dict) and "db_id" in rec}
 
 
 def _ident(name: str) -> str:
@@ -79,44 +106,54 @@ class BirdSQLEnv(TextEnv):
     """Answer a question about a SQLite database with one SQL query (BIRD, AgentGym's sqlgym).
 
     ## Description
-    Each task is a BIRD-style question over a SQLite database, with an *evidence* hint (the
-    external knowledge BIRD gives, such as which column encodes what) and a gold SQL query.
-    The reply is executed and its result compared with the gold query's result. By default,
-    as in AgentGym, the episode is one turn (``AgentGym/BIRD-v0``). With ``interactive=True``
-    (``AgentGym/BIRDInteractive-v0``) the agent may first run exploratory queries and see their
-    results, then ends with ``submit <sql>``.
+    Each task is a BIRD-style question over a SQLite database, with a gold SQL query (and
+    BIRD's *evidence*, the external knowledge hint, which AgentGym does not show). The reply is
+    executed and its result compared with the gold query's result. By default the env is
+    AgentGym's ``sqlgym`` server: the same observation text, the same SQL taken out of the
+    reply, the same result text and reward, one turn (``AgentGym/BIRD-v0``). With
+    ``interactive=True`` (``AgentGym/BIRDInteractive-v0``, our variant) the agent may first run
+    exploratory queries and see their results, then ends with ``submit <sql>``; that variant
+    shows the richer schema, the evidence and result tables by default.
 
     ## Action Space
-    SQL text. As AgentGym parses it: the SQL inside the last ```` ```sql ... ``` ```` fence;
-    without a fence, the text after ``Action:`` or the whole reply. Interactive mode: a query
-    to run, or ``submit <sql>`` (also ``submit ```sql ...``` ``) for the final answer. Only
-    reading is possible: the connection is read-only, writes, ``ATTACH``, ``PRAGMA`` changes
-    and extension loading are refused, each query has a time limit (``timeout``) and at most
-    ``max_rows`` rows are fetched. A refused, failing or runaway query is feedback
-    (``Error: ...``, ``info["error"]``), never an exception.
+    SQL text. By default as AgentGym's client reads a reply: the text inside the last
+    ```` ```sql ```` fence up to the next fence, else the whole reply, stripped. With
+    ``result="table"`` or ``interactive=True``: the last ```` ```sql ```` (or bare) fence, else the
+    text after ``Action:`` or the whole reply; interactive mode takes ``submit <sql>`` (also
+    ``submit ```sql ...``` ``) as the final answer. Only reading is possible: the connection is
+    read-only, writes, ``ATTACH``, ``PRAGMA`` changes and extension loading are refused, each
+    query has a time limit (``timeout``) and at most ``max_rows`` rows are fetched. A refused,
+    failing or runaway query is feedback (``info["error"]``), never an exception.
 
     ## Observation Space
-    Reset: the database name and summary, its schema as ``CREATE TABLE`` statements (from
-    SQLAlchemy's inspection) each followed by example rows, notes on cryptic columns, then
-    ``Question:`` and ``Evidence:``. Step: the query's result as a table with its row count
-    (first 20 rows shown), or ``Error: <database message>``; on the final answer, whether the
-    result matches.
+    Reset, by default (``schema="agentgym"``): sqlgym's prose schema, a blank line, the
+    question: ``<db> contains tables such as a, b. Table a has columns such as x, y. x is the
+    primary key. ... The x of b is the foreign key of y of a.\n\n<question>`` (built from BIRD's
+    ``*_tables.json`` where the data has one, else from the database file; written with
+    sqlgym 0.1.2's quirks). ``evidence=True`` adds ``\nEvidence: ...``. With ``schema="ddl"``:
+    the database name and summary, ``CREATE TABLE`` statements (from SQLAlchemy's inspection)
+    each followed by example rows, notes on cryptic columns, ``Question:`` and ``Evidence:``.
+    Step, by default (``result="agentgym"``): ``str(rows)`` of the result (a Python list of
+    tuples) or sqlite's error message, cut at 100 characters followed by ``...``, as
+    AgentGym's server sends it. With ``result="table"``: the result as a table with its row
+    count (first 20 rows shown) or ``Error: <message>``, and on the final answer whether it
+    matches.
 
     ## Starting State
     The chosen task's question over its database.
 
     ## Rewards
-    BIRD's execution accuracy: 1.0 when the submitted query's result equals the gold result,
-    else 0.0 (also on any error). Rows are compared as tuples (column order matters, names do
-    not); as a multiset by default, as a sequence when the question asks for an order, and as
-    a set (BIRD's ``evaluation.py`` and sqlgym) for ``bird_path`` data or with
-    ``comparison="set"``. Floats are compared to 6 decimals on the embedded questions and
-    exactly, as BIRD does, on ``bird_path`` data (``float_places``).
+    Execution accuracy: 1.0 when the submitted query's result equals the gold result, else
+    0.0 (also on any error). By default as sqlgym scores it: ``set(rows) == set(gold_rows)``
+    with exact values (duplicates and row order ignored). Options: ``comparison="multiset"``
+    (duplicates count), ``ordered=True`` (rows compared as a sequence when the question asks for
+    an order), ``float_places`` (round floats first). The interactive variant defaults to
+    multiset, ordered, 6 decimals on the embedded questions.
 
     ## Episode End
     Terminated after the single reply (``BIRD-v0``, AgentGym's max rounds 1) or after
-    ``submit`` (interactive; AgentGym-style turn limits come from the ``max_rounds`` wrapper,
-    the engine caps an episode at 30 steps).
+    ``submit`` (interactive; turn limits come from the ``max_rounds`` wrapper, the engine caps
+    an episode at 30 steps).
 
     ## Information
     ``success``, ``score`` (1.0 on a match), ``db_id``, ``difficulty`` (simple / moderate /
@@ -125,19 +162,25 @@ class BirdSQLEnv(TextEnv):
 
     ## Arguments
     ``interactive`` (default False). ``bird_path``: a BIRD release folder (``train/train.json``,
-    ``dev/dev.json`` and their ``*_databases/<db_id>/<db_id>.sqlite``; also read from
-    ``$AGENTGYM_BIRD_PATH``): the train split is BIRD train (AgentGym items 0-9427), the test
-    split BIRD dev (items 9428-10961). Without it: six generated databases (school, retail,
-    football, hospital, library, flights) built once into ``cache_dir`` (default
-    ``$AGENTGYM_ENVS_CACHE/sql`` or ``~/.cache/agentgym-envs/sql``), with 200 test and 2,943
-    train questions. ``timeout``: seconds per query (default 5; 30 with ``bird_path``, as
-    BIRD's evaluation allows). ``max_rows``: rows fetched per query (10,000).
-    ``comparison``: ``"multiset"`` (default) or ``"set"`` (default with ``bird_path``).
-    ``float_places``: decimals floats are rounded to before comparing, None for exact (default
-    6; None with ``bird_path``). ``example_rows``: example rows per table in the schema (3).
+    ``dev/dev.json``, their ``*_tables.json`` and ``*_databases/<db_id>/<db_id>.sqlite``; also
+    read from ``$AGENTGYM_BIRD_PATH``): the train split is BIRD train (AgentGym items 0-9427),
+    the test split BIRD dev (items 9428-10961), as AgentGym's server numbers them. Without it:
+    six generated databases (school, retail, football, hospital, library, flights) built once
+    into ``cache_dir`` (default ``$AGENTGYM_ENVS_CACHE/sql`` or ``~/.cache/agentgym-envs/sql``),
+    with 200 test and 2,943 train questions, numbered the same way (a stand-in for BIRD;
+    :func:`~agentgym_envs.envs.sql.tasks.export_bird_folder` writes them in BIRD's layout, which
+    AgentGym's own server reads). ``schema``: ``"agentgym"`` or ``"ddl"``. ``evidence``: show
+    BIRD's evidence. ``result``: ``"agentgym"`` or ``"table"``. ``timeout``: seconds per query
+    (default 5; 30 with ``bird_path``, as BIRD's evaluation allows). ``max_rows``: rows fetched
+    per query (10,000). ``comparison``: ``"set"`` or ``"multiset"``. ``ordered``: compare
+    ordered questions as sequences. ``float_places``: decimals floats are rounded to before
+    comparing, None for exact. ``example_rows``: example rows per table in the ddl schema (3).
 
     ## Version History
-    v0: initial release.
+    v0: initial release. The observation, result text and scoring became sqlgym's by default
+    (the CREATE TABLE schema, evidence, result tables and multiset scoring moved to options;
+    ``BIRDInteractive-v0`` keeps them as its defaults); embedded test items are numbered from
+    9428 as AgentGym numbers BIRD dev.
     """
 
     family = "sql"
@@ -150,8 +193,12 @@ class BirdSQLEnv(TextEnv):
         timeout: float | None = None,
         max_rows: int = DEFAULT_MAX_ROWS,
         comparison: Comparison | None = None,
-        float_places: int | None | Literal["auto"] = "auto",
+        float_places: int | Literal["auto"] | None = "auto",
         example_rows: int = 3,
+        schema: Literal["agentgym", "ddl"] | None = None,
+        evidence: bool | None = None,
+        result: Literal["agentgym", "table"] | None = None,
+        ordered: bool | None = None,
         render_mode: str | None = None,
     ) -> None:
         require("sqlalchemy", "sql")
@@ -162,19 +209,36 @@ class BirdSQLEnv(TextEnv):
             raise ValueError(f"timeout and max_rows must be positive, got {timeout} and {max_rows}")
         if comparison not in (None, "multiset", "set"):
             raise ValueError(f"unknown comparison {comparison!r}: use 'multiset' or 'set'")
+        rich = bool(interactive)  # the interactive variant keeps our richer defaults
+        schema = schema or ("ddl" if rich else "agentgym")
+        result = result or ("table" if rich else "agentgym")
+        if schema not in ("agentgym", "ddl"):
+            raise ValueError(f"unknown schema {schema!r}: use 'agentgym' or 'ddl'")
+        if result not in ("agentgym", "table"):
+            raise ValueError(f"unknown result {result!r}: use 'agentgym' or 'table'")
         tasks = BirdTasks(bird_path) if bird_path else EmbeddedSQLTasks(cache_dir)
         super().__init__(tasks, render_mode=render_mode)
         self.interactive = bool(interactive)
         self.timeout = float(timeout)
         self.max_rows = int(max_rows)
-        self.comparison: Comparison = comparison or ("set" if bird_path else "multiset")
-        # BIRD's own data is scored exactly as BIRD scores it; our generated questions forgive
-        # float noise between equivalent formulas (AVG(x) vs SUM(x) / COUNT(x)).
-        self.float_places = (None if bird_path else 6) if float_places == "auto" else float_places
+        self.schema_style = schema
+        self.show_evidence = rich if evidence is None else bool(evidence)
+        self.result_style = result
+        self.ordered = rich if ordered is None else bool(ordered)
+        # sqlgym (and BIRD's evaluation) compare result sets exactly; the interactive variant
+        # on generated questions counts duplicates and forgives float noise between
+        # equivalent formulas (AVG(x) vs SUM(x) / COUNT(x)).
+        self.comparison: Comparison = comparison or (
+            "multiset" if rich and not bird_path else "set"
+        )
+        if float_places == "auto":
+            float_places = 6 if rich and not bird_path else None
+        self.float_places = float_places
         self.example_rows = int(example_rows)
         self.queries: list[str] = []
         self._db: SafeDatabase | None = None
         self._gold: OrderedDict[tuple[str, str], list[tuple]] = OrderedDict()
+        self._tables: dict[tuple[str, str, str], dict[str, Any]] = {}
 
     # -- database handling -----------------------------------------------------------------
     def _database(self, task: SQLTask) -> SafeDatabase:
@@ -201,7 +265,9 @@ class BirdSQLEnv(TextEnv):
             self._gold.move_to_end(key)
             return self._gold[key]
         db = self._database(task)
-        result = db.execute(task.gold_sql, max_rows=10**7, timeout=max(GOLD_TIMEOUT, self.timeout), max_bytes=2**40)
+        result = db.execute(
+            task.gold_sql, max_rows=10**7, timeout=max(GOLD_TIMEOUT, self.timeout), max_bytes=2**40
+        )
         self._gold[key] = result.rows
         if len(self._gold) > _GOLD_CACHE:
             self._gold.popitem(last=False)
@@ -216,8 +282,29 @@ class BirdSQLEnv(TextEnv):
         return schema_info(task.db_path, task.notes, self.example_rows)
 
     # -- episode ---------------------------------------------------------------------------
+    def tables(self, task: SQLTask | None = None) -> dict[str, Any]:
+        """BIRD's ``*_tables.json`` record of ``task``'s database (derived from the file when
+        the data has no such file, as for the embedded databases)."""
+        from agentgym_envs.envs.sql.schema import tables_record
+
+        task = task or self.task  # type: ignore[assignment]
+        key = (task.tables_path, task.db_path, task.db_id)
+        if key not in self._tables:
+            record = _read_tables(task.tables_path).get(task.db_id) if task.tables_path else None
+            self._tables[key] = record or tables_record(task.db_path, task.db_id)
+        return self._tables[key]
+
     def _begin(self, task: SQLTask) -> tuple[str, dict[str, Any]]:
         self.queries = []
+        meta = {"db_id": task.db_id, "difficulty": task.difficulty}
+        if self.schema_style == "agentgym":
+            from agentgym_envs.envs.sql.schema import sqlgym_schema
+
+            self._database(task)
+            obs = f"{sqlgym_schema(self.tables(task))}\n\n{task.question}"
+            if self.show_evidence and task.evidence:
+                obs += f"\nEvidence: {task.evidence}"
+            return obs, meta
         info = self.schema(task)
         head = f"Database: {task.db_id} (SQLite)" + (f". {task.summary}" if task.summary else "")
         ask = (
@@ -225,16 +312,23 @@ class BirdSQLEnv(TextEnv):
             if self.interactive
             else "Answer with one SQLite query."
         )
-        obs = (
-            f"{head}\n\n{info.text}\n\nQuestion: {task.question}\nEvidence: {task.evidence or 'none'}\n\n{ask}"
-        )
-        return obs, {"db_id": task.db_id, "difficulty": task.difficulty}
+        obs = f"{head}\n\n{info.text}\n\nQuestion: {task.question.strip()}"
+        if self.show_evidence:
+            obs += f"\nEvidence: {task.evidence or 'none'}"
+        return f"{obs}\n\n{ask}", meta
 
     def _act(self, action: str) -> StepResult:
+        if self.result_style == "agentgym" and not self.interactive:
+            return self._answer(sqlgym_action(action))
         submit, sql = parse_action(action)
         if self.interactive and not submit:
             return self._explore(sql)
         return self._answer(sql)
+
+    def _error_text(self, error: QueryError) -> str:
+        if self.result_style == "agentgym":
+            return _cut(error.raw)
+        return f"Error: {error}"
 
     def _explore(self, sql: str) -> StepResult:
         if not sql:
@@ -246,35 +340,73 @@ class BirdSQLEnv(TextEnv):
         try:
             result = self._database(self.task).execute(sql)  # type: ignore[arg-type]
         except QueryError as exc:
-            return StepResult(f"Error: {exc}", error=str(exc))
-        return StepResult(format_result(result), info={"rows": len(result.rows)})
+            return StepResult(self._error_text(exc), error=str(exc))
+        text = _cut(str(result.rows)) if self.result_style == "agentgym" else format_result(result)
+        return StepResult(text, info={"rows": len(result.rows)})
 
     def _answer(self, sql: str) -> StepResult:
         task: SQLTask = self.task  # type: ignore[assignment]
         end = {"sql": sql, "gold_sql": task.gold_sql, "match": False}
-        if not sql:
+        sqlgym = self.result_style == "agentgym"
+        if not sql and not sqlgym:
             return StepResult(
                 "Error: no SQL query found in the answer, so it cannot be scored. Wrong.",
-                terminated=True, error="no SQL query in the answer", info=end,
+                terminated=True,
+                error="no SQL query in the answer",
+                info=end,
             )
         try:
             gold = self.gold_result(task)
         except QueryError as exc:  # a broken gold query (possible in user data) scores nothing
             log.warning("gold SQL of %s task %d failed: %s", task.split, task.task_id, exc)
-            return StepResult(f"Error: the reference query failed ({exc}); this task cannot be scored.",
-                              terminated=True, error=f"gold query failed: {exc}", info=end)
+            if not sqlgym:
+                return StepResult(
+                    f"Error: the reference query failed ({exc}); this task cannot be scored.",
+                    terminated=True,
+                    error=f"gold query failed: {exc}",
+                    info=end,
+                )
+            gold, gold_error = None, f"gold query failed: {exc}"
+        else:
+            gold_error = None
         db = self._database(task)
         try:
-            result = db.execute(sql, max_rows=max(self.max_rows, len(gold)))
+            if not sql.strip():  # sqlite runs an empty statement and returns no rows
+                result = QueryResult([], [], False, 0.0)
+            else:
+                result = db.execute(sql, max_rows=max(self.max_rows, len(gold or ())))
         except QueryError as exc:
-            return StepResult(f"Error: {exc}\nWrong: the query did not run.", terminated=True, error=str(exc), info=end)
-        match = not result.truncated and results_match(
-            result.rows, gold, ordered=task.ordered, comparison=self.comparison, float_places=self.float_places
+            text = _cut(exc.raw) if sqlgym else f"Error: {exc}\nWrong: the query did not run."
+            return StepResult(text, terminated=True, error=str(exc), info=end)
+        match = (
+            gold is not None
+            and not result.truncated
+            and results_match(
+                result.rows,
+                gold,
+                ordered=self.ordered and task.ordered,
+                comparison=self.comparison,
+                float_places=self.float_places,
+            )
         )
         self.success, self.score = match, 1.0 if match else 0.0
         end["match"] = match
-        verdict = "Correct: the result matches the expected answer." if match else "Wrong: the result does not match the expected answer."
-        return StepResult(f"{format_result(result)}\n{verdict}", reward=self.score, terminated=True, info=end)
+        if sqlgym:
+            return StepResult(
+                _cut(str(result.rows)),
+                reward=self.score,
+                terminated=True,
+                error=gold_error,
+                info=end,
+            )
+        verdict = (
+            "Correct: the result matches the expected answer."
+            if match
+            else "Wrong: the result does not match the expected answer."
+        )
+        return StepResult(
+            f"{format_result(result)}\n{verdict}", reward=self.score, terminated=True, info=end
+        )
 
     # -- policies and prompts ----------------------------------------------------------------
     def random_query(self, rng: np.random.Generator) -> str:
@@ -314,9 +446,13 @@ class BirdSQLEnv(TextEnv):
 
     def instructions(self) -> str:
         text = (
-            "You are given the description of a SQLite database and a question about its data, with evidence "
-            "that explains what the question's terms mean in the database. Help me answer the question by "
-            "operating the SQLite database with SQL.\n"
+            "You are given the description of a SQLite database and a question about its data"
+            + (
+                ", with evidence that explains what the question's terms mean in the database"
+                if self.show_evidence
+                else ""
+            )
+            + ". Help me answer the question by operating the SQLite database with SQL.\n"
             "Explain the problem and your plan in your thoughts, then give one SQL statement in a markdown "
             "block, for example:\n"
             "Thought: The question asks for the number of students from Lakewood.\n\n"
@@ -343,16 +479,29 @@ class BirdSQLEnv(TextEnv):
                     "description": description,
                     "parameters": {
                         "type": "object",
-                        "properties": {"sql": {"type": "string", "description": "one SQLite SELECT statement"}},
+                        "properties": {
+                            "sql": {"type": "string", "description": "one SQLite SELECT statement"}
+                        },
                         "required": ["sql"],
                         "additionalProperties": False,
                     },
                 },
             }
 
-        tools = [tool("submit_sql", "Give the final answer: the SQL query whose result answers the question.")]
+        tools = [
+            tool(
+                "submit_sql",
+                "Give the final answer: the SQL query whose result answers the question.",
+            )
+        ]
         if self.interactive:
-            tools.insert(0, tool("run_sql", "Run an exploratory SQL query and see its result (not the final answer)."))
+            tools.insert(
+                0,
+                tool(
+                    "run_sql",
+                    "Run an exploratory SQL query and see its result (not the final answer).",
+                ),
+            )
         return tools
 
     def action_from_tool_call(self, name: str, arguments: dict[str, Any]) -> str:

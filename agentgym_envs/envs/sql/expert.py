@@ -8,7 +8,9 @@ from typing import Any
 
 from agentgym_envs.envs.sql.env import BirdSQLEnv, _ident
 
-_FROM = re.compile(r"\bFROM\s+[`\"\[]?([A-Za-z_][A-Za-z0-9_ ]*?)[`\"\]]?(?:\s|$|,|\))", re.IGNORECASE)
+_FROM = re.compile(
+    r"\bFROM\s+[`\"\[]?([A-Za-z_][A-Za-z0-9_ ]*?)[`\"\]]?(?:\s|$|,|\))", re.IGNORECASE
+)
 
 
 class SQLExpert:

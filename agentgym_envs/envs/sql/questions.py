@@ -41,7 +41,11 @@ def _fields(text: str) -> set[str]:
 
 
 def check_gold(
-    con: sqlite3.Connection, template: Template, sql: str, keys_sql: str | None, top: int | None = None
+    con: sqlite3.Connection,
+    template: Template,
+    sql: str,
+    keys_sql: str | None,
+    top: int | None = None,
 ) -> list[tuple] | None:
     """The gold result if the instance is a good question, else None."""
     top = template.top if top is None and isinstance(template.top, int) else top
@@ -80,7 +84,9 @@ def generate_questions(spec: DatabaseSpec, db_path: Path) -> list[Question]:
             needed = _fields(template.question) | _fields(template.evidence) | _fields(template.sql)
             missing = needed - set(names)
             if missing:
-                raise ValueError(f"template {spec.name}.{template.name}: params lack {sorted(missing)}")
+                raise ValueError(
+                    f"template {spec.name}.{template.name}: params lack {sorted(missing)}"
+                )
             candidates = sorted(cur.fetchall(), key=repr)
             rng.shuffle(candidates)
             kept = 0

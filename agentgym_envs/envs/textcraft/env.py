@@ -2,52 +2,64 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agentgym_envs.core import StepResult, TextEnv
-from agentgym_envs.envs.textcraft.recipes import MINECRAFT_VERSION, Recipe, RecipeBook
+from agentgym_envs.envs.textcraft.crafting import CraftingTree, Game, item_id_to_str
+from agentgym_envs.envs.textcraft.recipes import MINECRAFT_VERSION
 from agentgym_envs.envs.textcraft.tasks import TextCraftTask, TextCraftTasks
-from agentgym_envs.errors import require
-
-_CRAFT = re.compile(r"^craft (.+?) using (.+)$")
-_GET = re.compile(r"^get ([0-9]+) (.+)$")
-_COUNT = re.compile(r"^([0-9]+) (.+)$")
-
-
-def _clean(text: str) -> str:
-    text = text.strip().lower().rstrip(".").strip()
-    text = text.replace("minecraft:", "").replace("_", " ")
-    return " ".join(text.split())
-
-
-class ActionFailed(Exception):
-    """An action that cannot be carried out; its message is AgentGym's feedback text."""
+from agentgym_envs.errors import BadTaskError, require
 
 
 class TextCraftEnv(TextEnv):
     """Craft a Minecraft item from base materials, using the crafting commands given.
 
     ## Description
-    AgentGym's TextCraft (from ADaPT): the observation lists crafting commands -- every recipe
-    in the goal item's crafting tree plus up to 10 distractors -- and the goal. Base materials
-    are fetched with ``get``; everything else is crafted, one recipe batch per command.
+    AgentGym's TextCraft (from ADaPT), reproduced byte for byte: the same goal for the same
+    AgentGym item index, the same crafting-commands list, the same feedback texts, reward and
+    episode end as AgentGym's server (commit 3ef9235) started with ``PYTHONHASHSEED=0``. The
+    recipes are Minecraft 1.16's, read from the ``minecraft-data`` package and completed with
+    the facts minecraft-data lacks (AgentGym's file load order, recipe groups, ingredient
+    order: :mod:`~agentgym_envs.envs.textcraft.agentgym_facts`).
+
+    The observation lists every recipe of the goal's crafting tree plus up to 10 distractor
+    recipes (recipes using one of the tree's ingredients), drawn and shuffled as AgentGym does:
+    Python's ``random`` seeded with 42 at every reset (a fresh env and a reused one show the
+    same list), drawing from ``set``s of strings. The order of those sets follows Python's
+    string hashes, so in AgentGym both the order of the commands and which distractors are
+    shown change with ``PYTHONHASHSEED`` (measured: under seed 1, 11 of 78 first observations
+    match seed 0's). This env computes what AgentGym's server gives under ``PYTHONHASHSEED=0``
+    on 64-bit CPython 3.11+ (or 3.4-3.10 with ``string_hash="siphash24"``), whatever the hash
+    seed of the Python running it.
+
+    AgentGym's index order of goals does not depend on the hash seed: goals are sorted by
+    crafting depth, ties in the order its server read its recipe files (``os.listdir``). The
+    order here is the one measured on the server that recorded the golden transcripts; a
+    server on another file system may list the files in another order and number goals (and
+    break recipe cycles) differently. The test split is 100 of the 544 goals spaced evenly
+    along that order (AgentEval's own 100 item ids are not shipped); the train split is the
+    other 444.
 
     ## Action Space
-    ``get <n> <item>`` (base items only), ``craft <n> <item> using <n> <item>, <n> <item>``
-    (ingredients and counts exactly as a recipe needs them for one batch; where a recipe names
-    a family such as ``planks``, name a member you hold, e.g. ``oak planks``), ``inventory``.
+    AgentGym's three commands, matched as its server matches them (case-sensitive, at the start
+    of the text): ``get <n> <item>`` (items without a recipe only), ``craft <n> <item> using
+    <n> <item>, <n> <item>`` (the ingredients of one batch, each once with its exact count; a
+    recipe's ingredient group such as ``planks`` is filled by naming a member, e.g. ``oak
+    planks``), ``inventory``. The text is taken as AgentGym's server takes it; AgentGym's
+    client first keeps only letters, digits, commas and spaces of the model's ``Action:`` line
+    (that is the reply parser's job, not the env's).
 
     ## Observation Space
     Reset: ``Crafting commands:\\ncraft 4 oak planks using 1 oak logs\\n...\\n\\nGoal: craft
-    <item>.``. Step: AgentGym's feedback -- ``Got 1 oak logs``, ``Crafted 4 oak planks``,
-    ``Inventory: [oak planks] (4)``, ``Could not find stick``, ``Could not find enough items to
-    craft crafting table``, ``Could not find a valid recipe for crafting table``, ``Wrong item
-    format: planks``, ``Could not execute <action>`` (item names readable: AgentGym prints
-    ``minecraft:`` ids after ``Crafted``).
+    crafting table.``. Step: AgentGym's texts -- ``Got 1 oak logs``, ``Crafted 4
+    minecraft:oak_planks``, ``Inventory: [oak planks] (4) ``, ``Inventory: You are not carrying
+    anything.``, ``Could not find stick`` (``get`` of something craftable, a group or an
+    unknown item), ``Could not find enough items to craft minecraft:stick``, ``Could not find a
+    valid recipe for ItemTagWithCount(...)`` (wrong ingredients, or a group named instead of a
+    member), ``Wrong item format: planks``, ``Could not execute <action>``.
 
     ## Starting State
     An empty inventory; the goal of the chosen task.
@@ -56,147 +68,134 @@ class TextCraftEnv(TextEnv):
     1 on the step that puts the goal item in the inventory, else 0.
 
     ## Episode End
-    Terminated when the goal item is crafted. AgentGym's max rounds is 20.
+    Terminated when the goal item is crafted. AgentGym's max rounds is 20 (a wrapper's limit).
+    AgentGym's server keeps playing a finished episode (crafting the goal again gives reward 1
+    again); here, as in every Gymnasium env, a finished episode needs a reset.
 
     ## Information
-    ``goal``, ``depth`` (crafting depth of the goal), ``inventory`` (item -> count), ``item_id``.
+    ``goal`` (its name: ``crafting table``), ``depth`` (crafting depth of the goal),
+    ``inventory`` (item name -> count), ``item_id``; ``error`` on a refused action.
 
     ## Arguments
-    ``recipes_path``: AgentGym's ``recipes/`` folder (vanilla recipe JSON files) to play its
-    exact recipes; default: recipes built from ``minecraft-data`` for Minecraft
-    ``minecraft_version`` (default 1.16.1: 547 goals of depth 1-4).
+    ``recipes_path``: AgentGym's ``recipes/`` folder (or the folder holding it) to read the
+    recipes from its files instead of minecraft-data; files AgentGym's server read are read in
+    its order. ``minecraft_version``: minecraft-data's version (1.16.1, AgentGym's).
+    ``string_hash``: the string hash of the Python running the AgentGym server to reproduce,
+    ``"siphash13"`` (CPython 3.11+, default: the golden transcripts' server) or
+    ``"siphash24"`` (CPython 3.4-3.10; AgentGym's README sets up Python 3.9).
+
+    Reset options: ``task_id`` and ``split``, or ``goal`` (``"crafting table"``) to pick a goal
+    by name.
 
     ## Version History
-    v0: initial release.
+    * v0: AgentGym's goals (544) in its server's index order, its crafting commands, texts,
+      reward and done: identical to its server under ``PYTHONHASHSEED=0`` for 150 of 150
+      recorded first observations and 100 of 100 recorded transcripts (CPython 3.11, and 3.9
+      with ``string_hash="siphash24"``). Earlier development versions used readable names in
+      the ``Crafted`` text, lenient parsing and a goal set of our own (547 goals).
     """
 
     family = "textcraft"
+    extra_reset_options = ("goal",)
 
     def __init__(
         self,
         recipes_path: str | Path | None = None,
         minecraft_version: str = MINECRAFT_VERSION,
+        string_hash: str = "siphash13",
         render_mode: str | None = None,
     ) -> None:
         if recipes_path is None:
             require("minecraft_data", "textcraft")
-        tasks = TextCraftTasks(recipes_path, minecraft_version)
+        tasks = TextCraftTasks(recipes_path, minecraft_version, string_hash)
         super().__init__(tasks, render_mode=render_mode)
-        self.book: RecipeBook = tasks.book
-        self.inventory: dict[str, int] = {}
-        self.goal = ""
+        self.tree: CraftingTree = tasks.tree
+        self.game: Game | None = None
 
-    # -- episode ------------------------------------------------------------------------
+    # -- AgentGym's server views ---------------------------------------------------------------
+    @property
+    def commands(self) -> str | None:
+        """The crafting commands of the episode, one a line, as AgentGym's env holds them
+        (``env.commands``); None before the first reset."""
+        task = self.task
+        return "\n".join(task.commands) if isinstance(task, TextCraftTask) else None
+
+    @property
+    def goal(self) -> str | None:
+        """The goal's item id, ``minecraft:crafting_table``, as AgentGym's env holds it
+        (``env.goal``); None before the first reset."""
+        task = self.task
+        return task.goal if isinstance(task, TextCraftTask) else None
+
+    @property
+    def goal_names(self) -> list[str]:
+        """Every goal's name, in AgentGym's index order."""
+        return [item_id_to_str(g) for g, _ in self.tree.goals]
+
+    def _current(self) -> TextCraftTask:
+        if self.task is None:
+            raise RuntimeError("call reset() first")
+        return self.task  # type: ignore[return-value]
+
+    # -- episode ------------------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        options = dict(options or {})
+        if options.get("goal") is not None:
+            if options.get("task_id") is not None or "split" in options:
+                raise BadTaskError("pass either 'goal' or 'task_id'/'split', not both")
+            tasks: TextCraftTasks = self.tasks  # type: ignore[assignment]
+            options["split"], options["task_id"] = tasks.find_goal(options["goal"])
+        options.pop("goal", None)
+        return super().reset(seed=seed, options=options)
+
     def _begin(self, task: TextCraftTask) -> tuple[str, dict[str, Any]]:
-        self.inventory = {}
-        self.goal = task.goal
+        self.game = Game(self.tree, task.goal)
         return task.instruction(), self._extra()
 
     def _extra(self) -> dict[str, Any]:
-        task: TextCraftTask = self.task  # type: ignore[assignment]
+        task = self._current()
+        inventory = self.game.inventory if self.game else {}
         return {
-            "goal": task.goal,
+            "goal": task.goal_name,
             "depth": task.depth,
-            "inventory": dict(self.inventory),
+            "inventory": {item_id_to_str(k): v for k, v in inventory.items()},
             "item_id": f"textcraft_{task.index}",
         }
 
     def _act(self, action: str) -> StepResult:
-        text = _clean(action)
-        reward, done = 0.0, False
-        try:
-            if m := _CRAFT.match(text):
-                obs, made = self._craft(m.group(1), m.group(2))
-            elif m := _GET.match(text):
-                obs, made = self._get(int(m.group(1)), m.group(2))
-            elif text == "inventory":
-                obs, made = self._show_inventory(), None
-            else:
-                raise ActionFailed(f"Could not execute {action.strip()}")
-        except ActionFailed as exc:
-            return StepResult(str(exc), error=str(exc), info=self._extra())
-        if made == self.goal:
+        assert self.game is not None
+        obs, reward, done = self.game.step(action)
+        if done:
             self.success, self.score = True, 1.0
-            reward, done = 1.0, True
-        return StepResult(obs, reward=reward, terminated=done, info=self._extra())
+        error = None if obs.startswith(("Got ", "Crafted ", "Inventory: ")) else obs
+        return StepResult(obs, reward=reward, terminated=done, error=error, info=self._extra())
 
-    # -- rules ------------------------------------------------------------------------------
-    def _get(self, amount: int, item: str) -> tuple[str, str]:
-        item = item.strip()
-        if amount < 1 or item not in self.book.base_items:
-            raise ActionFailed(f"Could not find {item}")
-        self.inventory[item] = self.inventory.get(item, 0) + amount
-        return f"Got {amount} {item}", item
-
-    def _craft(self, target: str, ingredients: str) -> tuple[str, str]:
-        m = _COUNT.match(target.strip())
-        output = m.group(2).strip() if m else target.strip()
-        wanted: dict[str, int] = {}
-        for part in ingredients.split(","):
-            im = _COUNT.match(part.strip())
-            if not im:
-                raise ActionFailed(f"Wrong item format: {part.strip()}")
-            name = im.group(2).strip()
-            wanted[name] = wanted.get(name, 0) + int(im.group(1))
-        if any(self.inventory.get(name, 0) < n or n < 1 for name, n in wanted.items()):
-            raise ActionFailed(f"Could not find enough items to craft {output}")
-        recipe = self.match(output, wanted)
-        if recipe is None:
-            raise ActionFailed(f"Could not find a valid recipe for {output}")
-        for name, n in wanted.items():
-            self.inventory[name] -= n
-            if self.inventory[name] == 0:
-                del self.inventory[name]
-        self.inventory[output] = self.inventory.get(output, 0) + recipe.count
-        return f"Crafted {recipe.count} {output}", output
-
-    def match(self, output: str, wanted: dict[str, int]) -> Recipe | None:
-        """The recipe of ``output`` that these ingredients fill exactly (one batch), if any."""
-        for recipe in self.book.recipes.get(output, ()):
-            if len(recipe.slots) != len(wanted):
-                continue
-            if _assign(list(recipe.slots), dict(wanted)):
-                return recipe
-        return None
-
-    def _show_inventory(self) -> str:
-        if not self.inventory:
-            return "Inventory: You are not carrying anything."
-        return "Inventory: " + " ".join(f"[{item}] ({n})" for item, n in self.inventory.items())
-
-    # -- baselines and prompts ----------------------------------------------------------------
+    # -- baselines and prompts ------------------------------------------------------------------
     def random_action(self, rng: np.random.Generator) -> str:
-        """A random well-formed action: fetch a base ingredient of a shown command, run a shown
-        command (a family filled with a random member), or look at the inventory."""
-        task: TextCraftTask = self.task  # type: ignore[assignment]
+        """A random command: run a shown crafting command as written, fetch one of its
+        ingredients, or look at the inventory."""
+        task = self._current()
         roll = rng.random()
-        lines = list(task.commands)
-        if roll < 0.1 or not lines:
+        if roll < 0.1 or not task.commands:
             return "inventory"
-        line = lines[int(rng.integers(len(lines)))]
-        recipe = next((r for rs in self.book.recipes.values() for r in rs if r.text == line), None)
-        if recipe is None:
-            return "inventory"
+        line = task.commands[int(rng.integers(len(task.commands)))]
         if roll < 0.55:
-            slot = recipe.slots[int(rng.integers(len(recipe.slots)))]
-            options = sorted(slot.options)
-            return f"get {slot.count} {options[int(rng.integers(len(options)))]}"
-        parts = []
-        for s in recipe.slots:
-            options = sorted(s.options)
-            parts.append(f"{s.count} {options[int(rng.integers(len(options)))]}")
-        return f"craft {recipe.count} {recipe.output} using {', '.join(parts)}"
+            part = line.split(" using ", 1)[1].split(", ")
+            return "get " + part[int(rng.integers(len(part)))]
+        return line
 
     def render(self) -> str | None:
-        if self.render_mode != "ansi" or self.task is None:
+        if self.render_mode != "ansi" or self.task is None or self.game is None:
             return None
-        return self._last_observation + "\n" + self._show_inventory()
+        return self._last_observation + "\n" + self.game.inventory_text()
 
     def instructions(self) -> str:
         return (
             "You are given a few useful crafting recipes to craft items in Minecraft. Crafting "
             'commands are of the format "craft [target object] using [input ingredients]".\n'
-            "Every round you get an observation and answer with one action. You can \"get\" an "
+            'Every round you get an observation and answer with one action. You can "get" an '
             'object (ingredients) from the environment, look up the game inventory with "inventory", '
             'or "craft" (target) using any of the crafting commands.\n'
             "Reminder:\n"
@@ -247,7 +246,11 @@ class TextCraftEnv(TextEnv):
                 "function": {
                     "name": "inventory",
                     "description": "List the inventory.",
-                    "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
+                    "parameters": {
+                        "type": "object",
+                        "properties": {},
+                        "additionalProperties": False,
+                    },
                 },
             },
         ]
@@ -261,18 +264,3 @@ class TextCraftEnv(TextEnv):
             parts = ", ".join(f"{int(i['count'])} {i['item']}" for i in arguments["ingredients"])
             return f"craft {int(arguments['count'])} {arguments['item']} using {parts}"
         raise ValueError(f"unknown tool {name!r}: use get, craft or inventory")
-
-
-def _assign(slots: list[Any], wanted: dict[str, int]) -> bool:
-    """Whether each wanted ingredient fills a distinct slot (right item, right count)."""
-    if not slots:
-        return not wanted
-    slot, rest = slots[0], slots[1:]
-    for name, n in list(wanted.items()):
-        if n == slot.count and name in slot.options:
-            del wanted[name]
-            if _assign(rest, wanted):
-                return True
-            wanted[name] = n
-    return False
-

@@ -1,380 +1,296 @@
-"""TextCraft's crafting rules: recipes with readable names, ingredient alternatives, depths.
+"""AgentGym's TextCraft recipe list: from ``minecraft-data`` plus a few facts, or from its folder.
 
-Two sources build the same :class:`RecipeBook`:
-
-* :func:`from_minecraft_data` -- the ``minecraft-data`` package's crafting recipes for one
-  Minecraft version. That data lists every tag combination as its own variant ("stick from oak
-  planks", "stick from spruce planks", ...); variants that differ only in one ingredient from a
-  known family are merged back into one recipe with a named alternative ("2 planks").
-* :func:`from_recipe_folder` -- AgentGym's ``recipes/`` folder (vanilla recipe JSON files,
-  ``minecraft:crafting_shaped`` / ``crafting_shapeless``), read with AgentGym's rules: a tag is
-  the set of items whose recipe ``group`` names it, a tag with no craftable member is itself a
-  base item, single-ingredient ``*_block`` recipes are dropped, and a recipe that would close a
-  cycle is skipped. AgentGym's order (its directory listing) decides which recipe of a cycle
-  survives; here files are read in name order, "9 x -> 1 y" compression recipes last, so the
-  raw material (iron ingot, not iron nugget) stays a base item -- as in the embedded recipes.
-
-An ingredient slot names either one item, a family of base items that can be fetched under
-the family name or any member's name (``oak logs``: oak log, oak wood, stripped oak log, ...),
-or a family of craftable items of which the crafter must name one (``planks``: oak planks,
-spruce planks, ...), as AgentGym's prompt explains.
+AgentGym reads recipe files one by one; what it keeps of each is a :class:`RawRecipe`: the
+output id, its count, the recipe ``group`` and the ingredients in file order, each an item or a
+tag (an ingredient group such as ``planks``) with a count. :func:`from_minecraft_data` rebuilds
+that list from minecraft-data 1.16.1 and :mod:`~agentgym_envs.envs.textcraft.agentgym_facts`;
+:func:`from_folder` reads AgentGym's own ``recipes/`` folder.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
-import logging
-from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
+from agentgym_envs.envs.textcraft import agentgym_facts as facts
 from agentgym_envs.errors import BadDataError, require
 
-logger = logging.getLogger(__name__)
-
-#: The Minecraft version the embedded recipes come from.
 MINECRAFT_VERSION = "1.16.1"
 
 
-def readable(item_id: str) -> str:
-    """``minecraft:oak_planks`` -> ``oak planks`` (AgentGym's ``item_id_to_str``)."""
-    return item_id.split(":", 1)[-1].replace("_", " ").strip().lower()
-
-
 @dataclass(frozen=True)
-class Slot:
-    """``count`` of one ingredient; ``options`` are the item names that fill it."""
-
-    name: str
-    options: frozenset[str]
+class Ingredient:
+    name: str  # id without the ``minecraft:`` namespace
     count: int
+    tag: bool = False
 
 
 @dataclass(frozen=True)
-class Recipe:
-    """``count`` x ``output`` from the ``slots``."""
+class RawRecipe:
+    """One crafting recipe file as AgentGym reads it (ids without the namespace)."""
 
+    stem: str
     output: str
     count: int
-    slots: tuple[Slot, ...]
-
-    @property
-    def text(self) -> str:
-        """AgentGym's crafting command: ``craft 4 stick using 2 planks``."""
-        inputs = ", ".join(f"{s.count} {s.name}" for s in self.slots)
-        return f"craft {self.count} {self.output} using {inputs}"
+    group: str | None
+    inputs: tuple[Ingredient, ...]
 
 
-@dataclass
-class RecipeBook:
-    """Every recipe by output item, plus what can be fetched and what names a family."""
-
-    recipes: dict[str, list[Recipe]]
-    #: Family names of craftable items (``planks``): not items, a crafter names a member.
-    families: dict[str, frozenset[str]] = field(default_factory=dict)
-    source: str = ""
-
-    @cached_property
-    def base_items(self) -> frozenset[str]:
-        """Items ``get`` can fetch: every ingredient option that has no recipe."""
-        names = {o for rs in self.recipes.values() for r in rs for s in r.slots for o in s.options}
-        return frozenset(n for n in names if n not in self.recipes and n not in self.families)
-
-    @cached_property
-    def uses(self) -> dict[str, list[Recipe]]:
-        """Recipes that use an ingredient, by the ingredient's name as the recipe shows it."""
-        out: dict[str, list[Recipe]] = {}
-        for output in sorted(self.recipes):
-            for r in self.recipes[output]:
-                for s in r.slots:
-                    out.setdefault(s.name, []).append(r)
-        return out
-
-    def recipes_for(self, name: str) -> list[Recipe]:
-        """Recipes of an item, or of every member of a family (AgentGym's tag recipes)."""
-        if name in self.recipes:
-            return self.recipes[name]
-        return [r for m in sorted(self.families.get(name, ())) for r in self.recipes.get(m, [])]
-
-    @cached_property
-    def depths(self) -> dict[str, int]:
-        """AgentGym's minimum crafting depth: 0 for base items, else 1 + the deepest
-        ingredient of the shallowest recipe (an ingredient slot counts its shallowest option)."""
-        memo: dict[str, int] = {}
-
-        def depth(name: str, stack: frozenset[str]) -> int:
-            if name in memo:
-                return memo[name]
-            recipes = self.recipes_for(name)
-            if not recipes or name in stack:
-                return 0
-            inner = stack | {name}
-            best = min(
-                1 + max(min(depth(o, inner) for o in s.options) for s in r.slots) for r in recipes
-            )
-            memo[name] = best
-            return best
-
-        for name in self.recipes:
-            depth(name, frozenset())
-        return memo
-
-    def goals(self) -> list[tuple[str, int]]:
-        """Craftable items with depth >= 1, ordered by depth as AgentGym orders them (ties by
-        name: AgentGym's tie order is its directory listing, which differs between machines)."""
-        items = [(name, self.depths[name]) for name in self.recipes if self.depths[name] >= 1]
-        return sorted(items, key=lambda t: (t[1], t[0]))
-
-    def needed(self, goal: str) -> list[Recipe]:
-        """Every recipe in ``goal``'s crafting tree, all alternatives included (AgentGym shows
-        the whole tree)."""
-        out: dict[str, Recipe] = {}
-        todo, done = [goal], set()
-        while todo:
-            name = todo.pop()
-            if name in done:
-                continue
-            done.add(name)
-            for r in self.recipes_for(name):
-                out.setdefault(r.text, r)
-                for s in r.slots:
-                    todo.append(s.name)
-                    if s.name in self.families:
-                        todo.extend(sorted(s.options))
-        return [out[k] for k in sorted(out)]
-
-
-# -- building a book ----------------------------------------------------------------------------
-def _without_cycles(candidates: Iterable[Recipe]) -> dict[str, list[Recipe]]:
-    """Keep recipes in the given order, skipping one whose output is already an ingredient
-    (transitively) of one of its own ingredients."""
-    recipes: dict[str, list[Recipe]] = {}
-    closure: dict[str, set[str]] = {}
-    for r in candidates:
-        inputs = {o for s in r.slots for o in s.options} | {s.name for s in r.slots}
-        if any(r.output == i or r.output in closure.get(i, ()) for i in inputs):
-            logger.debug("skipping %r: it would close a cycle", r.text)
-            continue
-        recipes.setdefault(r.output, []).append(r)
-        deps = closure.setdefault(r.output, set())
-        for i in inputs:
-            deps.add(i)
-            deps |= closure.get(i, set())
-        for other, d in closure.items():  # items that depend on this output depend on its inputs
-            if r.output in d and other != r.output:
-                d |= deps
-    return recipes
-
-
-def _finish(recipes: dict[str, list[Recipe]], families: dict[str, frozenset[str]], source: str) -> RecipeBook:
-    """A family with a base member (``oak logs``: oak log is fetched, oak wood is crafted) can
-    itself be fetched under the family's name, like a tag without craftable members in AgentGym;
-    a family of craftable items (``planks``) stays a family whose members a crafter names."""
-    craftable_families = {n: m for n, m in families.items() if all(x in recipes for x in m)}
-    out: dict[str, list[Recipe]] = {}
-    for output, rs in recipes.items():
-        new = []
-        for r in rs:
-            slots = []
-            for s in r.slots:
-                if len(s.options) > 1 and s.name not in craftable_families:
-                    s = Slot(s.name, s.options | {s.name}, s.count)
-                slots.append(s)
-            new.append(Recipe(r.output, r.count, tuple(slots)))
-        out[output] = new
-    return RecipeBook(out, craftable_families, source)
-
-
-# -- minecraft-data -------------------------------------------------------------------------------
-_STEMS = ("stem", "hyphae")
-
-
-def _family_name(members: frozenset[str], woods: frozenset[str]) -> str | None:
-    """A readable name for a set of interchangeable ingredients, or None when they are not one
-    of Minecraft's ingredient families (their recipes then stay apart)."""
-    ids = sorted(members)
-    if all(i.endswith("_planks") for i in ids):
+# -- minecraft-data ------------------------------------------------------------------------------
+def _kind(item: str) -> str | None:
+    """Which interchangeable set an ingredient belongs to (variants differing only in members
+    of one set are one recipe), or None."""
+    base = item.removeprefix("stripped_")
+    wood, _, rest = base.rpartition("_")
+    if item.endswith("_planks"):
         return "planks"
-    if all(i.endswith("_wool") for i in ids):
+    if item.endswith("_wool"):
         return "wool"
-    if all(i.endswith("_slab") and i[: -len("_slab")] in woods for i in ids):
-        return "wooden slabs"
-    log_woods = set()
-    for i in ids:
-        base = i.removeprefix("stripped_")
-        wood, _, kind = base.rpartition("_")
-        if wood not in woods or kind not in ("log", "wood", *_STEMS):
-            break
-        log_woods.add(wood)
-    else:
-        if len(log_woods) == 1:
-            wood = log_woods.pop()
-            return f"{readable(wood)} stems" if wood in ("crimson", "warped") else f"{readable(wood)} logs"
-        return "logs"
-    if set(ids) <= {"coal", "charcoal"}:
-        return "coals"
-    if set(ids) <= {"cobblestone", "blackstone", "cobbled_deepslate"}:
-        return "stone crafting materials"
-    if set(ids) <= {"soul_sand", "soul_soil"}:
-        return "soul fire base blocks"
+    if rest == "slab" and wood in facts.WOODS:
+        return "wooden_slab"
+    if wood in facts.WOODS and rest in ("log", "wood", "stem", "hyphae"):
+        return "log"
+    for kind, members in _SETS.items():
+        if item in members:
+            return kind
     return None
 
 
-def _merge(variants: list[tuple[tuple[tuple[frozenset[str], int], ...], int]], woods: frozenset[str]):
-    """Merge recipe variants that differ in one ingredient of the same family and count."""
-    recs = list(dict.fromkeys(variants))
-    changed = True
-    while changed:
-        changed = False
-        for i in range(len(recs)):
-            for j in range(i + 1, len(recs)):
-                (a, ca), (b, cb) = recs[i], recs[j]
+_SETS = {
+    "coal": {"coal", "charcoal"},
+    "stone": {"cobblestone", "blackstone"},
+    "soul": {"soul_sand", "soul_soil"},
+    "sand": {"sand", "red_sand"},
+    "sandstone": {"sandstone", "chiseled_sandstone", "cut_sandstone"},
+    "red_sandstone": {"red_sandstone", "chiseled_red_sandstone", "cut_red_sandstone"},
+    "quartz": {"quartz_block", "chiseled_quartz_block", "quartz_pillar"},
+    "purpur": {"purpur_block", "purpur_pillar"},
+}
+
+
+def _tag_name(members: frozenset[str]) -> str:
+    kind = _kind(next(iter(members)))
+    if kind == "log":
+        woods = {m.removeprefix("stripped_").rpartition("_")[0] for m in members}
+        if len(woods) > 1:
+            return "logs"
+        wood = woods.pop()
+        return f"{wood}_stems" if wood in ("crimson", "warped") else f"{wood}_logs"
+    return {
+        "planks": "planks",
+        "wool": "wool",
+        "wooden_slab": "wooden_slabs",
+        "coal": "coals",
+        "stone": "stone_tool_materials",
+        "soul": "soul_fire_base_blocks",
+    }[kind]
+
+
+Slots = tuple[tuple[frozenset[str], int], ...]
+
+
+def _merge(variants: list[tuple[Slots, int]]) -> list[tuple[Slots, int]]:
+    """Merge variants that differ in one slot whose items are interchangeable."""
+    out = list(dict.fromkeys(variants))
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                (a, ca), (b, cb) = out[i], out[j]
                 if ca != cb or len(a) != len(b):
                     continue
-                ma, mb = Counter(a), Counter(b)
-                da, db = ma - mb, mb - ma
-                if sum(da.values()) != 1 or sum(db.values()) != 1:
+                diff = [k for k in range(len(a)) if a[k] != b[k]]
+                if len(diff) != 1 or a[diff[0]][1] != b[diff[0]][1]:
                     continue
-                (sa, na), (sb, nb) = next(iter(da)), next(iter(db))
-                if na != nb or _family_name(sa | sb, woods) is None:
+                union = a[diff[0]][0] | b[diff[0]][0]
+                if len({_kind(m) for m in union}) != 1 or _kind(next(iter(union))) is None:
                     continue
-                merged = (sa | sb, na)
-                recs[i] = (tuple(merged if slot == (sa, na) else slot for slot in a), ca)
-                del recs[j]
-                changed = True
+                k = diff[0]
+                out[i] = (a[:k] + ((union, a[k][1]),) + a[k + 1 :], ca)
+                del out[j]
+                merged = True
                 break
-            if changed:
+            if merged:
                 break
-    return recs
+    return out
 
 
-def _is_compression(r: Recipe) -> bool:
-    return len(r.slots) == 1 and r.slots[0].count == 9 and r.count == 1
+def _output(stem: str) -> str:
+    return stem.split("_from_")[0]
 
 
-def from_minecraft_data(version: str = MINECRAFT_VERSION) -> RecipeBook:
-    """Crafting recipes of Minecraft ``version`` from the ``minecraft-data`` package."""
+def _group(stem: str, output: str) -> str | None:
+    if stem in facts.DUPLICATES:
+        return None
+    if output in facts.SELF_GROUPS:
+        return output
+    for group, patterns in facts.GROUPS:
+        for pattern in patterns.split():
+            names = (
+                [pattern.format(wood=w) for w in facts.WOODS] if "{wood}" in pattern else [pattern]
+            )
+            if any(fnmatch.fnmatchcase(stem, n) for n in names):
+                return group
+    return None
+
+
+def _assign(stems: list[str], recipes: list[tuple[Slots, int]]) -> dict[str, tuple[Slots, int]]:
+    """Which merged minecraft-data recipe each of an output's recipe files holds: a file named
+    ``<output>_from_<words>`` holds the recipe whose ingredients share most of those words."""
+    left = list(recipes)
+    out: dict[str, tuple[Slots, int]] = {}
+
+    def score(stem: str, recipe: tuple[Slots, int]) -> int:
+        words = {w.removesuffix("s") for w in stem.partition("_from_")[2].split("_")} - {"and", ""}
+        names = {
+            w.removesuffix("s") for members, _ in recipe[0] for m in members for w in m.split("_")
+        }
+        return len(words & names)
+
+    for stem in sorted(stems, key=lambda s: "_from_" not in s):
+        if not left:
+            break
+        best = max(left, key=lambda r: score(stem, r))
+        out[stem] = best
+        left.remove(best)
+    return out
+
+
+@lru_cache(maxsize=2)
+def from_minecraft_data(version: str = MINECRAFT_VERSION) -> tuple[RawRecipe, ...]:
+    """AgentGym's recipe list rebuilt from minecraft-data (``version`` 1.16.1 is AgentGym's)."""
     minecraft_data = require("minecraft_data", "textcraft")
     try:
         md = minecraft_data(version)
         raw = md.recipes
     except Exception as exc:  # the package raises plain errors for unknown versions
-        raise BadDataError(f"minecraft-data has no crafting recipes for version {version!r}: use e.g. {MINECRAFT_VERSION!r}") from exc
-    by_id = {item["id"]: item["name"] for item in md.items_list}
-    woods = frozenset(n[: -len("_planks")] for n in by_id.values() if n.endswith("_planks"))
-    candidates: list[Recipe] = []
-    families: dict[str, frozenset[str]] = {}
-    for result_id in sorted(raw, key=lambda k: by_id[int(k)]):
-        output = by_id[int(result_id)]
+        raise BadDataError(
+            f"minecraft-data has no crafting recipes for version {version!r}: use {MINECRAFT_VERSION!r}"
+        ) from exc
+    names = {item["id"]: item["name"] for item in md.items_list}
+    ids = {name: i for i, name in names.items()}
+    by_output: dict[str, list[str]] = {}
+    for stem in facts.LOAD_ORDER:
+        by_output.setdefault(_output(stem), []).append(stem)
+    chosen: dict[str, tuple[Slots, int]] = {}
+    for output, stems in by_output.items():
+        stems = [s for s in stems if s not in facts.DUPLICATES]
         variants = []
-        for variant in raw[result_id]:
+        for v in raw.get(str(ids.get(output, -1)), []):
             order: dict[str, int] = {}
-            cells = [c for row in variant.get("inShape", []) for c in row] + list(variant.get("ingredients", []))
+            cells = [c for row in v.get("inShape", []) for c in row] + list(
+                v.get("ingredients", [])
+            )
             for c in cells:
-                if c is None:
-                    continue
-                name = by_id[c if isinstance(c, int) else c["id"]]
-                order[name] = order.get(name, 0) + 1
-            slots = tuple((frozenset([n]), k) for n, k in order.items())
-            variants.append((slots, int(variant["result"]["count"])))
-        for slots, count in _merge(variants, woods):
-            if len(slots) == 1 and len(slots[0][0]) == 1 and next(iter(slots[0][0])).endswith("_block"):
-                continue  # AgentGym drops "item from its block" recipes
-            built = []
-            for members, k in slots:
-                if len(members) == 1:
-                    name = readable(next(iter(members)))
-                    built.append(Slot(name, frozenset([name]), k))
-                else:
-                    fam = _family_name(members, woods) or "/".join(sorted(members))
-                    names = frozenset(readable(m) for m in members)
-                    families[fam] = families.get(fam, frozenset()) | names
-                    built.append(Slot(fam, names, k))
-            candidates.append(Recipe(readable(output), count, tuple(built)))
-    # decompression recipes ("9 iron nugget from an ingot") win over their reverse
-    candidates.sort(key=_is_compression)
-    recipes = _without_cycles(candidates)
-    clash = set(families) & ({o for rs in recipes.values() for r in rs for s in r.slots for o in s.options} | set(recipes))
-    if clash:  # a family may not share a name with an item
-        raise AssertionError(f"family names clash with items: {sorted(clash)}")
-    return _finish(recipes, families, f"minecraft-data {version}")
+                if c is not None:
+                    name = names[c if isinstance(c, int) else c["id"]]
+                    order[name] = order.get(name, 0) + 1
+            variants.append(
+                (tuple((frozenset([n]), k) for n, k in order.items()), int(v["result"]["count"]))
+            )
+        if not variants:
+            raise BadDataError(
+                f"minecraft-data {version} has no recipe for {output!r}: use {MINECRAFT_VERSION!r}"
+            )
+        chosen.update(_assign(stems, _merge(variants)))
+    book = []
+    for stem, original in facts.DUPLICATES.items():
+        chosen[stem] = chosen[original]
+    for stem in facts.LOAD_ORDER:
+        if stem not in chosen:
+            raise BadDataError(
+                f"minecraft-data {version} lacks AgentGym's recipe {stem!r}: use {MINECRAFT_VERSION!r}"
+            )
+        slots, count = chosen[stem]
+        inputs = []
+        for members, k in slots:
+            if len(members) > 1 and facts.ALTERNATIVES.get(stem) in members:
+                inputs.append(Ingredient(facts.ALTERNATIVES[stem], k))
+            elif len(members) > 1:
+                inputs.append(Ingredient(_tag_name(members), k, tag=True))
+            else:
+                inputs.append(Ingredient(next(iter(members)), k))
+        if stem in facts.TAG_OVERRIDES:
+            old, new = facts.TAG_OVERRIDES[stem]
+            inputs = [Ingredient(new, i.count, True) if i.name == old else i for i in inputs]
+        if stem in facts.KEY_ORDER:
+            rank = {n: r for r, n in enumerate(facts.KEY_ORDER[stem].split())}
+            inputs.sort(key=lambda i: rank[i.name])
+        output = _output(stem)
+        book.append(RawRecipe(stem, output, count, _group(stem, output), tuple(inputs)))
+    return tuple(book)
 
 
-# -- AgentGym's recipe folder ---------------------------------------------------------------------
-def _ingredient(entry) -> tuple[str, str]:
-    if isinstance(entry, list):  # alternatives: AgentGym takes the first
-        if not entry:
-            raise ValueError("empty ingredient list")
+# -- AgentGym's folder ---------------------------------------------------------------------------
+def _strip(name: str) -> str:
+    return name.split(":", 1)[1] if ":" in name else name
+
+
+def _ingredient(entry: object, count: int) -> Ingredient:
+    if isinstance(entry, list):  # alternatives: AgentGym keeps the first
         entry = entry[0]
-    if isinstance(entry, str):
-        return "item", entry
-    if "item" in entry:
-        return "item", entry["item"]
-    if "tag" in entry:
-        return "tag", entry["tag"]
+    if isinstance(entry, dict) and "item" in entry:
+        return Ingredient(_strip(entry["item"]), count)
+    if isinstance(entry, dict) and "tag" in entry:
+        return Ingredient(_strip(entry["tag"]), count, tag=True)
     raise ValueError(f"ingredient {entry!r} has neither 'item' nor 'tag'")
 
 
-def from_recipe_folder(path: str | Path) -> RecipeBook:
-    """AgentGym's TextCraft recipes: a folder of vanilla recipe JSON files (or its parent that
-    holds ``recipes/``), read with AgentGym's rules (see the module docstring)."""
+def parse_recipe(stem: str, data: dict) -> RawRecipe | None:
+    """One recipe file's content as AgentGym reads it; None for non-crafting recipes."""
+    kind = data.get("type")
+    inputs: list[Ingredient] = []
+    if kind == "minecraft:crafting_shaped":
+        for key, entry in data["key"].items():
+            inputs.append(_ingredient(entry, sum(line.count(key) for line in data["pattern"])))
+    elif kind == "minecraft:crafting_shapeless":
+        position: dict[str, int] = {}
+        for entry in data["ingredients"]:
+            ing = _ingredient(entry, 1)
+            if ing.name in position:
+                old = inputs[position[ing.name]]
+                inputs[position[ing.name]] = Ingredient(old.name, old.count + 1, old.tag)
+            else:
+                position[ing.name] = len(inputs)
+                inputs.append(ing)
+    else:
+        return None
+    result = data["result"]
+    if isinstance(result, str):
+        output, count = result, 1
+    else:
+        output, count = result["item"], int(result.get("count") or 1)
+    group = data.get("group")
+    return RawRecipe(stem, _strip(output), count, group, tuple(inputs))
+
+
+def from_folder(path: str | Path) -> tuple[RawRecipe, ...]:
+    """AgentGym's ``recipes/`` folder (or the folder holding it). Files are read in the order
+    AgentGym's server read them (:data:`~agentgym_facts.LOAD_ORDER`), others after, by name."""
     root = Path(path).expanduser()
     folder = root / "recipes" if (root / "recipes").is_dir() else root
     if not folder.is_dir():
-        raise BadDataError(f"recipe folder {str(folder)!r} not found: pass recipes_path= AgentGym's recipes/ folder")
-    files = sorted(folder.glob("*.json"))
+        raise BadDataError(
+            f"recipe folder {str(folder)!r} not found: pass recipes_path= AgentGym's recipes/ folder"
+        )
+    files = {f.stem: f for f in folder.glob("*.json")}
     if not files:
-        raise BadDataError(f"recipe folder {str(folder)!r} has no .json recipes: pass AgentGym's recipes/ folder")
-    parsed = []
-    groups: dict[str, str] = {}  # item id -> tag (its recipe group)
-    for f in files:
+        raise BadDataError(
+            f"recipe folder {str(folder)!r} has no .json recipes: pass AgentGym's recipes/ folder"
+        )
+    known = {s: i for i, s in enumerate(facts.LOAD_ORDER)}
+    book = []
+    for stem in sorted(files, key=lambda s: (known.get(s, len(known)), s)):
         try:
-            data = json.loads(f.read_text())
-            kind = data.get("type", "")
-            inputs: dict[tuple[str, str], int] = {}
-            if kind == "minecraft:crafting_shaped":
-                pattern = data["pattern"]
-                for key, entry in data["key"].items():
-                    ref = _ingredient(entry)
-                    inputs[ref] = inputs.get(ref, 0) + sum(line.count(key) for line in pattern)
-            elif kind == "minecraft:crafting_shapeless":
-                for entry in data["ingredients"]:
-                    ref = _ingredient(entry)
-                    inputs[ref] = inputs.get(ref, 0) + 1
-            else:
-                continue
-            result = data["result"]
-            if isinstance(result, str):
-                out_id, count = result, 1
-            else:
-                out_id, count = result.get("item") or result["id"], int(result.get("count") or 1)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise BadDataError(f"recipe file {str(f)!r} is not a Minecraft recipe ({exc}): fix or remove it") from exc
-        inputs = {k: v for k, v in inputs.items() if v > 0}
-        if len(inputs) == 1 and next(iter(inputs))[1].endswith("_block"):
-            continue
-        if "group" in data:
-            tag = "minecraft:" + data["group"]
-            if tag != out_id:
-                groups[out_id] = tag
-        parsed.append((out_id, count, inputs))
-    members: dict[str, set[str]] = {}
-    for item, tag in groups.items():
-        members.setdefault(tag, set()).add(readable(item))
-    candidates = []
-    families: dict[str, frozenset[str]] = {}
-    for out_id, count, inputs in parsed:
-        slots = []
-        for (kind, ref), k in inputs.items():
-            name = readable(ref)
-            if kind == "tag" and members.get(ref):
-                families[name] = frozenset(members[ref])
-                slots.append(Slot(name, frozenset(members[ref]), k))
-            else:
-                slots.append(Slot(name, frozenset([name]), k))
-        candidates.append(Recipe(readable(out_id), count, tuple(slots)))
-    candidates.sort(key=_is_compression)  # stable: file order otherwise
-    recipes = _without_cycles(candidates)
-    return _finish(recipes, families, str(folder))
+            recipe = parse_recipe(stem, json.loads(files[stem].read_text()))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise BadDataError(
+                f"recipe file {str(files[stem])!r} is not a Minecraft recipe ({exc}): fix or remove it"
+            ) from exc
+        if recipe is not None:
+            book.append(recipe)
+    return tuple(book)

@@ -1,83 +1,79 @@
-"""TextCraft's task source: goal items ordered by crafting depth, as AgentGym orders them."""
+"""TextCraft's task source: AgentGym's goals in its index order, with its crafting commands."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
-
 from agentgym_envs.core import Task, TaskSource
-from agentgym_envs.envs.textcraft.recipes import (
-    MINECRAFT_VERSION,
-    RecipeBook,
-    from_minecraft_data,
-    from_recipe_folder,
-)
+from agentgym_envs.envs.textcraft import recipes
+from agentgym_envs.envs.textcraft.crafting import NS, CraftingTree, item_id_to_str
+from agentgym_envs.envs.textcraft.hashorder import ALGORITHMS
+from agentgym_envs.errors import BadTaskError
 
 #: AgentEval's TextCraft test size.
 TEST_SIZE = 100
-#: AgentGym shows at most this many distractor recipes.
-MAX_DISTRACTORS = 10
-#: AgentGym samples at most this many uses of each ingredient as distractor candidates.
-USES_PER_INGREDIENT = 10
 
 
 @dataclass(frozen=True)
 class TextCraftTask(Task):
-    """Craft ``goal``; ``commands`` are the crafting commands shown (needed ones + distractors)."""
+    """Craft ``goal`` (an id: ``minecraft:stick``); ``commands`` are the crafting commands
+    shown, in AgentGym's order."""
 
     goal: str = ""
     depth: int = 0
     index: int = 0
     commands: tuple[str, ...] = ()
 
+    @property
+    def goal_name(self) -> str:
+        return item_id_to_str(self.goal)
+
     def instruction(self) -> str:
-        return "Crafting commands:\n" + "\n".join(self.commands) + f"\n\nGoal: craft {self.goal}."
+        return (
+            "Crafting commands:\n" + "\n".join(self.commands) + f"\n\nGoal: craft {self.goal_name}."
+        )
 
 
-@lru_cache(maxsize=4)
-def embedded_book(version: str = MINECRAFT_VERSION) -> RecipeBook:
-    return from_minecraft_data(version)
-
-
-def commands_for(book: RecipeBook, goal: str, seed: int) -> tuple[str, ...]:
-    """The crafting tree of ``goal`` plus up to 10 distractors (recipes that use one of the
-    tree's ingredients), shuffled -- AgentGym's construction, with a seeded generator."""
-    rng = np.random.default_rng(seed)
-    needed = book.needed(goal)
-    shown = {r.text for r in needed}
-    candidates: set[str] = set()
-    for r in needed:
-        for s in r.slots:
-            uses = book.uses.get(s.name, [])
-            if not uses:
-                continue
-            k = min(len(uses), USES_PER_INGREDIENT)
-            candidates.update(uses[i].text for i in rng.choice(len(uses), size=k, replace=False))
-    distractors = sorted(candidates - shown)
-    if len(distractors) > MAX_DISTRACTORS:
-        distractors = [distractors[i] for i in sorted(rng.choice(len(distractors), MAX_DISTRACTORS, replace=False))]
-    lines = sorted(shown) + distractors
-    return tuple(lines[i] for i in rng.permutation(len(lines)))
+@lru_cache(maxsize=2)
+def embedded_tree(version: str = recipes.MINECRAFT_VERSION) -> CraftingTree:
+    """AgentGym's crafting tree rebuilt from minecraft-data."""
+    return CraftingTree(recipes.from_minecraft_data(version))
 
 
 class TextCraftTasks(TaskSource):
-    """Goals = craftable items with crafting depth >= 1, ordered by depth; AgentGym item ``i``
-    crafts goal ``i % len(goals)``. The test split is 100 goals spaced evenly along that order
-    (so every depth is represented in proportion); the train split is every other goal. A
-    recipe book with 100 goals or fewer puts them all in the test split."""
+    """AgentGym's goals (every item with a recipe: 544) in the index order of its server: item
+    ``i`` crafts goal ``i % 544``. The test split is 100 goals spaced evenly along that order
+    (every depth in proportion); the train split is the other 444."""
 
     item_prefix = "textcraft"
 
-    def __init__(self, recipes_path: str | Path | None = None, version: str = MINECRAFT_VERSION) -> None:
-        self.book = from_recipe_folder(recipes_path) if recipes_path else embedded_book(version)
-        self.goals = self.book.goals()
+    def __init__(
+        self,
+        recipes_path: str | Path | None = None,
+        version: str = recipes.MINECRAFT_VERSION,
+        string_hash: str = "siphash13",
+    ) -> None:
+        if string_hash not in ALGORITHMS:
+            raise BadTaskError(
+                f"unknown string_hash {string_hash!r}: use one of {', '.join(ALGORITHMS)}"
+            )
+        self.string_hash = string_hash
+        #: the user's own recipe folder, not the embedded rebuild
+        self.user_data = recipes_path is not None
+        if recipes_path is not None:
+            self.tree = CraftingTree(recipes.from_folder(recipes_path))
+        else:
+            self.tree = embedded_tree(version)
+        self.goals = self.tree.goals
         n = len(self.goals)
         test = [k * n // TEST_SIZE for k in range(TEST_SIZE)] if n > TEST_SIZE else list(range(n))
         test_set = set(test)
         self._positions = {"test": test, "train": [i for i in range(n) if i not in test_set]}
+        self._where = {p: (s, t) for s, ps in self._positions.items() for t, p in enumerate(ps)}
+        self._by_goal = {goal: i for i, (goal, _) in enumerate(self.goals)}
         self._cache: dict[tuple[str, int], TextCraftTask] = {}
 
     def size(self, split: str) -> int:
@@ -89,21 +85,30 @@ class TextCraftTasks(TaskSource):
     def locate(self, index: int) -> tuple[str, int]:
         if index < 0:
             return super().locate(index)
-        position = index % len(self.goals)
-        for split, positions in self._positions.items():
-            if position in positions:
-                return split, positions.index(position)
-        raise AssertionError("unreachable")
+        return self._where[index % len(self.goals)]
+
+    def find_goal(self, name: str) -> tuple[str, int]:
+        """``(split, task_id)`` of a goal named ``oak planks``, ``oak_planks`` or
+        ``minecraft:oak_planks``."""
+        key = NS + str(name).strip().lower().removeprefix(NS).replace(" ", "_")
+        if key not in self._by_goal:
+            names = [item_id_to_str(g) for g, _ in self.goals]
+            close = difflib.get_close_matches(item_id_to_str(key), names, n=3, cutoff=0.6)
+            hint = (
+                f"did you mean {', '.join(map(repr, close))}?"
+                if close
+                else "see env.unwrapped.goal_names"
+            )
+            raise BadTaskError(f"{name!r} is not a TextCraft goal: {hint}")
+        return self._where[self._by_goal[key]]
 
     def _load(self, split: str, task_id: int) -> TextCraftTask:
         key = (split, task_id)
         if key not in self._cache:
-            self._cache[key] = self._build(split, task_id)
+            position = self._positions[split][task_id]
+            goal, depth = self.goals[position]
+            commands = tuple(self.tree.commands(goal, self.string_hash))
+            self._cache[key] = TextCraftTask(
+                task_id, split, goal=goal, depth=depth, index=position, commands=commands
+            )
         return self._cache[key]
-
-    def _build(self, split: str, task_id: int) -> TextCraftTask:
-        position = self._positions[split][task_id]
-        goal, depth = self.goals[position]
-        return TextCraftTask(
-            task_id, split, goal=goal, depth=depth, index=position, commands=commands_for(self.book, goal, position)
-        )

@@ -9,7 +9,8 @@ import numpy as np
 from agentgym_envs.envs.todo.backend import TodoBackend, project_id, task_id
 from agentgym_envs.envs.todo.tasks import TodoTask, TodoTasks, expected_state
 from agentgym_envs.envs.todo.tools import TODO_TOOLS
-from agentgym_envs.tools import Tool, ToolEnv, answers_match
+from agentgym_envs.tools import Tool, ToolEnv
+from agentgym_envs.tools.answers import answer_matcher
 
 HINT = (
     'If you want to get the project_id or task_id, please call "get_projects" or "get_tasks". '
@@ -44,14 +45,28 @@ class TodoEnv(ToolEnv):
     descriptions; most train tasks get a generated account of 4-6 projects instead, see
     :mod:`~agentgym_envs.envs.todo.accounts`), so episodes are independent and reproducible. Questions ask about tasks;
     operations complete, delete or reschedule tasks and mark projects as favorite.
+    Identical to AgentGym: the first observation, the ``Observation: ...\\nGive me one action.``
+    framing, the format-error text, the answer comparison and the reward its server returns.
+    Stand-ins: the Todoist account (AgentGym's starting account in SQLite; generated accounts in
+    train) and the tasks (generated; AgentGym's item ids do not name these tasks).
 
     ## Action Space
-    ``Action: <tool> with Action Input: {...}`` or a JSON tool call. Tools (AgentBoard's todo
+    ``Action: <tool> with Action Input: {...}``. Tools (AgentBoard's todo
     set): ``get_user_current_date``, ``get_user_current_location``, ``get_projects``,
     ``update_project(project_id, is_favorite)``, ``get_tasks(project_id)``,
     ``get_task_description(task_id)``, ``get_task_duration(task_id)``,
     ``complete_task(task_id)``, ``update_task(task_id, due_date)``, ``delete_task(task_id)``,
     ``check_valid_actions``, ``finish(answer)`` (operations answer ``"done"``).
+    By default a reply is read as AgentGym's servers read it: the ``... with Action Input: ...``
+    must end the reply, on one line; otherwise the observation is their format-error text
+    (``Format error, please response in the format of  "Action: [your action] with Action
+    Input: [your action input]``, reward unchanged). Their ``ERROR | ...`` texts answer a last
+    line without ``Action:`` (``TypeError(...)``), an input Python's ``eval`` rejects such as
+    JSON's ``true`` (``Exception(Parameters in action input are not valid, ...)``), an unknown
+    tool name (``Invalid action: <name>.``) and a missing argument (``KeyError('<arg>')``);
+    a dispatched action whose line says ``finish`` ends the episode, as there.
+    ``parser="lenient"`` reads a multi-line input, text after the action, JSON's literals,
+    tool names in other case and JSON tool calls, and ends only on the ``finish`` tool.
 
     ## Observation Space
     ``Observation: <result>\\nGive me one action.``; an unknown id gives
@@ -65,6 +80,12 @@ class TodoEnv(ToolEnv):
     over the one answer subgoal); on ``finish``, 1.0 only if the answer is reached *and* the
     final account (projects and active tasks, without ids) equals the expected one, else 0.
     The step reward is the change of that score.
+    The answer is compared as AgentGym compares it: Python ``==`` on the ``finish`` input read
+    as a literal, lists sorted (``"18.5"`` is not ``18.5``, ``"Fair"`` is not ``"fair"``);
+    ``answer_match="lenient"`` accepts other spellings (numbers within tolerance, units,
+    case, list order).
+    ``info["agentgym_reward"]`` at every step is the reward AgentGym's server returns for it
+    (the running score; AgentGym's client scores an episode by its last reward).
 
     ## Episode End
     ``finish`` terminates. AgentGym's max rounds is 15.
@@ -72,13 +93,19 @@ class TodoEnv(ToolEnv):
     ## Information
     ``progress`` (AgentBoard's rate over the lookup, change and answer subgoals), ``goal``,
     ``tool``, ``error``; at the end ``answer`` and ``state_ok`` (final account as expected).
-    ``success`` when the ``finish`` answer matches and the final account is right.
+    ``success`` when the ``finish`` answer matches (``answer_match``) and the final account is
+    right. ``agentgym_reward``: AgentGym's wire reward.
 
     ## Arguments
     ``train_size``: generated train tasks (default 600; test has AgentEval's 20).
+    ``answer_match``: ``"agentgym"`` (default) or ``"lenient"``. ``parser``: ``"agentgym"`` (default)
+    or ``"lenient"``.
 
     ## Version History
-    v0: initial release.
+    v0: initial release. Answers are compared with AgentGym's ``==`` by default (the
+    lenient matcher is ``answer_match="lenient"``), replies AgentGym cannot read get its
+    format-error text (``parser="lenient"`` reads them as before), and every step carries
+    ``info["agentgym_reward"]``.
     """
 
     family = "todo"
@@ -86,8 +113,14 @@ class TodoEnv(ToolEnv):
     hint = HINT
     example = EXAMPLE
 
-    def __init__(self, train_size: int = 600, render_mode: str | None = None) -> None:
-        super().__init__(TodoTasks(train_size), render_mode=render_mode)
+    def __init__(
+        self,
+        train_size: int = 600,
+        answer_match: str = "agentgym",
+        parser: str = "agentgym",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(TodoTasks(train_size), answer_match, parser, render_mode=render_mode)
 
     def _make_backend(self, task: TodoTask) -> TodoBackend:
         if isinstance(self.backend, TodoBackend):
@@ -107,7 +140,7 @@ class TodoEnv(ToolEnv):
 
     def _solved(self, answer: Any) -> bool:
         task: TodoTask = self.task  # type: ignore[assignment]
-        return answers_match(answer, task.answer) and self.state_ok()
+        return answer_matcher(self.answer_match)(answer, task.answer) and self.state_ok()
 
     def _result(self, text, before, *, error=None, tool=None, terminated=False):
         result = super()._result(text, before, error=error, tool=tool, terminated=terminated)

@@ -224,7 +224,7 @@ def k_total_duration(rng, b):
     k = rng.choice([k for k, n in counts.items() if 1 <= n <= 13 - len(b.acc)])
     b.projects()
     total = 0
-    for p, (_, tasks) in enumerate(b.acc):
+    for p in range(len(b.acc)):
         b.tasks(p)
     for p, (_, tasks) in enumerate(b.acc):
         for i, t in enumerate(tasks):

@@ -298,4 +298,13 @@ def _weather_tools() -> list[Tool]:
     return tools
 
 
-WEATHER_TOOLS = Toolkit(_weather_tools())
+#: The order of AgentGym's weather tools (its prompt and ``check_valid_actions`` list them so).
+AGENTGYM_ORDER = (
+    "get_user_current_date", "get_user_current_location", "get_historical_temp",
+    "get_historical_rain", "get_historical_snow", "get_snow_forecast", "get_current_snow",
+    "get_current_temp", "get_latitude_longitude", "get_elevation", "get_temp_forecast",
+    "get_rain_forecast", "get_current_rain", "get_distance", "get_historical_air_quality_index",
+    "get_current_air_quality_index", "get_air_quality_level", "check_valid_actions", "finish",
+)  # fmt: skip
+
+WEATHER_TOOLS = Toolkit(sorted(_weather_tools(), key=lambda t: AGENTGYM_ORDER.index(t.name)))

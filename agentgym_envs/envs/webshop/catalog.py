@@ -99,7 +99,9 @@ class Catalog:
                 if self._index is None:
                     t0 = time.perf_counter()
                     self._index = SearchIndex([p.search_document() for p in self.products])
-                    logger.info("indexed %d products in %.2fs", len(self.products), time.perf_counter() - t0)
+                    logger.info(
+                        "indexed %d products in %.2fs", len(self.products), time.perf_counter() - t0
+                    )
         return self._index
 
     def search(self, keywords: str, k: int = SEARCH_RETURN_N) -> list[Product]:
@@ -123,7 +125,10 @@ _ASIN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 @lru_cache(maxsize=4096)
 def _title_case(phrase: str) -> str:
-    return " ".join(w if any(c.isdigit() for c in w) or w.isupper() else w[:1].upper() + w[1:] for w in phrase.split())
+    return " ".join(
+        w if any(c.isdigit() for c in w) or w.isupper() else w[:1].upper() + w[1:]
+        for w in phrase.split()
+    )
 
 
 def _money(rng: random.Random, lo: float, hi: float) -> float:
@@ -165,7 +170,10 @@ def _make_product(rng: random.Random, asin: str, ptype: vocab.ProductType) -> Pr
     if for_:
         desc.append(f"A great pick for {' and '.join(for_)}.")
     desc.append(rng.choice(filler))
-    bullets = [f"{a.upper()}: {_bullet_line(rng, a, head)}" for a in rng.sample(list(attributes), len(attributes))]
+    bullets = [
+        f"{a.upper()}: {_bullet_line(rng, a, head)}"
+        for a in rng.sample(list(attributes), len(attributes))
+    ]
     bullets.append(rng.choice(filler))
 
     options: dict[str, tuple[str, ...]] = {}
@@ -211,10 +219,14 @@ def _bullet_line(rng: random.Random, attr: str, head: str) -> str:
     return rng.choice(_BULLET_TEMPLATES).format(attr=attr, head=head.lower())
 
 
-def generated_catalog(num_products: int = DEFAULT_NUM_PRODUCTS, seed: int = DEFAULT_SEED) -> Catalog:
+def generated_catalog(
+    num_products: int = DEFAULT_NUM_PRODUCTS, seed: int = DEFAULT_SEED
+) -> Catalog:
     """The seeded synthetic catalog, built once per process for each ``(num_products, seed)``."""
     if not 1 <= int(num_products) <= MAX_NUM_PRODUCTS:
-        raise BadDataError(f"num_products={num_products} is out of range: use 1..{MAX_NUM_PRODUCTS}")
+        raise BadDataError(
+            f"num_products={num_products} is out of range: use 1..{MAX_NUM_PRODUCTS}"
+        )
     key = ("generated", int(num_products), int(seed))
     with _CACHE_LOCK:
         if key in _CACHE:
@@ -229,8 +241,14 @@ def generated_catalog(num_products: int = DEFAULT_NUM_PRODUCTS, seed: int = DEFA
             while asin in seen:
                 asin = "B0" + "".join(rng.choices(_ASIN_CHARS, k=8))
             seen.add(asin)
-            products.append(_make_product(rng, asin, types[i % len(types)] if i < len(types) else rng.choice(types)))
-        catalog = Catalog(products, key, f"generated catalog of {len(products)} products (seed {seed})")
+            products.append(
+                _make_product(
+                    rng, asin, types[i % len(types)] if i < len(types) else rng.choice(types)
+                )
+            )
+        catalog = Catalog(
+            products, key, f"generated catalog of {len(products)} products (seed {seed})"
+        )
         _CACHE[key] = catalog
         logger.info("built %s in %.2fs", catalog.description, time.perf_counter() - t0)
         return catalog
@@ -264,11 +282,15 @@ def load_original_products(
         raw = json.loads(Path(products_path).read_text())
         attrs = json.loads(Path(attributes_path).read_text())
     except (OSError, json.JSONDecodeError) as exc:
-        raise BadDataError(f"cannot read WebShop data ({exc}): pass data_path= a folder with "
-                           "items_shuffle*.json and items_ins_v2*.json") from None
+        raise BadDataError(
+            f"cannot read WebShop data ({exc}): pass data_path= a folder with "
+            "items_shuffle*.json and items_ins_v2*.json"
+        ) from None
     if not isinstance(raw, list) or not isinstance(attrs, dict):
-        raise BadDataError(f"{products_path} must hold a JSON list of products and {attributes_path} a JSON "
-                           "object keyed by asin (WebShop's items_shuffle / items_ins_v2 formats)")
+        raise BadDataError(
+            f"{products_path} must hold a JSON list of products and {attributes_path} a JSON "
+            "object keyed by asin (WebShop's items_shuffle / items_ins_v2 formats)"
+        )
     if num_products is not None:
         raw = raw[:num_products]
     rng = random.Random(price_seed)
@@ -292,7 +314,9 @@ def load_original_products(
                 str(c["value"]).strip().replace("/", " | ").lower() for c in contents
             )
         entry = attrs.get(asin) or {}
-        attributes = tuple(entry.get("attributes") or ()) if "attributes" in entry else ("DUMMY_ATTR",)
+        attributes = (
+            tuple(entry.get("attributes") or ()) if "attributes" in entry else ("DUMMY_ATTR",)
+        )
         images = p.get("images") or [""]
         products.append(
             Product(
@@ -325,23 +349,33 @@ def find_data_files(data_path: str | Path) -> tuple[Path, Path]:
         folder = p
         candidates = sorted(folder.glob("items_shuffle*.json"))
         if not candidates:
-            raise BadDataError(f"no items_shuffle*.json in {str(p)!r}: put WebShop's product file there")
-        products = next((c for c in candidates if c.name == "items_shuffle_1000.json"), candidates[0])
+            raise BadDataError(
+                f"no items_shuffle*.json in {str(p)!r}: put WebShop's product file there"
+            )
+        products = next(
+            (c for c in candidates if c.name == "items_shuffle_1000.json"), candidates[0]
+        )
     else:
-        raise BadDataError(f"WebShop data path {str(p)!r} not found: pass data_path= the folder holding "
-                           "items_shuffle_1000.json and items_ins_v2_1000.json")
-    suffix = products.name[len("items_shuffle"):]  # "_1000.json" or ".json"
+        raise BadDataError(
+            f"WebShop data path {str(p)!r} not found: pass data_path= the folder holding "
+            "items_shuffle_1000.json and items_ins_v2_1000.json"
+        )
+    suffix = products.name[len("items_shuffle") :]  # "_1000.json" or ".json"
     attrs = folder / f"items_ins_v2{suffix}"
     if not attrs.is_file():
         found = sorted(folder.glob("items_ins_v2*.json"))
         if not found:
-            raise BadDataError(f"no items_ins_v2*.json next to {products.name} in {str(folder)!r}: "
-                               "put WebShop's attribute file there")
+            raise BadDataError(
+                f"no items_ins_v2*.json next to {products.name} in {str(folder)!r}: "
+                "put WebShop's attribute file there"
+            )
         attrs = found[0]
     return products, attrs
 
 
-def original_catalog(data_path: str, num_products: int | None = None, price_seed: int = DEFAULT_SEED) -> Catalog:
+def original_catalog(
+    data_path: str, num_products: int | None = None, price_seed: int = DEFAULT_SEED
+) -> Catalog:
     """WebShop's real products from ``data_path`` (built once per process per file and options)."""
     products_file, attrs_file = find_data_files(data_path)
     stat = products_file.stat()
@@ -353,7 +387,9 @@ def original_catalog(data_path: str, num_products: int | None = None, price_seed
         products = load_original_products(products_file, attrs_file, num_products, price_seed)
         if not products:
             raise BadDataError(f"{products_file} holds no usable product (asin, name, ...)")
-        catalog = Catalog(products, key, f"WebShop data from {products_file} ({len(products)} products)")
+        catalog = Catalog(
+            products, key, f"WebShop data from {products_file} ({len(products)} products)"
+        )
         catalog._mtime = stat.st_mtime_ns  # type: ignore[attr-defined]
         _CACHE[key] = catalog
         return catalog

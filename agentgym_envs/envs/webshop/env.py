@@ -18,7 +18,7 @@ from agentgym_envs.envs.webshop.catalog import (
     original_catalog,
 )
 from agentgym_envs.envs.webshop.reward import spacy_nouns, title_nouns
-from agentgym_envs.envs.webshop.shop import SEARCH, Shop
+from agentgym_envs.envs.webshop.shop import DONE, SEARCH, Shop
 from agentgym_envs.envs.webshop.tasks import (
     GeneratedWebShopTasks,
     Goal,
@@ -28,6 +28,9 @@ from agentgym_envs.envs.webshop.tasks import (
 from agentgym_envs.errors import BadDataError, require
 
 _RANDOM_WORDS = 4
+#: Most work (count of '[' x length of the action's line) the ``name[arg]`` parse may take:
+#: a 16,384-character line may hold 120 brackets, an ordinary action any number it needs.
+MAX_PARSE_WORK = 2_000_000
 
 
 class WebShopEnv(TextEnv):
@@ -101,7 +104,9 @@ class WebShopEnv(TextEnv):
         nouns = _nouns(title_nouns)
         if data_path:
             self.catalog: Catalog = original_catalog(
-                str(data_path), None if num_products == DEFAULT_NUM_PRODUCTS else num_products, catalog_seed
+                str(data_path),
+                None if num_products == DEFAULT_NUM_PRODUCTS else num_products,
+                catalog_seed,
             )
             tasks = OriginalWebShopTasks(self.catalog, _read_test_items(test_items))
         else:
@@ -134,6 +139,21 @@ class WebShopEnv(TextEnv):
         assert self.task is not None, "call reset() first"
         return self.task.goal  # type: ignore[attr-defined]
 
+    # -- AgentGym's extra server endpoints (``agentgym serve`` answers them from these) ------
+    def instruction_text(self) -> str:
+        """AgentGym's ``/instruction_text``: ``Instruction: <the goal's instruction>``."""
+        return "Instruction: " + self.goal.instruction_text
+
+    def state(self) -> dict[str, str]:
+        """AgentGym's ``/state``: the page's URL and HTML (as the package's shop web app renders
+        them) and the instruction."""
+        from agentgym_envs.envs.webshop.web import render_html
+
+        assert self.shop is not None, "call reset() first"
+        sid = self.item_id
+        html = render_html(self.shop.elements(), sid, self.shop.state.options)
+        return {"url": f"/session/{sid}", "html": html, "instruction_text": self.instruction_text()}
+
     def _begin(self, task: WebShopTask) -> tuple[str, dict[str, Any]]:
         self.shop = Shop(self.catalog, task.goal, code=self.item_id, nouns=self.nouns)
         return self.shop.observation(), self._page_info()
@@ -145,14 +165,27 @@ class WebShopEnv(TextEnv):
 
     def _act(self, action: str) -> StepResult:
         assert self.shop is not None
+        line = action.strip().split("\n", 1)[0]
+        if line.count("[") * len(line) > MAX_PARSE_WORK and self.shop.state.page != DONE:
+            # WebShop's greedy ``name[arg]`` regex backtracks once per '[' over the whole line
+            error = (
+                f"the action has {line.count('[')} '[' in {len(line)} characters: "
+                f"above the limit of {MAX_PARSE_WORK} parse steps (the page is unchanged)"
+            )
+            return StepResult(self.shop.observation(), 0.0, False, error, self._page_info())
         outcome = self.shop.step(action)
         info = self._page_info()
         if outcome.done and self.shop.reward_info is not None:
             self.score = float(outcome.reward)
             self.success = self.score == 1.0
-            info["purchased"] = {"asin": self.shop.state.asin, "options": dict(self.shop.state.options)}
+            info["purchased"] = {
+                "asin": self.shop.state.asin,
+                "options": dict(self.shop.state.options),
+            }
             info["reward_info"] = self.shop.reward_info.as_dict()
-        return StepResult(self.shop.observation(), outcome.reward, outcome.done, outcome.error, info)
+        return StepResult(
+            self.shop.observation(), outcome.reward, outcome.done, outcome.error, info
+        )
 
     def available_actions(self) -> list[str] | None:
         if self.shop is None:
@@ -203,8 +236,12 @@ class WebShopEnv(TextEnv):
 
         return [
             tool("search", "Search the shop for products.", "keywords", "search keywords"),
-            tool("click", "Click a button, a product id or an option value shown on the page.", "value",
-                 "the clickable's text, e.g. 'Buy Now', 'Next >', 'B0ABC12345', 'x-large'"),
+            tool(
+                "click",
+                "Click a button, a product id or an option value shown on the page.",
+                "value",
+                "the clickable's text, e.g. 'Buy Now', 'Next >', 'B0ABC12345', 'x-large'",
+            ),
         ]
 
     def action_from_tool_call(self, name: str, arguments: dict[str, Any]) -> str:
@@ -242,5 +279,7 @@ def _read_test_items(test_items: Sequence[int] | str | Path | None) -> list[int]
     try:
         records = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
-        raise BadDataError(f"cannot read test items from {str(path)!r} ({exc}): pass AgentEval's webshop_test.json") from None
+        raise BadDataError(
+            f"cannot read test items from {str(path)!r} ({exc}): pass AgentEval's webshop_test.json"
+        ) from None
     return [int(str(r["item_id"]).rsplit("_", 1)[-1]) for r in records]

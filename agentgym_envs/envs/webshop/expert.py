@@ -26,7 +26,12 @@ def key_terms(instruction: str, goal_options: Mapping[str, str] | None = None) -
     clause = option_phrase(goal_options) if goal_options else ""
     if clause and text.endswith(clause):
         text = text[: -len(clause)]
-    text = re.sub(r"^(find me|i need|i want|i am looking for|i'm looking for)\s+", "", text, flags=re.IGNORECASE)
+    text = re.sub(
+        r"^(find me|i need|i want|i am looking for|i'm looking for)\s+",
+        "",
+        text,
+        flags=re.IGNORECASE,
+    )
     return text.replace(",", "").strip().lower()
 
 
@@ -77,8 +82,12 @@ class WebShopExpert:
                     if value in clickables and value not in shop.state.options.values():
                         return f"click[{value}]"
                     continue
-                if (name in product.options and shop.state.options.get(name) != value and value in clickables
-                        and clickables[value].group == name):
+                if (
+                    name in product.options
+                    and shop.state.options.get(name) != value
+                    and value in clickables
+                    and clickables[value].group == name
+                ):
                     return f"click[{value}]"
             return "click[Buy Now]"
         return "click[Buy Now]"

@@ -22,9 +22,39 @@ logger = logging.getLogger(__name__)
 
 #: Lucene's default English stop words (``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``).
 LUCENE_STOPWORDS = (
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
-    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
-    "they", "this", "to", "was", "will", "with",
+    "a",
+    "an",
+    "and",
+    "are",
+    "as",
+    "at",
+    "be",
+    "but",
+    "by",
+    "for",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "no",
+    "not",
+    "of",
+    "on",
+    "or",
+    "such",
+    "that",
+    "the",
+    "their",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "to",
+    "was",
+    "will",
+    "with",
 )
 SEARCH_RETURN_N = 50
 _STOPSET = frozenset(LUCENE_STOPWORDS)
@@ -41,7 +71,10 @@ class SearchIndex:
         self._stemmer = stemmer_mod.Stemmer("porter")
         self.size = len(documents)
         tokens = bm25s.tokenize(
-            list(documents), lower=True, stopwords=list(LUCENE_STOPWORDS), stemmer=self._stemmer,
+            list(documents),
+            lower=True,
+            stopwords=list(LUCENE_STOPWORDS),
+            stemmer=self._stemmer,
             show_progress=False,
         )
         self.model = bm25s.BM25(k1=0.9, b=0.4, method="lucene")
@@ -77,5 +110,3 @@ class SearchIndex:
         # best first; equal scores keep catalog order (flatnonzero is sorted, the sort is stable)
         order = chosen[np.argsort(-scores[chosen], kind="stable")]
         return [int(i) for i in order if scores[i] > 0]
-
-

@@ -73,8 +73,13 @@ def parse_action(action: str) -> tuple[str, str | None]:
 class Shop:
     """A shopper session on ``goal`` over ``catalog``."""
 
-    def __init__(self, catalog: Catalog, goal: Goal, code: str = "",
-                 nouns: Callable[[str], list[str]] = title_nouns) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        goal: Goal,
+        code: str = "",
+        nouns: Callable[[str], list[str]] = title_nouns,
+    ) -> None:
         self.catalog = catalog
         self.goal = goal
         self.code = code
@@ -92,22 +97,32 @@ class Shop:
     def _render(self) -> list[Element]:
         s, instr = self.state, self.goal.instruction_text
         if s.page == SEARCH:
-            return [Element("heading", "WebShop"), Element("text", "Instruction:"),
-                    Element("text", instr, anchor="instruction-text"),
-                    Element("search_box", ""), Element("button", "Search", "search")]
+            return [
+                Element("heading", "WebShop"),
+                Element("text", "Instruction:"),
+                Element("text", instr, anchor="instruction-text"),
+                Element("search_box", ""),
+                Element("button", "Search", "search"),
+            ]
         head = [Element("text", "Instruction:"), Element("text", instr, anchor="instruction-text")]
         if s.page == DONE:
             return self._render_done()
         head.append(Element("button", BACK_TO_SEARCH, BACK_TO_SEARCH.lower()))
         if s.page == RESULTS:
-            out = head + [Element("heading", f"Page {s.page_num} (Total results: {len(s.results)})")]
+            out = head + [
+                Element("heading", f"Page {s.page_num} (Total results: {len(s.results)})")
+            ]
             if s.page_num > 1:
                 out.append(Element("button", PREV_PAGE, PREV_PAGE.lower()))
             out.append(Element("button", NEXT_PAGE, NEXT_PAGE.lower()))
             start = (s.page_num - 1) * PRODUCT_WINDOW
-            for asin in s.results[start:start + PRODUCT_WINDOW]:
+            for asin in s.results[start : start + PRODUCT_WINDOW]:
                 p = self.catalog.by_asin[asin]
-                out += [Element("link", p.asin, p.asin.lower()), Element("text", p.title), Element("text", p.price_tag)]
+                out += [
+                    Element("link", p.asin, p.asin.lower()),
+                    Element("text", p.title),
+                    Element("text", p.price_tag),
+                ]
             return out
         product = self.product
         out = head + [Element("button", PREV_PAGE, PREV_PAGE.lower())]
@@ -115,8 +130,11 @@ class Shop:
             for name, values in product.options.items():
                 out.append(Element("heading", name))
                 out += [Element("option", v, v, name) for v in values]
-            out += [Element("heading", product.title), Element("text", f"Price: {product.price_tag}"),
-                    Element("text", "Rating: N.A.")]
+            out += [
+                Element("heading", product.title),
+                Element("text", f"Price: {product.price_tag}"),
+                Element("text", "Rating: N.A."),
+            ]
             out += [Element("button", sub, sub.lower()) for sub in SUB_PAGES]
             out.append(Element("button", BUY_NOW, BUY_NOW.lower()))
             return out
@@ -131,16 +149,42 @@ class Shop:
         info = self.reward_info
         t = lambda x: Element("text", str(x))
         return [
-            Element("heading", "Thank you for shopping with us!"), t("Your code:"), t(self.code),
+            Element("heading", "Thank you for shopping with us!"),
+            t("Your code:"),
+            t(self.code),
             t("(Paste it in your MTurk interface.)"),
-            t("Purchased"), t("asin"), t(p.asin), t("options"), t(json.dumps(s.options)),
-            t("attrs"), t(list(p.attributes)), t("category"), t(p.category), t("query"), t(p.query),
-            t("product category"), t(p.product_category),
-            t("Target"), t("asin"), t(g.asin), t("options"), t(g.as_dict()["goal_options"]),
-            t("attrs"), t(list(g.attributes)), t("price upper"), t(g.price_upper),
-            t("instuction text"), t(g.instruction_text), t("category"), t(g.category),
-            t("product category"), t(g.product_category), t("query"), t(g.query),
-            t("Reward"), t("Your score (min 0.0, max 1.0)"),
+            t("Purchased"),
+            t("asin"),
+            t(p.asin),
+            t("options"),
+            t(json.dumps(s.options)),
+            t("attrs"),
+            t(list(p.attributes)),
+            t("category"),
+            t(p.category),
+            t("query"),
+            t(p.query),
+            t("product category"),
+            t(p.product_category),
+            t("Target"),
+            t("asin"),
+            t(g.asin),
+            t("options"),
+            t(g.as_dict()["goal_options"]),
+            t("attrs"),
+            t(list(g.attributes)),
+            t("price upper"),
+            t(g.price_upper),
+            t("instuction text"),
+            t(g.instruction_text),
+            t("category"),
+            t(g.category),
+            t("product category"),
+            t(g.product_category),
+            t("query"),
+            t(g.query),
+            t("Reward"),
+            t("Your score (min 0.0, max 1.0)"),
             Element("text", str(info.reward if info else 0.0), anchor="reward"),
         ]
 
@@ -172,7 +216,9 @@ class Shop:
             return StepOutcome(0.0, True, "the purchase is done")
         name, arg = parse_action(action)
         if arg is None:
-            return StepOutcome(0.0, False, f"{action.strip()[:80]!r} is not search[keywords] or click[value]")
+            return StepOutcome(
+                0.0, False, f"{action.strip()[:80]!r} is not search[keywords] or click[value]"
+            )
         if name == "search":
             self.search(arg)
             return StepOutcome(0.0, False, None)
@@ -181,7 +227,9 @@ class Shop:
             if arg == "search" or arg not in clickables:
                 return StepOutcome(0.0, False, f"{arg[:80]!r} is not clickable on this page")
             return self.click(arg, clickables[arg])
-        return StepOutcome(0.0, False, f"unknown action {name[:40]!r}: use search[keywords] or click[value]")
+        return StepOutcome(
+            0.0, False, f"unknown action {name[:40]!r}: use search[keywords] or click[value]"
+        )
 
     def search(self, keywords: str) -> None:
         self._show_results(keywords, 1)
@@ -198,7 +246,9 @@ class Shop:
         s = self.state
         self._elements = None
         if key == BUY_NOW.lower():
-            self.reward_info = get_reward(self.product, self.goal, self.product.price, s.options, self.nouns)
+            self.reward_info = get_reward(
+                self.product, self.goal, self.product.price, s.options, self.nouns
+            )
             s.page = DONE
             return StepOutcome(self.reward_info.reward, True, None)
         if key == BACK_TO_SEARCH.lower():

@@ -56,10 +56,16 @@ class Goal:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "asin": self.asin, "category": self.category, "query": self.query, "name": self.name,
-            "product_category": self.product_category, "instruction_text": self.instruction_text,
-            "attributes": list(self.attributes), "price_upper": self.price_upper,
-            "goal_options": dict(self.goal_options) if isinstance(self.goal_options, Mapping)
+            "asin": self.asin,
+            "category": self.category,
+            "query": self.query,
+            "name": self.name,
+            "product_category": self.product_category,
+            "instruction_text": self.instruction_text,
+            "attributes": list(self.attributes),
+            "price_upper": self.price_upper,
+            "goal_options": dict(self.goal_options)
+            if isinstance(self.goal_options, Mapping)
             else list(self.goal_options),
             "weight": self.weight,
         }
@@ -92,7 +98,9 @@ def instruction_for(product: Product, attributes: Sequence[str]) -> str:
     return text
 
 
-def make_goal(product: Product, rng: random.Random, nouns: Callable[[str], list[str]] = title_nouns) -> Goal | None:
+def make_goal(
+    product: Product, rng: random.Random, nouns: Callable[[str], list[str]] = title_nouns
+) -> Goal | None:
     """A goal for ``product`` (2-3 of its attributes, one value per option, a price bound), or
     ``None`` when buying the product itself would not score 1.0 (a reward quirk bites)."""
     k = min(len(product.attributes), rng.choice((2, 2, 3)))
@@ -106,7 +114,9 @@ def make_goal(product: Product, rng: random.Random, nouns: Callable[[str], list[
         query=product.query,
         name=product.title,
         product_category=product.product_category,
-        instruction_text=instruction_for(product, attributes) + option_phrase(goal_options) + price_text,
+        instruction_text=instruction_for(product, attributes)
+        + option_phrase(goal_options)
+        + price_text,
         attributes=attributes,
         price_upper=upper,
         goal_options=goal_options,
@@ -126,8 +136,14 @@ class GeneratedWebShopTasks(TaskSource):
 
     item_prefix = "webshop"
 
-    def __init__(self, catalog: Catalog, seed: int = 0, train_size: int = TRAIN_SIZE, test_size: int = TEST_SIZE,
-                 nouns: Callable[[str], list[str]] = title_nouns) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        seed: int = 0,
+        train_size: int = TRAIN_SIZE,
+        test_size: int = TEST_SIZE,
+        nouns: Callable[[str], list[str]] = title_nouns,
+    ) -> None:
         self.catalog = catalog
         self.seed = seed
         self.nouns = nouns
@@ -161,7 +177,9 @@ class GeneratedWebShopTasks(TaskSource):
             goal = make_goal(product, rng, self.nouns)
             if goal is not None:
                 return WebShopTask(task_id, split, goal)
-        raise BadTaskError(f"no solvable goal found for {split} task {task_id}: use another seed")  # pragma: no cover
+        raise BadTaskError(
+            f"no solvable goal found for {split} task {task_id}: use another seed"
+        )  # pragma: no cover
 
 
 # -- WebShop's own data ----------------------------------------------------------------------------
@@ -190,17 +208,27 @@ def agentgym_synthetic_goals(products: Sequence[Product]) -> list[Goal]:
             goal_options = dict(zip(names, combination))
             goals.append(
                 {
-                    "asin": product.asin, "category": product.category, "query": product.query, "name": product.title,
+                    "asin": product.asin,
+                    "category": product.category,
+                    "query": product.query,
+                    "name": product.title,
                     "product_category": product.product_category,
                     "instruction_text": f"{product.instruction}{option_phrase(goal_options)}{price_text}",
-                    "attributes": attributes, "price_upper": upper, "goal_options": goal_options,
+                    "attributes": attributes,
+                    "price_upper": upper,
+                    "goal_options": goal_options,
                 }
             )
             for a in attributes:
                 counts[a] += 1
     if skipped:
-        logger.warning("skipped %d products whose instruction has no instruction_attributes", skipped)
-    out = [Goal(**g, weight=sum(1.0 / counts[a] for a in g["attributes"]) / len(g["attributes"])) for g in goals]
+        logger.warning(
+            "skipped %d products whose instruction has no instruction_attributes", skipped
+        )
+    out = [
+        Goal(**g, weight=sum(1.0 / counts[a] for a in g["attributes"]) / len(g["attributes"]))
+        for g in goals
+    ]
     random.Random(AGENTGYM_SHUFFLE_SEED).shuffle(out)
     return out
 
@@ -214,18 +242,25 @@ class OriginalWebShopTasks(TaskSource):
     """
 
     item_prefix = "webshop"
+    user_data = True
 
     def __init__(self, catalog: Catalog, test_items: Sequence[int] | None = None) -> None:
         self.catalog = catalog
         self.goals = agentgym_synthetic_goals(catalog.products)
         if not self.goals:
-            raise BadDataError(f"{catalog.description}: no product has an instruction in the attribute file, "
-                               "so there are no goals")
+            raise BadDataError(
+                f"{catalog.description}: no product has an instruction in the attribute file, "
+                "so there are no goals"
+            )
         n = len(self.goals)
-        self.test_items = tuple(int(i) for i in (test_items if test_items is not None else range(min(TEST_SIZE, n))))
+        self.test_items = tuple(
+            int(i) for i in (test_items if test_items is not None else range(min(TEST_SIZE, n)))
+        )
         bad = [i for i in self.test_items if not 0 <= i < n]
         if bad:
-            raise BadDataError(f"test_items {bad[:3]} are outside 0..{n - 1} (this data has {n} goals)")
+            raise BadDataError(
+                f"test_items {bad[:3]} are outside 0..{n - 1} (this data has {n} goals)"
+            )
 
     def size(self, split: str) -> int:
         return {"train": len(self.goals), "test": len(self.test_items)}.get(split, 0)

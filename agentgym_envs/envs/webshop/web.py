@@ -59,12 +59,20 @@ def render_html(elements: list[Element], sid: str, options: dict[str, str] | Non
     while i < len(elements):
         e = elements[i]
         if e.kind == "search_box":
-            button = elements[i + 1] if i + 1 < len(elements) and elements[i + 1].key == "search" else None
+            button = (
+                elements[i + 1]
+                if i + 1 < len(elements) and elements[i + 1].key == "search"
+                else None
+            )
             parts.append(
                 f'<form method="post" action="{base}/search" role="search">'
                 f'<input id="search_input" type="text" name="keywords" placeholder="Search..." '
                 f'aria-label="Search" required>'
-                + (f'<button class="btn" type="submit">{esc(button.text)}</button>' if button else "")
+                + (
+                    f'<button class="btn" type="submit">{esc(button.text)}</button>'
+                    if button
+                    else ""
+                )
                 + "</form>"
             )
             i += 2 if button else 1
@@ -81,7 +89,9 @@ def render_html(elements: list[Element], sid: str, options: dict[str, str] | Non
                     f' onchange="this.form.submit()"{checked}><label for="{rid}">{esc(o.text)}</label>'
                 )
                 i += 1
-            parts.append(f'<form method="post" action="{base}/click" class="radio-toolbar">{"".join(radios)}</form>')
+            parts.append(
+                f'<form method="post" action="{base}/click" class="radio-toolbar">{"".join(radios)}</form>'
+            )
             continue
         if e.kind == "link":
             if in_product:
@@ -106,7 +116,7 @@ def render_html(elements: list[Element], sid: str, options: dict[str, str] | Non
         parts.append("</div>")
     body = "\n".join(parts)
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>WebShop</title>"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>WebShop</title>'
         f"<style>{_CSS}</style></head>\n<body>\n{body}\n</body></html>"
     )
 
@@ -129,7 +139,9 @@ class _TextCollector(HTMLParser):
                 break
 
     def handle_data(self, data: str) -> None:
-        if self.stack and self.stack[-1] in self._HIDDEN or any(t in self._HIDDEN for t in self.stack):
+        if (self.stack and self.stack[-1] in self._HIDDEN) or any(
+            t in self._HIDDEN for t in self.stack
+        ):
             return
         text = data.strip()
         if text:
@@ -144,13 +156,15 @@ def html_to_text(page: str) -> str:
 
 
 def _home(splits: dict[str, int]) -> str:
-    rows = "".join(f"<option value=\"{s}\">{s} ({n} tasks)</option>" for s, n in splits.items())
+    rows = "".join(f'<option value="{s}">{s} ({n} tasks)</option>' for s, n in splits.items())
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>WebShop</title>"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>WebShop</title>'
         f"<style>{_CSS}</style></head><body><h2>WebShop</h2>"
-        "<form method=\"get\" action=\"/start\"><label>split <select name=\"split\">" + rows + "</select></label> "
-        "<label>task id <input type=\"number\" name=\"task_id\" value=\"0\" min=\"0\"></label> "
-        "<button class=\"btn\" type=\"submit\">Start shopping</button></form></body></html>"
+        '<form method="get" action="/start"><label>split <select name="split">'
+        + rows
+        + "</select></label> "
+        '<label>task id <input type="number" name="task_id" value="0" min="0"></label> '
+        '<button class="btn" type="submit">Start shopping</button></form></body></html>'
     )
 
 
@@ -161,7 +175,9 @@ def create_app(max_sessions: int = MAX_SESSIONS, **env_kwargs: Any):
     from agentgym_envs.envs.webshop.env import WebShopEnv
 
     HTMLResponse, RedirectResponse, JSONResponse = (
-        responses.HTMLResponse, responses.RedirectResponse, responses.JSONResponse,
+        responses.HTMLResponse,
+        responses.RedirectResponse,
+        responses.JSONResponse,
     )
     Request = fastapi.Request
     template = WebShopEnv(**env_kwargs)  # builds the shared catalog (and its index) up front
@@ -233,16 +249,18 @@ def create_app(max_sessions: int = MAX_SESSIONS, **env_kwargs: Any):
     def state(sid: str):
         env = get_env(sid)
         assert env.shop is not None
-        return JSONResponse({
-            "observation": env.shop.observation(),
-            "available_actions": env.shop.available_actions(),
-            "done": env.done,
-            "reward": env.shop.reward_info.reward if env.shop.reward_info else 0.0,
-            "score": env.score,
-            "success": env.success,
-            "task_id": env.task.task_id if env.task else None,
-            "split": env.task.split if env.task else None,
-        })
+        return JSONResponse(
+            {
+                "observation": env.shop.observation(),
+                "available_actions": env.shop.available_actions(),
+                "done": env.done,
+                "reward": env.shop.reward_info.reward if env.shop.reward_info else 0.0,
+                "score": env.score,
+                "success": env.success,
+                "task_id": env.task.task_id if env.task else None,
+                "split": env.task.split if env.task else None,
+            }
+        )
 
     return app
 
@@ -256,11 +274,15 @@ def free_port(host: str = "127.0.0.1") -> int:
 class ShopServer:
     """Run the app with uvicorn in a background thread (tests, notebooks): ``with ShopServer() as url``."""
 
-    def __init__(self, app=None, host: str = "127.0.0.1", port: int | None = None, **env_kwargs: Any) -> None:
+    def __init__(
+        self, app=None, host: str = "127.0.0.1", port: int | None = None, **env_kwargs: Any
+    ) -> None:
         uvicorn = require("uvicorn", "webshop")
         self.app = app if app is not None else create_app(**env_kwargs)
         self.host, self.port = host, port or free_port(host)
-        self.server = uvicorn.Server(uvicorn.Config(self.app, host=self.host, port=self.port, log_level="warning"))
+        self.server = uvicorn.Server(
+            uvicorn.Config(self.app, host=self.host, port=self.port, log_level="warning")
+        )
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     @property

@@ -18,18 +18,22 @@ import random
 
 import pytest
 
-pytest.importorskip("alfworld", reason='needs the alfworld extra: pip install "agentgym-envs[alfworld]"')
-pytest.importorskip("textworld", reason='needs the alfworld extra: pip install "agentgym-envs[alfworld]"')
+pytest.importorskip(
+    "alfworld", reason='needs the alfworld extra: pip install "agentgym-envs[alfworld]"'
+)
+pytest.importorskip(
+    "textworld", reason='needs the alfworld extra: pip install "agentgym-envs[alfworld]"'
+)
 
-import agentgym_envs  # noqa: E402
-from agentgym_envs.envs.alfworld import vocab  # noqa: E402
-from agentgym_envs.envs.alfworld.backend import AlfworldBackend  # noqa: E402
-from agentgym_envs.envs.alfworld.env import AlfWorldEnv  # noqa: E402
-from agentgym_envs.envs.alfworld.tasks import AlfworldTask  # noqa: E402
-from agentgym_envs.envs.alfworld.world import Engine  # noqa: E402
-from agentgym_envs.rollout import run_episode  # noqa: E402
-from tests.envs.alfworld.official import write_data_folder  # noqa: E402
-from tests.envs.alfworld.scenes import LOC, START, goal, probe_scene  # noqa: E402
+import agentgym_envs
+from agentgym_envs.envs.alfworld import vocab
+from agentgym_envs.envs.alfworld.backend import AlfworldBackend
+from agentgym_envs.envs.alfworld.env import AlfWorldEnv
+from agentgym_envs.envs.alfworld.tasks import AlfworldTask
+from agentgym_envs.envs.alfworld.world import Engine
+from agentgym_envs.rollout import run_episode
+from tests.envs.alfworld.official import write_data_folder
+from tests.envs.alfworld.scenes import LOC, START, goal, probe_scene
 
 
 def norm(text: str) -> str:
@@ -48,8 +52,12 @@ def replay(task: AlfworldTask, grammar: str, commands: list[str]) -> list[int]:
         for i, command in enumerate(commands):
             expected, won = real.step(command)
             got = native.step(command)
-            assert norm(got) == norm(expected), f"step {i} {command!r}: real {expected!r}, native {got!r}"
-            assert native.admissible() == real.admissible, f"admissible commands differ after {command!r}"
+            assert norm(got) == norm(expected), (
+                f"step {i} {command!r}: real {expected!r}, native {got!r}"
+            )
+            assert native.admissible() == real.admissible, (
+                f"admissible commands differ after {command!r}"
+            )
             if won:
                 won_real.append(i)
             if native.won:
@@ -61,7 +69,9 @@ def replay(task: AlfworldTask, grammar: str, commands: list[str]) -> list[int]:
 
 
 def expert_plan(env: AlfWorldEnv, task_id: int) -> tuple[AlfworldTask, list[str]]:
-    ep = run_episode(env, agentgym_envs.expert_policy(env), task_id=task_id, split="test", seed=0, max_turns=100)
+    ep = run_episode(
+        env, agentgym_envs.expert_policy(env), task_id=task_id, split="test", seed=0, max_turns=100
+    )
     assert ep.success
     return env.task, ep.actions
 
@@ -82,16 +92,50 @@ def test_expert_plan_same_outcome_same_step_same_texts(grammar, task_id):
 @pytest.mark.parametrize("grammar", ["0.3.3", "0.4.2"])
 def test_scripted_tour_of_every_command(grammar):
     put = "move {} to {}" if grammar == "0.4.2" else "put {} in/on {}"
-    task = AlfworldTask(0, "test", scene=probe_scene(), goal=goal("look_at_obj_in_light", "Apple", "", "DeskLamp"))
+    task = AlfworldTask(
+        0, "test", scene=probe_scene(), goal=goal("look_at_obj_in_light", "Apple", "", "DeskLamp")
+    )
     commands = [
-        "look", "inventory", "help", "go to cabinet 2", "look", "examine cabinet 3", "open cabinet 3", "open cabinet 2",
-        "examine mug 1", "take mug 1 from cabinet 3", "examine mug 1", put.format("mug 1", "cabinet 2"), "look",
-        "close cabinet 2", "look", "go to countertop 1", "take knife 1 from countertop 1", "slice apple 2 with knife 1",
-        "go to fridge 1", "slice apple 1 with knife 1", "open fridge 1", "take apple 1 from fridge 1", "xyzzy",
-        put.format("knife 1", "countertop 1"), "go to countertop 1", put.format("knife 1", "countertop 1"),
-        "take apple 2 from countertop 1", "examine apple 2", "go to microwave 1", "heat apple 2 with microwave 1",
-        "examine apple 2", "go to sinkbasin 1", "clean apple 2 with sinkbasin 1", "examine apple 2", "go to fridge 1",
-        "cool apple 2 with fridge 1", "examine apple 2", "inventory", "go to sidetable 1", "use desklamp 1",
+        "look",
+        "inventory",
+        "help",
+        "go to cabinet 2",
+        "look",
+        "examine cabinet 3",
+        "open cabinet 3",
+        "open cabinet 2",
+        "examine mug 1",
+        "take mug 1 from cabinet 3",
+        "examine mug 1",
+        put.format("mug 1", "cabinet 2"),
+        "look",
+        "close cabinet 2",
+        "look",
+        "go to countertop 1",
+        "take knife 1 from countertop 1",
+        "slice apple 2 with knife 1",
+        "go to fridge 1",
+        "slice apple 1 with knife 1",
+        "open fridge 1",
+        "take apple 1 from fridge 1",
+        "xyzzy",
+        put.format("knife 1", "countertop 1"),
+        "go to countertop 1",
+        put.format("knife 1", "countertop 1"),
+        "take apple 2 from countertop 1",
+        "examine apple 2",
+        "go to microwave 1",
+        "heat apple 2 with microwave 1",
+        "examine apple 2",
+        "go to sinkbasin 1",
+        "clean apple 2 with sinkbasin 1",
+        "examine apple 2",
+        "go to fridge 1",
+        "cool apple 2 with fridge 1",
+        "examine apple 2",
+        "inventory",
+        "go to sidetable 1",
+        "use desklamp 1",
         "use desklamp 1",
     ]
     assert replay(task, grammar, commands) == [len(commands) - 2, len(commands) - 1]
@@ -116,10 +160,21 @@ def test_random_walks_agree(grammar, task_id):
 
 def test_starting_at_a_receptacle_shows_the_look_text():
     scene = probe_scene()
-    scene = dataclasses.replace(scene, start=LOC["counter"], locations=tuple(x for x in scene.locations if x != START))
-    task = AlfworldTask(0, "test", scene=scene, goal=goal("pick_clean_then_place_in_recep", "Knife", "Drawer"))
-    commands = ["look", "take knife 1 from countertop 1", "go to sinkbasin 1", "clean knife 1 with sinkbasin 1",
-                "go to drawer 1", "open drawer 1", "put knife 1 in/on drawer 1"]
+    scene = dataclasses.replace(
+        scene, start=LOC["counter"], locations=tuple(x for x in scene.locations if x != START)
+    )
+    task = AlfworldTask(
+        0, "test", scene=scene, goal=goal("pick_clean_then_place_in_recep", "Knife", "Drawer")
+    )
+    commands = [
+        "look",
+        "take knife 1 from countertop 1",
+        "go to sinkbasin 1",
+        "clean knife 1 with sinkbasin 1",
+        "go to drawer 1",
+        "open drawer 1",
+        "put knife 1 in/on drawer 1",
+    ]
     assert replay(task, "0.3.3", commands) == [6]
 
 
@@ -127,8 +182,12 @@ def test_env_class_plays_the_alfworld_backend_and_the_expert_wins():
     native = AlfWorldEnv(tasks="generated")
     env = AlfWorldEnv(tasks="generated", backend="alfworld")
     for task_id in (1, 4):
-        a = run_episode(native, agentgym_envs.expert_policy(native), task_id=task_id, seed=0, max_turns=60)
-        b = run_episode(env, agentgym_envs.expert_policy(env), task_id=task_id, seed=0, max_turns=60)
+        a = run_episode(
+            native, agentgym_envs.expert_policy(native), task_id=task_id, seed=0, max_turns=60
+        )
+        b = run_episode(
+            env, agentgym_envs.expert_policy(env), task_id=task_id, seed=0, max_turns=60
+        )
         assert b.success and b.transcript == a.transcript
     env.close()
 
@@ -138,7 +197,11 @@ def test_official_games_play_alike_from_their_files(tmp_path):
     native = AlfWorldEnv(data_path=tmp_path)
     real = AlfWorldEnv(data_path=tmp_path, backend="alfworld")
     for task_id in (0, 1):
-        a = run_episode(native, agentgym_envs.expert_policy(native), task_id=task_id, seed=0, max_turns=60)
-        b = run_episode(real, agentgym_envs.expert_policy(real), task_id=task_id, seed=0, max_turns=60)
+        a = run_episode(
+            native, agentgym_envs.expert_policy(native), task_id=task_id, seed=0, max_turns=60
+        )
+        b = run_episode(
+            real, agentgym_envs.expert_policy(real), task_id=task_id, seed=0, max_turns=60
+        )
         assert a.success and b.success and a.transcript == b.transcript
     real.close()

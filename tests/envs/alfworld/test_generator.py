@@ -19,7 +19,9 @@ def test_test_split_is_agenteval_sized_and_spread_evenly():
     tasks = GeneratedAlfworldTasks()
     assert tasks.splits() == {"train": 2420, "test": 200}
     types = Counter(tasks.get("test", i).goal.task_type for i in range(200))
-    assert sorted(types.values()) == [33, 33, 33, 33, 34, 34] and set(types) == set(vocab.TASK_TYPES)
+    assert sorted(types.values()) == [33, 33, 33, 33, 34, 34] and set(types) == set(
+        vocab.TASK_TYPES
+    )
 
 
 def test_agentgym_item_index_layout():
@@ -32,7 +34,10 @@ def test_agentgym_item_index_layout():
 
 
 def test_generation_is_seeded_and_splits_differ():
-    a, b = generate("test/7", "pick_heat_then_place_in_recep"), generate("test/7", "pick_heat_then_place_in_recep")
+    a, b = (
+        generate("test/7", "pick_heat_then_place_in_recep"),
+        generate("test/7", "pick_heat_then_place_in_recep"),
+    )
     assert a == b
     t = GeneratedAlfworldTasks()
     assert t.get("train", 3).scene != t.get("test", 3).scene
@@ -54,8 +59,10 @@ def test_scenes_use_alfworld_vocabulary_and_valid_rooms(task_type):
                 assert host.rtype in vocab.LAMP_STANDS[item.otype]
             else:
                 assert item.otype in vocab.CAN_CONTAIN[host.rtype]
-        assert goal.text in [t.format(obj=goal.obj.lower(), recep=goal.recep.lower(), toggle=goal.toggle.lower())
-                             for t in vocab.TEMPLATES[task_type]]
+        assert goal.text in [
+            t.format(obj=goal.obj.lower(), recep=goal.recep.lower(), toggle=goal.toggle.lower())
+            for t in vocab.TEMPLATES[task_type]
+        ]
         if goal.recep:
             assert goal.recep in rtypes and (goal.recep, goal.obj) in scene.can_contain
         if task_type == "pick_two_obj_and_place":

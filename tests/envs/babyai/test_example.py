@@ -16,8 +16,18 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def test_example_runs_and_both_experts_succeed():
     out = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "babyai_textcraft.py"), "--babyai-item", "0", "--textcraft-task", "5"],
-        capture_output=True, text=True, timeout=300, check=True,
+        [
+            sys.executable,
+            str(ROOT / "examples" / "babyai_textcraft.py"),
+            "--babyai-item",
+            "0",
+            "--textcraft-task",
+            "5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     ).stdout
     assert "AgentGym item babyai_0" in out and "Your goal: go to the red ball" in out
     assert "Goal: craft " in out

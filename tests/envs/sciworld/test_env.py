@@ -94,7 +94,9 @@ def test_expert_scores_100_and_rewards_follow_the_mode(env):
     assert ep.rewards == sorted(ep.rewards)
     delta = SciWorldEnv(reward_mode="delta")
     try:
-        ep2 = run_episode(delta, SciWorldExpert(delta), task_id=task_id, split="test", max_turns=200)
+        ep2 = run_episode(
+            delta, SciWorldExpert(delta), task_id=task_id, split="test", max_turns=200
+        )
         assert ep2.success and sum(ep2.rewards) == 100.0
         assert ep2.observations == ep.observations  # reproducible transcript
     finally:
@@ -140,7 +142,9 @@ def test_two_envs_in_one_jvm_interleaved_play_as_if_alone(pool):
     task_id = _test_id("chemistry-mix")  # mixing creates objects mid-episode
     alone = SciWorldEnv()
     try:
-        solo = run_episode(alone, SciWorldExpert(alone), task_id=task_id, split="test", max_turns=200)
+        solo = run_episode(
+            alone, SciWorldExpert(alone), task_id=task_id, split="test", max_turns=200
+        )
     finally:
         alone.close()
     a, b = SciWorldEnv(), SciWorldEnv()
@@ -150,7 +154,9 @@ def test_two_envs_in_one_jvm_interleaved_play_as_if_alone(pool):
         obs, info = a.reset(options={"split": "test", "task_id": task_id})
         transcript = [obs]
         for turn in range(200):
-            b.reset(options={"split": "train", "task_id": 40 + turn % 5})  # reloads the JVM's globals
+            b.reset(
+                options={"split": "train", "task_id": 40 + turn % 5}
+            )  # reloads the JVM's globals
             b.step("look around")
             obs, _reward, terminated, _, info = a.step(expert(obs, info))
             transcript.append(obs)
@@ -213,7 +219,11 @@ def test_agentgym_index_plays_agentgym_item(pool):
     e = SciWorldEnv(index="agentgym")
     try:
         _obs, info = e.reset(options={"split": "train", "task_id": 1396})
-        assert (info["task_name"], info["variation"], info["item_id"]) == ("power-component", 0, "sciworld_1396")
+        assert (info["task_name"], info["variation"], info["item_id"]) == (
+            "power-component",
+            0,
+            "sciworld_1396",
+        )
         assert SciWorldTasks("agentgym").size("train") == 4639
     finally:
         e.close()
@@ -239,7 +249,9 @@ def test_same_task_and_actions_give_the_same_text_every_load(env):
         runs = []
         for _ in range(3):
             obs, _ = agentgym.reset(options={"split": "train", "task_id": 1397})
-            runs.append([obs] + [agentgym.step(a)[0] for a in ("look around", "open door", "wait1")])
+            runs.append(
+                [obs] + [agentgym.step(a)[0] for a in ("look around", "open door", "wait1")]
+            )
         assert runs[0] == runs[1] == runs[2]
     finally:
         agentgym.close()

@@ -44,7 +44,7 @@ def test_making_the_env_without_java_raises_the_mend(monkeypatch, tmp_path):
 
 def test_too_old_java_is_reported(monkeypatch, tmp_path):
     fake = tmp_path / "java"
-    fake.write_text('#!/bin/sh\necho \'java version "1.7.0_80"\' >&2\n')
+    fake.write_text("#!/bin/sh\necho 'java version \"1.7.0_80\"' >&2\n")
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv(java.JAVA_ENV, str(fake))
     ok, message = check_java()
@@ -55,7 +55,7 @@ def test_java_home_is_used_before_path(monkeypatch, tmp_path):
     bin_dir = tmp_path / "jdk" / "bin"
     bin_dir.mkdir(parents=True)
     fake = bin_dir / "java"
-    fake.write_text('#!/bin/sh\necho \'openjdk version "21.0.1" 2023-10-17\' >&2\n')
+    fake.write_text("#!/bin/sh\necho 'openjdk version \"21.0.1\" 2023-10-17' >&2\n")
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.delenv(java.JAVA_ENV, raising=False)
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "jdk"))

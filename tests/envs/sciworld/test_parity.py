@@ -23,7 +23,12 @@ import pytest
 from agentgym_envs.envs.sciworld.env import SciWorldEnv
 from agentgym_envs.envs.sciworld.tasks import clean_test_items, gold_data
 
-GOLD_SAMPLE = ("find-living-thing", "lifespan-shortest-lived", "chemistry-mix", "identify-life-stages-1")
+GOLD_SAMPLE = (
+    "find-living-thing",
+    "lifespan-shortest-lived",
+    "chemistry-mix",
+    "identify-life-stages-1",
+)
 
 
 def canonical(text: str) -> Counter:
@@ -77,7 +82,9 @@ def test_random_valid_walk_gives_same_scores_and_observations(env, official, tas
 
     def actions(off):
         for _ in range(12):
-            valid = [a for a in off.get_valid_action_object_combinations() if not a.startswith("focus")]
+            valid = [
+                a for a in off.get_valid_action_object_combinations() if not a.startswith("focus")
+            ]
             yield str(valid[int(rng.integers(len(valid)))]) if valid else None
 
     _compare(env, official, "train", task_id, actions)

@@ -22,7 +22,7 @@ def test_agentgym_enumeration_has_4639_items_in_tasks_json_order():
     items = agentgym_items()
     assert len(items) == 4639
     first = {}
-    for i, (name, var) in enumerate(items):
+    for i, (name, _var) in enumerate(items):
         first.setdefault(name, i)
     # first data_idx per task, as AgentGym's server enumerates them with scienceworld 1.2.3
     assert first["boil"] == 0 and first["melt"] == 30 and first["use-thermometer"] == 120
@@ -44,7 +44,11 @@ def test_issue_49_enumeration_drops_task_2_3():
 
 @pytest.mark.parametrize(
     "n, sizes, starts",
-    [(30, (14, 7, 9), (0, 14, 21)), (540, (270, 135, 135), (0, 270, 405)), (126, (62, 31, 33), (0, 62, 93))],
+    [
+        (30, (14, 7, 9), (0, 14, 21)),
+        (540, (270, 135, 135), (0, 270, 405)),
+        (126, (62, 31, 33), (0, 62, 93)),
+    ],
 )
 def test_variation_sets_follow_scienceworld_get_sets(n, sizes, starts):
     sets = variation_sets(n)
@@ -90,7 +94,9 @@ def test_item_ids_map_both_ways():
     assert agentgym.size("train") == 4639
     task = agentgym.get("train", 1396)
     assert (task.task_name, task.variation) == ("power-component", 0)
-    assert agentgym.locate(1396) == ("train", 1396) and agentgym.agentgym_index("train", 1396) == 1396
+    assert (
+        agentgym.locate(1396) == ("train", 1396) and agentgym.agentgym_index("train", 1396) == 1396
+    )
 
 
 def test_dev_variation_is_outside_clean_splits_with_a_mend():

@@ -160,3 +160,30 @@ def test_note_tasks_carry_their_note_and_title_tasks_merge():
     for step in env.task.plan:
         *_, info = env.step(step.action())
     assert info["success"] and len(set(env.backend.sheets[env.task.sheet_name].values()[0])) == 1
+
+
+@pytest.mark.parametrize("task_id", [0, 7, 19])
+def test_solved_episode_has_agentgyms_reward_one_at_the_end(task_id):
+    env = make(task_id)
+    wire, rewards = [], []
+    for step in env.task.plan:
+        _, reward, terminated, _, info = env.step(step.action())
+        rewards.append(reward)
+        wire.append(info["agentgym_reward"])
+    assert terminated and info["success"]
+    # AgentGym's server sends the running cell-match share at every step and its client keeps
+    # the last one: a solved episode scores 1.0 there
+    assert wire[-1] == 1.0 == info["score"]
+    assert wire == sorted(wire) and wire[0] > 0  # running max; the headers match once open
+    assert sum(rewards) == pytest.approx(info["score"])  # the env's rewards sum to the score
+    assert rewards[-1] == 0.0 or len(rewards) == 1  # finish itself changes nothing
+
+
+def test_unsolved_episode_keeps_the_share_as_agentgyms_reward():
+    env = make(0)
+    first = env.task.plan[0]
+    _, reward, _, _, info = env.step(first.action())
+    assert 0 < info["agentgym_reward"] < 1 and reward == info["agentgym_reward"]
+    _, reward, terminated, _, info = env.step(action_text("finish", {}))
+    assert terminated and not info["success"] and reward == 0.0
+    assert info["agentgym_reward"] == info["score"] > 0

@@ -30,17 +30,44 @@ INSERT INTO "order lines" VALUES (1, 'pen', 2), (2, 'ink', 1), (3, 'pen', 5);
 """
 
 DEV = [
-    {"question_id": 0, "db_id": "zoo", "question": "How many lions are there?", "evidence": "lion refers to species = 'lion'",
-     "SQL": "SELECT COUNT(*) FROM animals WHERE species = 'lion'", "difficulty": "simple"},
-    {"question_id": 1, "db_id": "zoo", "question": "Which animals does Ada keep?", "evidence": "",
-     "SQL": "SELECT a.name FROM animals AS a JOIN keepers AS k ON a.keeper_id = k.keeper_id WHERE k.name = 'Ada'",
-     "difficulty": "moderate"},
-    {"question_id": 2, "db_id": "zoo", "question": "List the species of animals heavier than 100 kg.", "evidence": "wt_kg is the weight",
-     "SQL": "SELECT DISTINCT species FROM animals WHERE wt_kg > 100", "difficulty": "simple"},
+    {
+        "question_id": 0,
+        "db_id": "zoo",
+        "question": "How many lions are there?",
+        "evidence": "lion refers to species = 'lion'",
+        "SQL": "SELECT COUNT(*) FROM animals WHERE species = 'lion'",
+        "difficulty": "simple",
+    },
+    {
+        "question_id": 1,
+        "db_id": "zoo",
+        "question": "Which animals does Ada keep?",
+        "evidence": "",
+        "SQL": "SELECT a.name FROM animals AS a JOIN keepers AS k ON a.keeper_id = k.keeper_id WHERE k.name = 'Ada'",
+        "difficulty": "moderate",
+    },
+    {
+        "question_id": 2,
+        "db_id": "zoo",
+        "question": "List the species of animals heavier than 100 kg.",
+        "evidence": "wt_kg is the weight",
+        "SQL": "SELECT DISTINCT species FROM animals WHERE wt_kg > 100",
+        "difficulty": "simple",
+    },
 ]
 TRAIN = [
-    {"db_id": "shop", "question": "How many pens were ordered?", "evidence": "", "SQL": "SELECT SUM(qty) FROM `order lines` WHERE item = 'pen'"},
-    {"db_id": "shop", "question": "What items were ordered?", "evidence": "", "SQL": "SELECT item FROM `order lines`"},
+    {
+        "db_id": "shop",
+        "question": "How many pens were ordered?",
+        "evidence": "",
+        "SQL": "SELECT SUM(qty) FROM `order lines` WHERE item = 'pen'",
+    },
+    {
+        "db_id": "shop",
+        "question": "What items were ordered?",
+        "evidence": "",
+        "SQL": "SELECT item FROM `order lines`",
+    },
 ]
 
 
@@ -85,23 +112,44 @@ def test_sizes_and_agentgym_item_ids(bird):
     with pytest.raises(BadTaskError, match="9428..9430"):
         tasks.locate(5)
     task = tasks.get("test", 1)
-    assert (task.db_id, task.difficulty, task.source, task.ordered) == ("zoo", "moderate", "1", False)
+    assert (task.db_id, task.difficulty, task.source, task.ordered) == (
+        "zoo",
+        "moderate",
+        "1",
+        False,
+    )
     assert task.db_path.endswith("dev/dev_databases/zoo/zoo.sqlite")
 
 
-def test_expert_solves_bird_questions_and_obs_shows_bird_fields(bird):
+def test_expert_solves_bird_questions_and_obs_shows_sqlgym_text(bird):
     env = BirdSQLEnv(bird_path=bird)
     expert = agentgym_envs.expert_policy(env)
     for split in ("train", "test"):
         for i in range(env.tasks.size(split)):
             obs, info = env.reset(options={"split": split, "task_id": i})
-            assert f"Question: {env.task.question}" in obs
+            assert obs.endswith(f".\n\n{env.task.question}") and "Evidence" not in obs
             obs, reward, terminated, _, info = env.step(expert(obs, info))
             assert reward == 1.0 and terminated, (split, i, obs)
-    obs, info = env.reset(options={"split": "test", "task_id": 0})
+    obs, _ = env.reset(options={"split": "test", "task_id": 0})
+    # no dev_tables.json in this folder: the prose schema is derived from the database, and
+    # written as sqlgym writes it (its foreign-key sentence names the column after the key)
+    assert obs == (
+        "zoo contains tables such as keepers, animals. Table keepers has columns such as keeper_id, name. "
+        "keeper_id is the primary key. Table animals has columns such as animal_id, name, species, wt_kg, "
+        "keeper_id. animal_id is the primary key. The keeper_id of animals is the foreign key of name of keepers."
+        "\n\nHow many lions are there?"
+    )
+
+
+def test_ddl_schema_with_evidence_and_notes(bird):
+    env = BirdSQLEnv(bird_path=bird, schema="ddl", evidence=True, result="table")
+    obs, _ = env.reset(options={"split": "test", "task_id": 0})
     assert env.item_id == "sqlgym_9428"
     assert obs.startswith("Database: zoo (SQLite)")
-    assert "CREATE TABLE animals (" in obs and "FOREIGN KEY(keeper_id) REFERENCES keepers (keeper_id)" in obs
+    assert (
+        "CREATE TABLE animals (" in obs
+        and "FOREIGN KEY(keeper_id) REFERENCES keepers (keeper_id)" in obs
+    )
     assert "Evidence: lion refers to species = 'lion'" in obs
     assert "- animals.wt_kg: weight of the animal in kilograms" in obs
     assert "- animals.keeper_id: the keeper in charge; NULL when no keeper is assigned" in obs
@@ -140,7 +188,17 @@ def test_broken_gold_query_is_feedback(tmp_path):
     env = BirdSQLEnv(bird_path=root)
     env.reset(options={"split": "test", "task_id": 0})
     obs, reward, terminated, _, info = env.step("SELECT 1")
-    assert "cannot be scored" in obs and reward == 0.0 and terminated and "gold query failed" in info["error"]
+    # sqlgym shows the reply's result and scores 0; the error says why
+    assert obs == "[(1,)]" and reward == 0.0 and terminated and "gold query failed" in info["error"]
+    env = BirdSQLEnv(bird_path=root, result="table")
+    env.reset(options={"split": "test", "task_id": 0})
+    obs, reward, terminated, _, info = env.step("SELECT 1")
+    assert (
+        "cannot be scored" in obs
+        and reward == 0.0
+        and terminated
+        and "gold query failed" in info["error"]
+    )
 
 
 @pytest.mark.parametrize(

@@ -44,7 +44,10 @@ def test_builds_are_byte_identical(built):
     assert sorted(first) == ["flights", "football", "hospital", "library", "retail", "school"]
     for name in first:
         assert first[name].read_bytes() == second[name].read_bytes(), name
-    assert first["school"].parent == cache_root(built[2]) and first["school"].parent.name == f"v{GENERATOR_VERSION}"
+    assert (
+        first["school"].parent == cache_root(built[2])
+        and first["school"].parent.name == f"v{GENERATOR_VERSION}"
+    )
 
 
 def test_damaged_or_missing_database_is_rebuilt(built, caplog):
@@ -60,29 +63,44 @@ def test_damaged_or_missing_database_is_rebuilt(built, caplog):
     assert "damaged" in caplog.text
     paths["library"].unlink()
     ensure_databases(base)
-    assert paths["library"].is_file() and sha256_file(paths["library"]) == paths["library"].with_suffix(".sha256").read_text().split()[0]
+    assert (
+        paths["library"].is_file()
+        and sha256_file(paths["library"])
+        == paths["library"].with_suffix(".sha256").read_text().split()[0]
+    )
 
 
 def test_each_database_is_realistic(built):
     paths = built[0]
     for spec in all_specs():
         con = _ro(paths[spec.name])
-        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+        tables = [
+            r[0]
+            for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
         assert 5 <= len(tables) <= 12, (spec.name, tables)
         rows = {t: con.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0] for t in tables}
         assert sum(rows.values()) >= 4000 and all(n > 0 for n in rows.values()), (spec.name, rows)
         fks = sum(len(con.execute(f'PRAGMA foreign_key_list("{t}")').fetchall()) for t in tables)
         assert fks >= 4, spec.name
-        assert all(any(c[5] for c in con.execute(f'PRAGMA table_info("{t}")')) for t in tables), f"{spec.name}: a table lacks a primary key"
+        assert all(any(c[5] for c in con.execute(f'PRAGMA table_info("{t}")')) for t in tables), (
+            f"{spec.name}: a table lacks a primary key"
+        )
         assert con.execute("PRAGMA foreign_key_check").fetchall() == []
         # dates and missing values, as real data has
-        ddl = " ".join(r[0] for r in con.execute("SELECT sql FROM sqlite_master WHERE type = 'table'"))
+        ddl = " ".join(
+            r[0] for r in con.execute("SELECT sql FROM sqlite_master WHERE type = 'table'")
+        )
         assert re.search(r"date|_dt|_ts|dob|dep", ddl), spec.name
         nulls = 0
         for t in tables:
             for col in con.execute(f'PRAGMA table_info("{t}")').fetchall():
                 if not col[3]:
-                    nulls += con.execute(f'SELECT COUNT(*) FROM "{t}" WHERE "{col[1]}" IS NULL').fetchone()[0]
+                    nulls += con.execute(
+                        f'SELECT COUNT(*) FROM "{t}" WHERE "{col[1]}" IS NULL'
+                    ).fetchone()[0]
         assert nulls > 0, spec.name
         # every note names a real column
         for key in spec.column_notes:
@@ -101,9 +119,23 @@ def test_splits_sizes_and_coverage(tasks):
     assert mix == {"simple": 115, "moderate": 61, "challenging": 24}  # near BIRD dev's 60/30/9 %
     assert {t.db_id for t in test} == {s.name for s in all_specs()}
     templates = {(s.name, t.name) for s in all_specs() for t in s.templates}
-    assert {(t.db_id, t.source) for t in test} == templates, "every template appears in the test split"
+    assert {(t.db_id, t.source) for t in test} == templates, (
+        "every template appears in the test split"
+    )
     sql = " ".join(t.gold_sql.upper() for t in test)
-    for feature in (" JOIN ", "GROUP BY", "HAVING", "ORDER BY", "LIMIT", "(SELECT", "JULIANDAY", "STRFTIME", "CASE WHEN", " OVER (", "DISTINCT"):
+    for feature in (
+        " JOIN ",
+        "GROUP BY",
+        "HAVING",
+        "ORDER BY",
+        "LIMIT",
+        "(SELECT",
+        "JULIANDAY",
+        "STRFTIME",
+        "CASE WHEN",
+        " OVER (",
+        "DISTINCT",
+    ):
         assert feature in sql, feature
     assert all(t.evidence or t.difficulty == "simple" for t in test)
 
@@ -118,7 +150,9 @@ def _check_gold(task) -> None:
         # how ties or unordered rows happen to be scanned would change.
         con.execute("PRAGMA reverse_unordered_selects = ON")
         again = con.execute(task.gold_sql).fetchall()
-        assert results_match(again, rows, ordered=task.ordered, float_places=None), f"ambiguous: {task.gold_sql}"
+        assert results_match(again, rows, ordered=task.ordered, float_places=None), (
+            f"ambiguous: {task.gold_sql}"
+        )
         if task.ordered:
             assert re.search(r"ORDER BY", task.gold_sql, re.IGNORECASE)
     finally:
@@ -137,11 +171,14 @@ def test_train_gold_queries_are_nonempty_and_unambiguous(tasks):
 
 
 def test_question_values_come_from_the_data(tasks):
-    task = next(tasks.get("test", i) for i in range(TEST_SIZE) if tasks.get("test", i).source == "course_by_code")
+    task = next(
+        tasks.get("test", i)
+        for i in range(TEST_SIZE)
+        if tasks.get("test", i).source == "course_by_code"
+    )
     code = re.search(r"code (\S+?),", task.question).group(1)
     con = _ro(task.db_path)
     assert con.execute("SELECT COUNT(*) FROM courses WHERE code = ?", (code,)).fetchone()[0] == 1
-
 
 
 def _top_level(sql: str, keyword: str) -> int:
@@ -164,13 +201,17 @@ def _top_level(sql: str, keyword: str) -> int:
 
 def _limit_keys(con: sqlite3.Connection, sql: str) -> tuple[int, list] | None:
     """For ``SELECT ... FROM ... ORDER BY e LIMIT k``: k and the ordering keys of all rows."""
-    order, limit, frm = _top_level(sql, " ORDER BY "), _top_level(sql, " LIMIT "), _top_level(sql, " FROM ")
+    order, limit, frm = (
+        _top_level(sql, " ORDER BY "),
+        _top_level(sql, " LIMIT "),
+        _top_level(sql, " FROM "),
+    )
     if min(order, limit) < 0 or not (0 < frm < order < limit):
         return None
     first = _top_level(sql[:frm], " FROM ")
     frm = first if first > 0 else frm
-    expr = re.sub(r"\s+(ASC|DESC)\s*$", "", sql[order + 10:limit], flags=re.IGNORECASE)
-    k = int(sql[limit + 7:].strip())
+    expr = re.sub(r"\s+(ASC|DESC)\s*$", "", sql[order + 10 : limit], flags=re.IGNORECASE)
+    k = int(sql[limit + 7 :].strip())
     cur = con.execute(sql[:limit])
     names = [d[0].lower() for d in cur.description]
     if expr.strip().lower() in names:  # ORDER BY an output alias
@@ -214,6 +255,6 @@ def test_env_rebuilds_a_database_deleted_while_it_runs(built):
     env.close()
     os_path = Path(path)
     os_path.unlink()
-    obs, info = env.reset(options={"split": "test", "task_id": task_id})
+    _obs, info = env.reset(options={"split": "test", "task_id": task_id})
     assert os_path.is_file() and info["db_id"] == "hospital"
     assert env.step(f"```sql\n{env.task.gold_sql}\n```")[1] == 1.0

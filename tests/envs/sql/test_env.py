@@ -18,9 +18,26 @@ from agentgym_envs.envs.sql.env import BirdSQLEnv, parse_action
 from agentgym_envs.envs.sql.execution import QueryError, SafeDatabase, format_result, results_match
 from agentgym_envs.errors import MissingExtraError
 
+#: Our richer one-shot variant: CREATE TABLE schema, evidence, result tables, strict scoring.
+RICH = {
+    "schema": "ddl",
+    "evidence": True,
+    "result": "table",
+    "comparison": "multiset",
+    "float_places": 6,
+    "ordered": True,
+}
+
 
 @pytest.fixture(scope="module")
 def env():
+    e = BirdSQLEnv(timeout=1.0, **RICH)
+    yield e
+    e.close()
+
+
+@pytest.fixture(scope="module")
+def agentgym_env():
     e = BirdSQLEnv(timeout=1.0)
     yield e
     e.close()
@@ -46,7 +63,9 @@ def _sha(path: str) -> str:
 
 # -- observation ------------------------------------------------------------------------------
 def test_observation_has_schema_examples_notes_question_and_evidence(env):
-    obs, info = env.reset(seed=0, options={"split": "test", "task_id": _find(env, "students_by_year_city")})
+    obs, info = env.reset(
+        seed=0, options={"split": "test", "task_id": _find(env, "students_by_year_city")}
+    )
     task = env.task
     assert obs.startswith("Database: school (SQLite). A university")
     assert "CREATE TABLE students (" in obs and "PRIMARY KEY (student_id)" in obs
@@ -56,18 +75,24 @@ def test_observation_has_schema_examples_notes_question_and_evidence(env):
     assert f"Question: {task.question}\nEvidence: {task.evidence}" in obs
     assert obs.rstrip().endswith("Answer with one SQLite query.")
     assert info["db_id"] == "school" and info["difficulty"] == "simple"
-    assert env.item_id == f"sqlgym_{env.tasks.size('train') + task.task_id}"
+    assert env.item_id == f"sqlgym_{9428 + task.task_id}"
 
 
 # -- parsing ----------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("Thought: count them.\n\nAction: ```sql\nSELECT COUNT(*) FROM t;\n```", (False, "SELECT COUNT(*) FROM t")),
+        (
+            "Thought: count them.\n\nAction: ```sql\nSELECT COUNT(*) FROM t;\n```",
+            (False, "SELECT COUNT(*) FROM t"),
+        ),
         ("```sql SELECT 1```", (False, "SELECT 1")),
         ("```sqlite\nSELECT 2\n```", (False, "SELECT 2")),
         ("```\nSELECT 3\n```", (False, "SELECT 3")),
-        ("```sql\nSELECT 1\n``` then ```sql\nSELECT 2\n```", (False, "SELECT 2")),  # AgentGym: the last fence
+        (
+            "```sql\nSELECT 1\n``` then ```sql\nSELECT 2\n```",
+            (False, "SELECT 2"),
+        ),  # AgentGym: the last fence
         ("SELECT name FROM t WHERE x = 'a;b';", (False, "SELECT name FROM t WHERE x = 'a;b'")),
         ("Thought: easy\nAction: SELECT 4", (False, "SELECT 4")),
         ("submit SELECT 5", (True, "SELECT 5")),
@@ -109,7 +134,10 @@ def test_an_equivalent_query_scores_one_and_a_wrong_one_zero(env):
     i = _find(env, "students_by_year_city")
     env.reset(options={"split": "test", "task_id": i})
     gold = env.task.gold_sql
-    rewritten = gold.replace("SELECT COUNT(*) FROM students WHERE", "SELECT COUNT(student_id) FROM students AS s WHERE 1 = 1 AND")
+    rewritten = gold.replace(
+        "SELECT COUNT(*) FROM students WHERE",
+        "SELECT COUNT(student_id) FROM students AS s WHERE 1 = 1 AND",
+    )
     assert rewritten != gold
     assert env.step(f"```sql\n{rewritten}\n```")[1] == 1.0
     env.reset(options={"split": "test", "task_id": i})
@@ -129,7 +157,10 @@ def test_order_matters_only_when_the_question_asks(env):
     j = _find(env, "club_roles")
     env.reset(options={"split": "test", "task_id": j})
     assert not env.task.ordered and len(env.gold_result()) > 1
-    assert env.step(f"```sql\nSELECT * FROM ({env.task.gold_sql}) ORDER BY 2 DESC, 1 DESC\n```")[1] == 1.0
+    assert (
+        env.step(f"```sql\nSELECT * FROM ({env.task.gold_sql}) ORDER BY 2 DESC, 1 DESC\n```")[1]
+        == 1.0
+    )
 
 
 def test_missing_distinct_fails_multiset_but_passes_set():
@@ -187,7 +218,7 @@ HOSTILE = {
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_hostile_queries_are_feedback_and_leave_the_file_unchanged(name, tmp_path):
-    e = BirdSQLEnv(timeout=0.5)
+    e = BirdSQLEnv(timeout=0.5, **RICH)
     i = _find(e, "students_by_year_city")
     path = e.tasks.get("test", i).db_path
     before = _sha(path)
@@ -218,26 +249,37 @@ def test_row_cap_and_timeout_are_configurable(env):
         assert len(result.rows) == 5 and result.truncated
         assert "more than 5 rows" in format_result(result)
         with pytest.raises(QueryError, match="0.2 s time limit"):
-            db.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT SUM(x) FROM c")
+            db.execute(
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT SUM(x) FROM c"
+            )
         assert db.execute("PRAGMA table_info(students)").rows  # read-only schema pragmas work
         with pytest.raises(QueryError, match="one statement"):
             db.execute("SELECT 1; SELECT 2")
         # printf() and format() still work as SQLite's own within the width limit
-        assert db.execute("SELECT printf('%.2f|%5d|%-4s|%%|%!.3c', 3.14159, 42, 'ab', 'y'), format('%s', NULL)").rows == [
-            ("3.14|   42|ab  |%|yyy", "")
-        ]
+        assert db.execute(
+            "SELECT printf('%.2f|%5d|%-4s|%%|%!.3c', 3.14159, 42, 'ab', 'y'), format('%s', NULL)"
+        ).rows == [("3.14|   42|ab  |%|yyy", "")]
 
 
 # -- interactive ------------------------------------------------------------------------------
 def test_interactive_explore_then_submit(ienv):
     obs, info = ienv.reset(seed=0, options={"split": "test", "task_id": 0})
     assert "submit <SQL query>" in obs
-    obs, reward, terminated, _, info = ienv.step("Action: ```sql\nSELECT * FROM sqlite_master WHERE type = 'table'\n```")
+    obs, reward, terminated, _, info = ienv.step(
+        "Action: ```sql\nSELECT * FROM sqlite_master WHERE type = 'table'\n```"
+    )
     assert not terminated and reward == 0.0 and obs.startswith("Result: ") and info["rows"] > 0
     obs, reward, terminated, _, info = ienv.step("SELECT nope")
     assert not terminated and obs.startswith("Error: ") and info["error"]
-    obs, reward, terminated, _, info = ienv.step(f"Action: submit ```sql\n{ienv.task.gold_sql}\n```")
-    assert terminated and reward == 1.0 and info["success"] and ienv.queries[0].startswith("SELECT * FROM sqlite_master")
+    obs, reward, terminated, _, info = ienv.step(
+        f"Action: submit ```sql\n{ienv.task.gold_sql}\n```"
+    )
+    assert (
+        terminated
+        and reward == 1.0
+        and info["success"]
+        and ienv.queries[0].startswith("SELECT * FROM sqlite_master")
+    )
 
 
 def test_interactive_results_are_truncated_with_the_row_count(ienv):
@@ -264,7 +306,7 @@ def test_random_policy_queries_run_and_score_zero(env, ienv):
         for task_id in range(30):
             e.reset(options={"split": "test", "task_id": task_id})
             action = e.random_action(rng)
-            submit, sql = parse_action(action)
+            _submit, sql = parse_action(action)
             assert sql.upper().startswith("SELECT")
             try:
                 e._database(e.task).execute(sql)
@@ -279,9 +321,18 @@ def test_random_policy_queries_run_and_score_zero(env, ienv):
 def test_tool_calls(env, ienv):
     assert [t["function"]["name"] for t in env.tool_schemas()] == ["submit_sql"]
     assert [t["function"]["name"] for t in ienv.tool_schemas()] == ["run_sql", "submit_sql"]
-    assert parse_action(env.action_from_tool_call("submit_sql", {"sql": "SELECT 1"})) == (False, "SELECT 1")
-    assert parse_action(ienv.action_from_tool_call("submit_sql", {"sql": "SELECT 1"})) == (True, "SELECT 1")
-    assert parse_action(ienv.action_from_tool_call("run_sql", {"sql": "SELECT 1"})) == (False, "SELECT 1")
+    assert parse_action(env.action_from_tool_call("submit_sql", {"sql": "SELECT 1"})) == (
+        False,
+        "SELECT 1",
+    )
+    assert parse_action(ienv.action_from_tool_call("submit_sql", {"sql": "SELECT 1"})) == (
+        True,
+        "SELECT 1",
+    )
+    assert parse_action(ienv.action_from_tool_call("run_sql", {"sql": "SELECT 1"})) == (
+        False,
+        "SELECT 1",
+    )
     with pytest.raises(ValueError, match="unknown tool 'run_sql'"):
         env.action_from_tool_call("run_sql", {"sql": "SELECT 1"})
     assert "```sql" in env.instructions() and "submit" in ienv.instructions()
@@ -291,14 +342,22 @@ def test_pickled_env_reopens_its_database(ienv):
     ienv.reset(options={"split": "test", "task_id": 2})
     clone = pickle.loads(pickle.dumps(ienv))
     assert clone._db is None
-    assert clone.step("SELECT COUNT(*) FROM sqlite_master")[0] == ienv.step("SELECT COUNT(*) FROM sqlite_master")[0]
+    assert (
+        clone.step("SELECT COUNT(*) FROM sqlite_master")[0]
+        == ienv.step("SELECT COUNT(*) FROM sqlite_master")[0]
+    )
     clone.close()
 
 
 def test_gym_make_and_registry():
     for env_id, rounds in (("AgentGym/BIRD-v0", 1), ("AgentGym/BIRDInteractive-v0", 10)):
         info = agentgym_envs.env_info(env_id)
-        assert info.max_rounds == rounds and info.item_prefix == "sqlgym" and info.extra == "sql" and info.installed
+        assert (
+            info.max_rounds == rounds
+            and info.item_prefix == "sqlgym"
+            and info.extra == "sql"
+            and info.installed
+        )
         e = gym.make(env_id)
         assert e.unwrapped.interactive == (rounds > 1)
         e.close()
@@ -308,7 +367,10 @@ def test_missing_extra_is_one_line(monkeypatch):
     monkeypatch.setitem(sys.modules, "sqlalchemy", None)
     with pytest.raises(MissingExtraError) as err:
         BirdSQLEnv()
-    assert str(err.value) == 'sqlalchemy is not installed (needed by this environment): pip install "agentgym-envs[sql]"'
+    assert (
+        str(err.value)
+        == 'sqlalchemy is not installed (needed by this environment): pip install "agentgym-envs[sql]"'
+    )
 
 
 @pytest.mark.parametrize("fmt", ["react", "tools"])
@@ -324,17 +386,32 @@ def test_llm_wrappers_drive_the_env(fmt, env_id):
     interactive = env.unwrapped.interactive
 
     def call(name: str, sql: str):
-        return {"role": "assistant", "content": None, "tool_calls": [
-            {"id": name, "type": "function", "function": {"name": name, "arguments": json.dumps({"sql": sql})}}]}
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": name,
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps({"sql": sql})},
+                }
+            ],
+        }
 
     if fmt == "react":
-        replies = ["Thought: look first.\nAction: ```sql\nSELECT COUNT(*) FROM sqlite_master\n```"] if interactive else []
-        replies.append(f"Thought: done.\nAction: {'submit ' if interactive else ''}```sql\n{gold}\n```")
+        replies = (
+            ["Thought: look first.\nAction: ```sql\nSELECT COUNT(*) FROM sqlite_master\n```"]
+            if interactive
+            else []
+        )
+        replies.append(
+            f"Thought: done.\nAction: {'submit ' if interactive else ''}```sql\n{gold}\n```"
+        )
     else:
         replies = [call("run_sql", "SELECT 1")] if interactive else []
         replies.append(call("submit_sql", gold))
     for k, reply in enumerate(replies):
-        obs, reward, terminated, truncated, info = env.step(reply)
+        _obs, reward, terminated, truncated, info = env.step(reply)
         assert terminated == (k == len(replies) - 1) and not truncated
     assert reward == 1.0 and info["success"]
     env.close()

@@ -11,8 +11,8 @@ from agentgym_envs.envs.weather.tools import SPAN_ERROR, WEATHER_TOOLS
 from agentgym_envs.tools import action_text
 
 
-def make(task_id=0, split="test"):
-    env = gym.make("AgentGym/Weather-v0").unwrapped
+def make(task_id=0, split="test", **kwargs):
+    env = gym.make("AgentGym/Weather-v0", **kwargs).unwrapped
     env.reset(seed=0, options={"split": split, "task_id": task_id})
     return env
 
@@ -170,10 +170,18 @@ def test_wrong_answer_fails_and_partial_run_has_partial_progress():
     assert term and not info["success"] and info["score"] == 0 and reward == 0
 
 
-def test_right_answer_in_other_words_succeeds():
-    env = make(0)
+def test_right_answer_in_other_words_succeeds_only_when_lenient():
+    env = make(0, answer_match="lenient")
     *_, info = call(env, "finish", answer=f"{env.task.answer} degrees Celsius")
-    assert info["success"] and info["score"] == 1.0
+    assert info["success"] and info["score"] == 1.0 and info["agentgym_reward"] == 1.0
+    # AgentGym compares with Python ==: the same number in words, or as text, is wrong
+    for answer in (f"{env.task.answer} degrees Celsius", str(env.task.answer)):
+        env = make(0)
+        *_, info = call(env, "finish", answer=answer)
+        assert not info["success"] and info["score"] == 0.0 and info["agentgym_reward"] == 0.0
+    env = make(0)
+    *_, info = call(env, "finish", answer=env.task.answer)
+    assert info["success"] and info["agentgym_reward"] == 1.0
 
 
 def test_a_tool_result_equal_to_the_answer_scores_as_in_agentgym():

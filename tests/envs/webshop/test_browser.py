@@ -22,8 +22,14 @@ from agentgym_envs.envs.webshop.expert import key_terms
 from agentgym_envs.envs.webshop.web import ShopServer, html_to_text
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", "--no-first-run"]
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +60,9 @@ def text_env_reward(split: str, task_id: int, actions: list[str]) -> tuple[float
     return reward, obs
 
 
-def shop_in_browser(page, base: str, task_id: int, choose_wrong: bool = False) -> tuple[float, list[str]]:
+def shop_in_browser(
+    page, base: str, task_id: int, choose_wrong: bool = False
+) -> tuple[float, list[str]]:
     """Search, open the target, pick options, buy -- through the HTML pages only."""
     env = WebShopEnv()
     env.reset(options={"split": "test", "task_id": task_id})
@@ -127,10 +135,21 @@ def test_every_page_renders_the_text_observation(server):
     with httpx.Client(base_url=server, follow_redirects=True) as client:
         r = client.get("/start", params={"split": "test", "task_id": 7})
         sid = str(r.url).rsplit("/", 1)[-1]
-        steps = [("search", "bookcase storage"), ("click", "next >"), ("click", "< prev"), ("pick", 0),
-                 ("pick", "option"), ("click", "description"), ("click", "< prev"), ("click", "features"),
-                 ("click", "< prev"), ("click", "reviews"), ("click", "< prev"), ("click", "< prev"),
-                 ("click", "back to search")]
+        steps = [
+            ("search", "bookcase storage"),
+            ("click", "next >"),
+            ("click", "< prev"),
+            ("pick", 0),
+            ("pick", "option"),
+            ("click", "description"),
+            ("click", "< prev"),
+            ("click", "features"),
+            ("click", "< prev"),
+            ("click", "reviews"),
+            ("click", "< prev"),
+            ("click", "< prev"),
+            ("click", "back to search"),
+        ]
         for kind, arg in steps:
             if kind == "search":
                 r = client.post(f"/session/{sid}/search", data={"keywords": arg})
@@ -138,7 +157,11 @@ def test_every_page_renders_the_text_observation(server):
             else:
                 if kind == "pick":
                     clickables = env.shop.clickables()
-                    keys = [k for k, e in clickables.items() if e.kind == ("link" if arg == 0 else "option")]
+                    keys = [
+                        k
+                        for k, e in clickables.items()
+                        if e.kind == ("link" if arg == 0 else "option")
+                    ]
                     arg = keys[0]
                 r = client.post(f"/session/{sid}/click", data={"value": arg})
                 env.step(f"click[{arg}]")

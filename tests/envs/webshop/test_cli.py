@@ -40,7 +40,8 @@ def test_serve_shop_process_serves_pages():
     )
     proc = subprocess.Popen(
         [sys.executable, "-c", code, "serve-shop", "--port", str(port), "--num-products", "500"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     try:
         url = f"http://127.0.0.1:{port}"
@@ -54,7 +55,9 @@ def test_serve_shop_process_serves_pages():
                 assert time.monotonic() < deadline, "serve-shop did not start"
                 time.sleep(0.2)
         assert home.status_code == 200 and "Start shopping" in home.text
-        page = httpx.get(url + "/start", params={"split": "test", "task_id": 1}, follow_redirects=True)
+        page = httpx.get(
+            url + "/start", params={"split": "test", "task_id": 1}, follow_redirects=True
+        )
         assert page.status_code == 200 and 'id="search_input"' in page.text
     finally:
         proc.terminate()

@@ -50,7 +50,9 @@ def test_results_pages_and_paging(env):
     instr = env.goal.instruction_text
     obs, reward, done, _, info = env.step("search[men's shorts elastic waist]")
     assert (reward, done) == (0.0, False)
-    assert obs.startswith(f"Instruction: [SEP] {instr} [SEP] Back to Search [SEP] Page 1 (Total results: 50) [SEP] Next > [SEP] ")
+    assert obs.startswith(
+        f"Instruction: [SEP] {instr} [SEP] Back to Search [SEP] Page 1 (Total results: 50) [SEP] Next > [SEP] "
+    )
     rest = obs.split("Next > [SEP] ", 1)[1].split(SEP)
     assert len(rest) == 30  # ten products: ASIN, title, price
     asins = rest[0::3]
@@ -76,16 +78,29 @@ def test_results_pages_and_paging(env):
 
 def test_item_page_options_subpages_and_back(env):
     start(env)
-    obs, *_ , info = env.step("search[wireless earbuds charging case]")
+    obs, *_, info = env.step("search[wireless earbuds charging case]")
     asin = info["clickables"][2]
     product = env.catalog.by_asin[asin.upper()]
     obs, *_, info = env.step(f"click[{asin.upper()}]")
     instr = env.goal.instruction_text
-    options = "".join(f"{name} [SEP] " + "".join(f"{v} [SEP] " for v in values) for name, values in product.options.items())
-    assert obs == (f"Instruction: [SEP] {instr} [SEP] Back to Search [SEP] < Prev [SEP] {options}{product.title} [SEP] "
-                   f"Price: {product.price_tag} [SEP] Rating: N.A. [SEP] Description [SEP] Features [SEP] Reviews [SEP] Buy Now")
+    options = "".join(
+        f"{name} [SEP] " + "".join(f"{v} [SEP] " for v in values)
+        for name, values in product.options.items()
+    )
+    assert obs == (
+        f"Instruction: [SEP] {instr} [SEP] Back to Search [SEP] < Prev [SEP] {options}{product.title} [SEP] "
+        f"Price: {product.price_tag} [SEP] Rating: N.A. [SEP] Description [SEP] Features [SEP] Reviews [SEP] Buy Now"
+    )
     values = [v for vs in product.options.values() for v in vs]
-    assert info["clickables"] == ["back to search", "< prev", "description", "features", "reviews", "buy now", *values]
+    assert info["clickables"] == [
+        "back to search",
+        "< prev",
+        "description",
+        "features",
+        "reviews",
+        "buy now",
+        *values,
+    ]
 
     first_group = next(iter(product.options))
     chosen = product.options[first_group][-1]
@@ -93,8 +108,11 @@ def test_item_page_options_subpages_and_back(env):
     assert same == obs  # the simple text mode does not mark chosen options
     assert env.shop.state.options == {first_group: chosen}
 
-    desc, *_ , sub_info = env.step("click[Description]")
-    assert desc == f"Instruction: [SEP] {instr} [SEP] Back to Search [SEP] < Prev [SEP] {product.description}"
+    desc, *_, sub_info = env.step("click[Description]")
+    assert (
+        desc
+        == f"Instruction: [SEP] {instr} [SEP] Back to Search [SEP] < Prev [SEP] {product.description}"
+    )
     assert sub_info["clickables"] == ["back to search", "< prev"]
     assert env.step("click[< prev]")[0] == obs
     feats, *_ = env.step("click[features]")
@@ -107,7 +125,7 @@ def test_item_page_options_subpages_and_back(env):
 
     results, *_ = env.step("click[< prev]")  # item -> results page, options reset
     assert "Page 1 (Total results: 50)" in results and env.shop.state.options == {}
-    back, *_ , binfo = env.step("click[back to search]")
+    back, *_, binfo = env.step("click[back to search]")
     assert back.startswith("WebShop [SEP] Instruction:") and binfo["has_search_bar"]
 
 
@@ -147,7 +165,9 @@ def test_buy_now_ends_with_webshops_reward(env):
         env.step(f"click[{other}]")
         wrong[name] = other
     obs, reward, done, _, info = env.step("click[Buy Now]")
-    expected = get_reward(env.catalog.by_asin[goal.asin], goal, env.catalog.by_asin[goal.asin].price, wrong)
+    expected = get_reward(
+        env.catalog.by_asin[goal.asin], goal, env.catalog.by_asin[goal.asin].price, wrong
+    )
     assert done and reward == pytest.approx(expected.reward) and reward < 1.0
     assert info["score"] == pytest.approx(reward) and info["success"] is False
     assert info["purchased"] == {"asin": goal.asin, "options": wrong}
@@ -162,7 +182,7 @@ def test_expert_and_turns(env):
     expert = WebShopExpert(env)
     for task_id in range(5):
         obs, info = env.reset(seed=task_id, options={"split": "test", "task_id": task_id})
-        for turn in range(10):
+        for turn in range(10):  # noqa: B007 -- read after the loop
             obs, reward, done, _, info = env.step(expert(obs, info))
             if done:
                 break
@@ -171,13 +191,18 @@ def test_expert_and_turns(env):
 
 def test_key_terms():
     text = "Find me machine wash men's shorts with elastic waist for gym workout with color: navy, and size: x-large, and price lower than 50.00 dollars"
-    assert key_terms(text, {"color": "navy", "size": "x-large"}) == "machine wash men's shorts with elastic waist for gym workout"
+    assert (
+        key_terms(text, {"color": "navy", "size": "x-large"})
+        == "machine wash men's shorts with elastic waist for gym workout"
+    )
 
 
 def test_goals_are_webshop_style_and_splits_disjoint(env):
     tasks = env.tasks
     assert tasks.size("test") == TEST_SIZE and tasks.size("train") >= 1000
-    pattern = re.compile(r"Find me .+?( with [a-z ]+: [^,]+(, and [a-z ]+: [^,]+)*)?(, and price lower than \d+\.00 dollars)?")
+    pattern = re.compile(
+        r"Find me .+?( with [a-z ]+: [^,]+(, and [a-z ]+: [^,]+)*)?(, and price lower than \d+\.00 dollars)?"
+    )
     test_targets = set()
     for i in range(TEST_SIZE):
         goal = tasks.get("test", i).goal

@@ -22,8 +22,18 @@ from agentgym_envs.envs.webshop.expert import WebShopExpert
 from agentgym_envs.errors import BadDataError
 
 
-def raw_product(asin, name, *, pricing="$19.99", options=None, query="men's shorts", category="fashion",
-                pc="Clothing, Shoes & Jewelry \u203a Men \u203a Clothing \u203a Shorts", desc=None, bullets=None):
+def raw_product(
+    asin,
+    name,
+    *,
+    pricing="$19.99",
+    options=None,
+    query="men's shorts",
+    category="fashion",
+    pc="Clothing, Shoes & Jewelry \u203a Men \u203a Clothing \u203a Shorts",
+    desc=None,
+    bullets=None,
+):
     return {
         "asin": asin,
         "name": name,
@@ -41,34 +51,67 @@ def raw_product(asin, name, *, pricing="$19.99", options=None, query="men's shor
 
 
 def opts(**groups):
-    return {name.replace("_", " ").title(): [{"value": v, "image": None} for v in values] for name, values in groups.items()}
+    return {
+        name.replace("_", " ").title(): [{"value": v, "image": None} for v in values]
+        for name, values in groups.items()
+    }
 
 
 PRODUCTS = [
-    raw_product("B00SHORT01", "Kestrel Men's Athletic Shorts Elastic Waist",
-                options=opts(color=["Navy", "Black"], size=["Small", "X-Large"])),
+    raw_product(
+        "B00SHORT01",
+        "Kestrel Men's Athletic Shorts Elastic Waist",
+        options=opts(color=["Navy", "Black"], size=["Small", "X-Large"]),
+    ),
     raw_product("nan", "broken row"),
     raw_product("B00TOOLONG123", "asin longer than ten characters"),
-    raw_product("B00SCRUB01", "Sorrel Tea Tree Body Scrub", pricing="$10.00 - $14.50", query="body scrub",
-                category="beauty", pc="Beauty & Personal Care \u203a Skin Care \u203a Body \u203a Scrubs & Body Treatments",
-                options=opts(scent=["Lavender/Mint", "Unscented"])),
+    raw_product(
+        "B00SCRUB01",
+        "Sorrel Tea Tree Body Scrub",
+        pricing="$10.00 - $14.50",
+        query="body scrub",
+        category="beauty",
+        pc="Beauty & Personal Care \u203a Skin Care \u203a Body \u203a Scrubs & Body Treatments",
+        options=opts(scent=["Lavender/Mint", "Unscented"]),
+    ),
     raw_product("B00SHORT01", "duplicate asin is skipped"),
-    raw_product("B00LAMP001", "Hearthline Table Lamp", pricing="", query="table lamp", category="furniture",
-                pc="Home & Kitchen \u203a Lighting \u203a Lamps", options=None, bullets="One bullet as a string"),
-    raw_product("B00SPEAK01", "Voltix Bluetooth Speaker Waterproof", pricing="$989.00", query="bluetooth speaker",
-                category="electronics", pc="Electronics \u203a Portable Audio \u203a Speakers",
-                options={"Color": [{"value": "Blue", "image": None}], "Style": None}),
+    raw_product(
+        "B00LAMP001",
+        "Hearthline Table Lamp",
+        pricing="",
+        query="table lamp",
+        category="furniture",
+        pc="Home & Kitchen \u203a Lighting \u203a Lamps",
+        options=None,
+        bullets="One bullet as a string",
+    ),
+    raw_product(
+        "B00SPEAK01",
+        "Voltix Bluetooth Speaker Waterproof",
+        pricing="$989.00",
+        query="bluetooth speaker",
+        category="electronics",
+        pc="Electronics \u203a Portable Audio \u203a Speakers",
+        options={"Color": [{"value": "Blue", "image": None}], "Style": None},
+    ),
 ]
 ATTRS = {
-    "B00SHORT01": {"attributes": ["elastic waist", "machine wash"],
-                   "instruction": "Find me machine wash men's shorts with elastic waist",
-                   "instruction_attributes": ["machine wash", "elastic waist"]},
-    "B00SCRUB01": {"attributes": ["tea tree", "natural ingredients"],
-                   "instruction": "Find me scrubs & body treatments with tea tree",
-                   "instruction_attributes": ["tea tree"]},
+    "B00SHORT01": {
+        "attributes": ["elastic waist", "machine wash"],
+        "instruction": "Find me machine wash men's shorts with elastic waist",
+        "instruction_attributes": ["machine wash", "elastic waist"],
+    },
+    "B00SCRUB01": {
+        "attributes": ["tea tree", "natural ingredients"],
+        "instruction": "Find me scrubs & body treatments with tea tree",
+        "instruction_attributes": ["tea tree"],
+    },
     "B00LAMP001": {"attributes": []},
-    "B00SPEAK01": {"attributes": ["waterproof"], "instruction": "Find me waterproof speakers",
-                   "instruction_attributes": ["waterproof"]},
+    "B00SPEAK01": {
+        "attributes": ["waterproof"],
+        "instruction": "Find me waterproof speakers",
+        "instruction_attributes": ["waterproof"],
+    },
 }
 
 
@@ -122,12 +165,16 @@ def agentgym_order(products):
 def test_goals_follow_agentgyms_order(data_dir):
     env = WebShopEnv(data_path=data_dir)
     expected = agentgym_order(env.catalog.products)
-    assert len(expected) == 4 + 2 + 1  # 2x2 shorts, 2 scrub scents, 1 speaker colour; the lamp has no instruction
+    assert (
+        len(expected) == 4 + 2 + 1
+    )  # 2x2 shorts, 2 scrub scents, 1 speaker colour; the lamp has no instruction
     assert env.tasks.size("train") == len(expected)
     got = [(g.asin, g.instruction_text, g.price_upper) for g in env.tasks.goals]
     assert got == expected
     speaker = next(g for g in env.tasks.goals if g.asin == "B00SPEAK01")
-    assert speaker.price_upper == 1000000 and "price" not in speaker.instruction_text  # only 990 fits above 989
+    assert (
+        speaker.price_upper == 1000000 and "price" not in speaker.instruction_text
+    )  # only 990 fits above 989
     # weights: mean of 1 / (goals with that attribute)
     shorts = next(g for g in env.tasks.goals if g.asin == "B00SHORT01")
     assert shorts.weight == pytest.approx(1 / 4)
@@ -138,7 +185,10 @@ def test_train_task_n_is_agentgyms_webshop_n(data_dir):
     for n in range(env.tasks.size("train")):
         obs, _info = env.reset(options={"split": "train", "task_id": n})
         assert env.item_id == f"webshop_{n}"
-        assert obs == f"WebShop [SEP] Instruction: [SEP] {env.tasks.goals[n].instruction_text} [SEP] Search"
+        assert (
+            obs
+            == f"WebShop [SEP] Instruction: [SEP] {env.tasks.goals[n].instruction_text} [SEP] Search"
+        )
     assert env.tasks.locate(3) == ("train", 3)
     # default test split: the first goals (all 7 here)
     assert env.tasks.size("test") == 7
@@ -146,7 +196,9 @@ def test_train_task_n_is_agentgyms_webshop_n(data_dir):
 
 def test_test_items_from_an_agenteval_file(data_dir, tmp_path):
     path = tmp_path / "webshop_test.json"
-    path.write_text(json.dumps([{"item_id": "webshop_5", "conversations": None}, {"item_id": "webshop_2"}]))
+    path.write_text(
+        json.dumps([{"item_id": "webshop_5", "conversations": None}, {"item_id": "webshop_2"}])
+    )
     env = WebShopEnv(data_path=data_dir, test_items=str(path))
     assert env.tasks.size("test") == 2
     env.reset(options={"split": "test", "task_id": 0})

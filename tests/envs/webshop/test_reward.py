@@ -28,13 +28,19 @@ def product(**kw) -> Product:
         "asin": "B000SHORTS",
         "title": "Kestrel Men's Athletic Shorts, Elastic Waist",
         "description": "The Kestrel men's athletic shorts are made with elastic waist. It is machine wash by design.",
-        "bullets": ("ELASTIC WAIST: elastic waist you can count on", "Reinforced seams for a longer life."),
+        "bullets": (
+            "ELASTIC WAIST: elastic waist you can count on",
+            "Reinforced seams for a longer life.",
+        ),
         "category": "fashion",
         "query": "men's shorts",
         "product_category": SHORTS_CAT,
         "pricing": (24.99,),
         "price_tag": "$24.99",
-        "options": {"color": ("black", "navy", "light blue"), "size": ("small", "large", "x-large")},
+        "options": {
+            "color": ("black", "navy", "light blue"),
+            "size": ("small", "large", "x-large"),
+        },
         "attributes": ("machine wash", "elastic waist", "gym workout"),
         "price": 24.99,
     }
@@ -113,7 +119,11 @@ def test_list_goal_options_human_style():
 
 
 def test_fuzzy_attribute_and_substring_matches():
-    p = product(attributes=("machine washable",), description="Soft shorts.", bullets=("Great for tea time",))
+    p = product(
+        attributes=("machine washable",),
+        description="Soft shorts.",
+        bullets=("Great for tea time",),
+    )
     g = goal(attributes=("machine wash", "tea", "elastic waist"), goal_options={})
     info = get_reward(p, g, 10.0, {})
     # "machine washable" ~ "machine wash" is 86 > 85; "tea" is a substring of the bullets;
@@ -123,7 +133,9 @@ def test_fuzzy_attribute_and_substring_matches():
 
 
 def test_attribute_missing_everywhere():
-    p = product(attributes=("gym workout",), title="Kestrel Shorts", description="Shorts.", bullets=())
+    p = product(
+        attributes=("gym workout",), title="Kestrel Shorts", description="Shorts.", bullets=()
+    )
     g = goal(attributes=("elastic waist",), goal_options={})
     assert get_reward(p, g, 10.0, {}).reward == pytest.approx(1 / 2)
 
@@ -134,12 +146,17 @@ def test_type_reward_levels():
     # same query -> 1.0 even with few shared nouns
     assert type_reward(product(title="Kestrel Speaker", product_category=other_cat), g)[0] == 1.0
     # nothing in common -> 0.0
-    far = product(title="Voltix Bluetooth Speaker", query="bluetooth speaker", product_category=other_cat)
+    far = product(
+        title="Voltix Bluetooth Speaker", query="bluetooth speaker", product_category=other_cat
+    )
     assert type_reward(far, g)[0] == 0.0
     assert get_reward(far, g, 10.0, {"color": "navy", "size": "x-large"}).reward == 0.0
     # breadcrumbs sharing two segments count as the same type
-    near = product(title="Kestrel Speaker", query="speaker",
-                   product_category="Clothing, Shoes & Jewelry \u203a Men \u203a Speakers")
+    near = product(
+        title="Kestrel Speaker",
+        query="speaker",
+        product_category="Clothing, Shoes & Jewelry \u203a Men \u203a Speakers",
+    )
     r_type, query_match, category_match, title_score = type_reward(near, g)
     assert (query_match, category_match, title_score, r_type) == (False, True, 0.25, 1.0)
 
@@ -160,7 +177,12 @@ def test_type_reward_half_and_tenth():
 
 def test_title_nouns_lexicon():
     assert title_nouns("Kestrel Men's Athletic Shorts with Elastic Waist, Classic Fit") == [
-        "kestrel", "men", "shorts", "waist", "fit"]
+        "kestrel",
+        "men",
+        "shorts",
+        "waist",
+        "fit",
+    ]
     assert "wireless" not in title_nouns("Voltix Wireless Earbuds")
 
 

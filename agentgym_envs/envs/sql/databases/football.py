@@ -80,12 +80,52 @@ CREATE INDEX ix_goals_player ON goals (player_id);
 CREATE INDEX ix_cards_match ON cards (match_id);
 """
 
-CLUB_WORDS = ["United", "City", "Rovers", "Athletic", "Wanderers", "Albion", "Town", "Rangers", "Olympic",
-              "Dynamo", "Sporting", "Harriers", "Villa", "Academicals", "Borough", "Celtic"]
-NATIONS = ["ENG", "ENG", "ENG", "ESP", "FRA", "BRA", "GER", "NED", "ARG", "POR", "NGA", "JPN", "SEN", "USA"]
+CLUB_WORDS = [
+    "United",
+    "City",
+    "Rovers",
+    "Athletic",
+    "Wanderers",
+    "Albion",
+    "Town",
+    "Rangers",
+    "Olympic",
+    "Dynamo",
+    "Sporting",
+    "Harriers",
+    "Villa",
+    "Academicals",
+    "Borough",
+    "Celtic",
+]
+NATIONS = [
+    "ENG",
+    "ENG",
+    "ENG",
+    "ESP",
+    "FRA",
+    "BRA",
+    "GER",
+    "NED",
+    "ARG",
+    "POR",
+    "NGA",
+    "JPN",
+    "SEN",
+    "USA",
+]
 SEASONS = ["2021/22", "2022/23", "2023/24"]
 POSITIONS = ["GK"] * 3 + ["DF"] * 8 + ["MF"] * 8 + ["FW"] * 5
-REFEREES = ["Mark Dean", "Anna Kovac", "Luis Ortega", "Paul Tierney", "Sofia Lind", "Ibrahim Diallo", "Tom Fraser", "Ken Ito"]
+REFEREES = [
+    "Mark Dean",
+    "Anna Kovac",
+    "Luis Ortega",
+    "Paul Tierney",
+    "Sofia Lind",
+    "Ibrahim Diallo",
+    "Tom Fraser",
+    "Ken Ito",
+]
 
 
 def populate(con: sqlite3.Connection, rng: random.Random) -> None:
@@ -93,10 +133,19 @@ def populate(con: sqlite3.Connection, rng: random.Random) -> None:
     stadiums, teams = [], []
     for tid in range(1, n_teams + 1):
         city = CITIES[tid - 1]
-        stadiums.append((tid, f"{city} {rng.choice(['Park', 'Arena', 'Ground', 'Stadium', 'Field'])}", city,
-                         rng.randrange(9000, 76000, 250), maybe(rng, rng.randint(1890, 2015), 0.15)))
+        stadiums.append(
+            (
+                tid,
+                f"{city} {rng.choice(['Park', 'Arena', 'Ground', 'Stadium', 'Field'])}",
+                city,
+                rng.randrange(9000, 76000, 250),
+                maybe(rng, rng.randint(1890, 2015), 0.15),
+            )
+        )
         name = f"{city} {CLUB_WORDS[tid - 1]}"
-        teams.append((tid, name, (city[:2] + CLUB_WORDS[tid - 1][0]).upper(), tid, rng.randint(1870, 1990)))
+        teams.append(
+            (tid, name, (city[:2] + CLUB_WORDS[tid - 1][0]).upper(), tid, rng.randint(1870, 1990))
+        )
     con.executemany("INSERT INTO stadiums VALUES (?, ?, ?, ?, ?)", stadiums)
     con.executemany("INSERT INTO teams VALUES (?, ?, ?, ?, ?)", teams)
     coaches = []
@@ -115,8 +164,17 @@ def populate(con: sqlite3.Connection, rng: random.Random) -> None:
     for t in teams:
         for k, pos in enumerate(POSITIONS):
             first, last = person(rng)
-            row = (len(players) + 1, first, last, t[0], pos, iso(day(rng, dt.date(1986, 1, 1), dt.date(2004, 12, 31))),
-                   rng.choice(NATIONS), maybe(rng, rng.randint(165, 198) + (6 if pos == "GK" else 0), 0.1), k + 1)
+            row = (
+                len(players) + 1,
+                first,
+                last,
+                t[0],
+                pos,
+                iso(day(rng, dt.date(1986, 1, 1), dt.date(2004, 12, 31))),
+                rng.choice(NATIONS),
+                maybe(rng, rng.randint(165, 198) + (6 if pos == "GK" else 0), 0.1),
+                k + 1,
+            )
             players.append(row)
             squads.setdefault(t[0], []).append(row)
     con.executemany("INSERT INTO players VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", players)
@@ -135,8 +193,20 @@ def populate(con: sqlite3.Connection, rng: random.Random) -> None:
             ag = min(7, int(rng.expovariate(1 / (strength[away] * 0.7 + 0.2))))
             mid = len(matches) + 1
             cap = stadiums[home - 1][3]
-            matches.append((mid, season, mday, iso(date), home, away, hg, ag,
-                            maybe(rng, int(cap * rng.uniform(0.55, 1.0)), 0.05), rng.choice(REFEREES)))
+            matches.append(
+                (
+                    mid,
+                    season,
+                    mday,
+                    iso(date),
+                    home,
+                    away,
+                    hg,
+                    ag,
+                    maybe(rng, int(cap * rng.uniform(0.55, 1.0)), 0.05),
+                    rng.choice(REFEREES),
+                )
+            )
             minutes = rng.sample(range(1, 91), hg + ag)
             for j, minute in enumerate(minutes):
                 team, other = (home, away) if j < hg else (away, home)
@@ -146,10 +216,20 @@ def populate(con: sqlite3.Connection, rng: random.Random) -> None:
                 else:
                     squad = squads[team]
                     scorer = rng.choices(squad, weights=[weights[p[4]] for p in squad])[0]
-                    goals.append((len(goals) + 1, mid, scorer[0], team, minute, 0, int(rng.random() < 0.1)))
+                    goals.append(
+                        (len(goals) + 1, mid, scorer[0], team, minute, 0, int(rng.random() < 0.1))
+                    )
             for _ in range(rng.choice([0, 1, 2, 3, 3, 4, 5])):
                 player = rng.choice(squads[rng.choice((home, away))])
-                cards.append((len(cards) + 1, mid, player[0], rng.randint(5, 90), "R" if rng.random() < 0.06 else "Y"))
+                cards.append(
+                    (
+                        len(cards) + 1,
+                        mid,
+                        player[0],
+                        rng.randint(5, 90),
+                        "R" if rng.random() < 0.06 else "Y",
+                    )
+                )
     con.executemany("INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", matches)
     con.executemany("INSERT INTO goals VALUES (?, ?, ?, ?, ?, ?, ?)", goals)
     con.executemany("INSERT INTO cards VALUES (?, ?, ?, ?, ?)", cards)
@@ -167,7 +247,8 @@ TEAM_SEASON = "SELECT t.name AS team, s.season AS season FROM teams t, (SELECT D
 
 TEMPLATES = (
     Template(
-        "players_by_position", "simple",
+        "players_by_position",
+        "simple",
         "SELECT t.name AS team, p.pos AS pos, CASE p.pos WHEN 'GK' THEN 'goalkeepers' WHEN 'DF' THEN 'defenders' "
         "WHEN 'MF' THEN 'midfielders' ELSE 'forwards' END AS role FROM teams t, (SELECT DISTINCT pos FROM players) p",
         "How many {role} are in the squad of {team}?",
@@ -175,7 +256,8 @@ TEMPLATES = (
         "SELECT COUNT(*) FROM players AS p JOIN teams AS t ON p.team_id = t.team_id WHERE t.name = '{team}' AND p.pos = '{pos}'",
     ),
     Template(
-        "match_attendance", "simple",
+        "match_attendance",
+        "simple",
         "SELECT h.name AS home, a.name AS away, m.season AS season FROM matches m JOIN teams h ON m.home_id = h.team_id "
         "JOIN teams a ON m.away_id = a.team_id",
         "What was the attendance when {home} hosted {away} in the {season} season?",
@@ -184,7 +266,8 @@ TEMPLATES = (
         "WHERE h.name = '{home}' AND a.name = '{away}' AND m.season = '{season}'",
     ),
     Template(
-        "tallest_player", "simple",
+        "tallest_player",
+        "simple",
         "SELECT name AS team FROM teams",
         "Who is the tallest player of {team}? Give the first and last name and the height in centimetres.",
         "tallest refers to MAX(height_cm)",
@@ -194,8 +277,11 @@ TEMPLATES = (
         keys="SELECT p.height_cm FROM players AS p JOIN teams AS t ON p.team_id = t.team_id WHERE t.name = '{team}' ORDER BY p.height_cm DESC",
     ),
     Template(
-        "player_goals_season", "moderate",
-        "SELECT p.first AS first, p.last AS last, s.season AS season FROM (" + NAMED_PLAYER + " AND MAX(pos) <> 'GK') p, "
+        "player_goals_season",
+        "moderate",
+        "SELECT p.first AS first, p.last AS last, s.season AS season FROM ("
+        + NAMED_PLAYER
+        + " AND MAX(pos) <> 'GK') p, "
         "(SELECT DISTINCT season FROM matches) s",
         "How many goals did {first} {last} score in the {season} season, not counting own goals?",
         "own goals refers to own_goal = 1; season refers to season = '{season}'",
@@ -203,7 +289,8 @@ TEMPLATES = (
         "WHERE p.first_name = '{first}' AND p.last_name = '{last}' AND m.season = '{season}' AND g.own_goal = 0",
     ),
     Template(
-        "most_home_goals", "moderate",
+        "most_home_goals",
+        "moderate",
         "SELECT DISTINCT season FROM matches",
         "Which team scored the most goals in its home matches of the {season} season, and how many?",
         "home matches refers to home_id = team_id; goals scored at home refers to SUM(home_goals)",
@@ -213,7 +300,8 @@ TEMPLATES = (
         keys="SELECT SUM(home_goals) AS n FROM matches WHERE season = '{season}' GROUP BY home_id ORDER BY n DESC",
     ),
     Template(
-        "red_cards_stadium", "moderate",
+        "red_cards_stadium",
+        "moderate",
         "SELECT st.name AS stadium, s.season AS season FROM stadiums st, (SELECT DISTINCT season FROM matches) s",
         "How many cards of either colour were shown in matches played at {stadium} during the {season} season?",
         "matches played at a stadium are the home matches of the team whose stadium_id it is",
@@ -221,7 +309,8 @@ TEMPLATES = (
         "JOIN stadiums AS st ON t.stadium_id = st.stadium_id WHERE st.name = '{stadium}' AND m.season = '{season}'",
     ),
     Template(
-        "team_points", "challenging",
+        "team_points",
+        "challenging",
         TEAM_SEASON,
         "How many league points did {team} collect in the {season} season? A win is worth 3 points and a draw 1.",
         "a home win refers to home_goals > away_goals; an away win to away_goals > home_goals; a draw to home_goals = away_goals",
@@ -230,18 +319,22 @@ TEMPLATES = (
         "ON t.team_id IN (m.home_id, m.away_id) WHERE t.name = '{team}' AND m.season = '{season}'",
     ),
     Template(
-        "table_position", "challenging",
+        "table_position",
+        "challenging",
         "SELECT s.season AS season, n.n AS n FROM (SELECT DISTINCT season FROM matches) s, "
         "(SELECT 1 AS n UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5) n",
         "Which team finished in position {n} of the {season} league table, ranked by points only?",
         "a win is worth 3 points and a draw 1; position {n} refers to the {n}-th highest points total",
-        "SELECT t.name FROM (SELECT team_id, RANK() OVER (ORDER BY points DESC) AS pos FROM (" + POINTS + ")) AS r "
+        "SELECT t.name FROM (SELECT team_id, RANK() OVER (ORDER BY points DESC) AS pos FROM ("
+        + POINTS
+        + ")) AS r "
         "JOIN teams AS t ON r.team_id = t.team_id WHERE r.pos = {n}",
         top="n",
         keys="SELECT points FROM (" + POINTS + ") ORDER BY points DESC",
     ),
     Template(
-        "age_at_first_goal", "challenging",
+        "age_at_first_goal",
+        "challenging",
         NAMED_PLAYER + " AND MAX(pos) IN ('FW', 'MF')",
         "How old, in whole years, was {first} {last} on the day of their first goal (own goals excluded)?",
         "age in whole years = difference of years minus one when the birthday had not yet come that year; first goal refers to MIN(match_date)",
@@ -252,7 +345,8 @@ TEMPLATES = (
         allow_zero=True,
     ),
     Template(
-        "late_goals_share", "challenging",
+        "late_goals_share",
+        "challenging",
         TEAM_SEASON,
         "What percentage of the goals {team} scored in the {season} season came after the 75th minute? Round to two decimals.",
         "goals {team} scored refers to goals.team_id of {team}, own goals by opponents included; after the 75th minute refers to minute > 75",

@@ -88,7 +88,16 @@ CREATE INDEX ix_order_items_product ON order_items (product_id);
 """
 
 CATEGORIES = {
-    "Electronics": ["Headphones", "Charger", "Speaker", "Keyboard", "Mouse", "Webcam", "Monitor", "Tablet"],
+    "Electronics": [
+        "Headphones",
+        "Charger",
+        "Speaker",
+        "Keyboard",
+        "Mouse",
+        "Webcam",
+        "Monitor",
+        "Tablet",
+    ],
     "Kitchen": ["Kettle", "Blender", "Toaster", "Pan", "Knife Set", "Coffee Maker", "Mixing Bowl"],
     "Garden": ["Hose", "Rake", "Planter", "Shears", "Lawn Chair", "Bird Feeder"],
     "Toys": ["Puzzle", "Board Game", "Kite", "Building Blocks", "Plush Bear", "Toy Car"],
@@ -110,8 +119,15 @@ def populate(con: sqlite3.Connection, rng: random.Random) -> None:
     stores = []
     for sid, city in enumerate(CITIES[:14], start=1):
         opened = day(rng, dt.date(2001, 1, 1), dt.date(2019, 12, 31))
-        stores.append((sid, f"{city} {rng.choice(['Central', 'Plaza', 'Mall', 'Outlet', 'Market'])}", city, iso(opened),
-                       maybe(rng, rng.randrange(8000, 60000, 500), 0.1)))
+        stores.append(
+            (
+                sid,
+                f"{city} {rng.choice(['Central', 'Plaza', 'Mall', 'Outlet', 'Market'])}",
+                city,
+                iso(opened),
+                maybe(rng, rng.randrange(8000, 60000, 500), 0.1),
+            )
+        )
     con.executemany("INSERT INTO stores VALUES (?, ?, ?, ?, ?)", stores)
     employees = []
     eid = 0
@@ -119,14 +135,34 @@ def populate(con: sqlite3.Connection, rng: random.Random) -> None:
         eid += 1
         manager = eid
         first, last = person(rng)
-        employees.append((eid, first, last, store[0], "Store Manager", iso(day(rng, dt.date(2005, 1, 1), dt.date(2020, 1, 1))),
-                          round(rng.uniform(30, 45), 2), None))
+        employees.append(
+            (
+                eid,
+                first,
+                last,
+                store[0],
+                "Store Manager",
+                iso(day(rng, dt.date(2005, 1, 1), dt.date(2020, 1, 1))),
+                round(rng.uniform(30, 45), 2),
+                None,
+            )
+        )
         for _ in range(rng.randint(8, 16)):
             eid += 1
             first, last = person(rng)
             boss = manager if rng.random() < 0.9 else rng.randint(1, max(1, manager - 1))
-            employees.append((eid, first, last, store[0], rng.choice(TITLES), iso(day(rng, dt.date(2010, 1, 1), dt.date(2024, 6, 1))),
-                              round(rng.uniform(14, 28), 2), boss))
+            employees.append(
+                (
+                    eid,
+                    first,
+                    last,
+                    store[0],
+                    rng.choice(TITLES),
+                    iso(day(rng, dt.date(2010, 1, 1), dt.date(2024, 6, 1))),
+                    round(rng.uniform(14, 28), 2),
+                    boss,
+                )
+            )
     con.executemany("INSERT INTO employees VALUES (?, ?, ?, ?, ?, ?, ?, ?)", employees)
     con.executemany("INSERT INTO categories VALUES (?, ?)", list(enumerate(CATEGORIES, start=1)))
     suppliers = []
@@ -142,36 +178,70 @@ def populate(con: sqlite3.Connection, rng: random.Random) -> None:
         for kind in kinds:
             for variant in rng.sample(ADJECTIVES, rng.randint(3, 6)):
                 pid = len(products) + 1
-                products.append((pid, f"{cat[:3].upper()}-{pid:05d}", f"{variant} {kind}", cat_id, rng.randint(1, len(suppliers)),
-                                 round(rng.uniform(3, 400), 2), int(rng.random() < 0.08)))
+                products.append(
+                    (
+                        pid,
+                        f"{cat[:3].upper()}-{pid:05d}",
+                        f"{variant} {kind}",
+                        cat_id,
+                        rng.randint(1, len(suppliers)),
+                        round(rng.uniform(3, 400), 2),
+                        int(rng.random() < 0.08),
+                    )
+                )
     con.executemany("INSERT INTO products VALUES (?, ?, ?, ?, ?, ?, ?)", products)
     customers = []
     for cid in range(1, 1801):
         first, last = person(rng)
-        customers.append((cid, first, last, maybe(rng, f"{first.lower()}.{last.lower()}{cid}@mail.com", 0.25), rng.choice(CITIES),
-                          iso(day(rng, dt.date(2015, 1, 1), dt.date(2023, 12, 31))), rng.choice(TIERS)))
+        customers.append(
+            (
+                cid,
+                first,
+                last,
+                maybe(rng, f"{first.lower()}.{last.lower()}{cid}@mail.com", 0.25),
+                rng.choice(CITIES),
+                iso(day(rng, dt.date(2015, 1, 1), dt.date(2023, 12, 31))),
+                rng.choice(TIERS),
+            )
+        )
     con.executemany("INSERT INTO customers VALUES (?, ?, ?, ?, ?, ?, ?)", customers)
     orders, items = [], []
     for oid in range(1, 6001):
         when = dt.datetime(2022, 1, 1) + dt.timedelta(minutes=rng.randrange(0, 3 * 365 * 24 * 60))
         when = when.replace(hour=rng.randint(8, 21))
-        orders.append((oid, maybe(rng, rng.randint(1, len(customers)), 0.12), rng.randint(1, len(stores)), iso(when),
-                       rng.choice(PAY), rng.choice(STATUS)))
+        orders.append(
+            (
+                oid,
+                maybe(rng, rng.randint(1, len(customers)), 0.12),
+                rng.randint(1, len(stores)),
+                iso(when),
+                rng.choice(PAY),
+                rng.choice(STATUS),
+            )
+        )
         for line in range(1, rng.choice([1, 1, 2, 2, 3, 4]) + 1):
             p = products[rng.randrange(len(products))]
-            items.append((oid, line, p[0], rng.choice([1, 1, 1, 2, 2, 3, 5]), p[5], rng.choice([0, 0, 0, 0, 5, 10, 20])))
+            items.append(
+                (
+                    oid,
+                    line,
+                    p[0],
+                    rng.choice([1, 1, 1, 2, 2, 3, 5]),
+                    p[5],
+                    rng.choice([0, 0, 0, 0, 5, 10, 20]),
+                )
+            )
     con.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?)", orders)
     con.executemany("INSERT INTO order_items VALUES (?, ?, ?, ?, ?, ?)", items)
 
 
 REVENUE = "oi.qty * oi.unit_price * (1 - oi.disc_pct / 100.0)"
-NAMED_CUSTOMER = (
-    "SELECT first_name AS first, last_name AS last FROM customers GROUP BY first_name, last_name HAVING COUNT(*) = 1"
-)
+NAMED_CUSTOMER = "SELECT first_name AS first, last_name AS last FROM customers GROUP BY first_name, last_name HAVING COUNT(*) = 1"
 
 TEMPLATES = (
     Template(
-        "orders_by_payment", "simple",
+        "orders_by_payment",
+        "simple",
         "SELECT s.name AS store, p.pay AS pay, y.year AS year FROM stores s, (SELECT DISTINCT pay_method AS pay FROM orders) p, "
         "(SELECT DISTINCT strftime('%Y', order_ts) AS year FROM orders) y",
         "How many orders placed at the {store} store in {year} were paid by {pay}?",
@@ -180,31 +250,36 @@ TEMPLATES = (
         "AND o.pay_method = '{pay}' AND strftime('%Y', o.order_ts) = '{year}'",
     ),
     Template(
-        "price_by_sku", "simple",
+        "price_by_sku",
+        "simple",
         "SELECT sku FROM products",
         "What is the list price of the product with SKU {sku}, and is it discontinued?",
         "discontinued = 1 means the product is discontinued",
         "SELECT list_price, discontinued FROM products WHERE sku = '{sku}'",
     ),
     Template(
-        "supplier_top5", "simple",
+        "supplier_top5",
+        "simple",
         "SELECT name AS supplier FROM suppliers",
         "Which five products supplied by {supplier} have the highest list prices? List the product names from the most expensive down.",
         "",
         "SELECT p.name FROM products AS p JOIN suppliers AS s ON p.supplier_id = s.supplier_id WHERE s.name = '{supplier}' "
         "ORDER BY p.list_price DESC LIMIT 5",
-        ordered=True, top=5,
+        ordered=True,
+        top=5,
         keys="SELECT p.list_price FROM products AS p JOIN suppliers AS s ON p.supplier_id = s.supplier_id WHERE s.name = '{supplier}' ORDER BY p.list_price DESC",
     ),
     Template(
-        "gold_customers_city", "simple",
+        "gold_customers_city",
+        "simple",
         "SELECT DISTINCT city FROM customers",
         "How many gold-tier customers from {city} have no email address on file?",
         "gold tier refers to tier = 'G'; no email refers to email IS NULL",
         "SELECT COUNT(*) FROM customers WHERE city = '{city}' AND tier = 'G' AND email IS NULL",
     ),
     Template(
-        "category_revenue_year", "moderate",
+        "category_revenue_year",
+        "moderate",
         "SELECT c.name AS category, y.year AS year FROM categories c, (SELECT DISTINCT strftime('%Y', order_ts) AS year FROM orders) y",
         "What was the revenue of completed orders in the {category} category in {year}? Round to two decimals.",
         "revenue of a line = qty * unit_price * (1 - disc_pct / 100.0); completed refers to status = 'completed'; "
@@ -214,7 +289,8 @@ TEMPLATES = (
         "WHERE c.name = '{category}' AND o.status = 'completed' AND strftime('%Y', o.order_ts) = '{year}'",
     ),
     Template(
-        "busiest_customer", "moderate",
+        "busiest_customer",
+        "moderate",
         "SELECT DISTINCT city, tier FROM customers",
         "Among the customers from {city} with tier '{tier}', who placed the most orders? Give the first and last name.",
         "most orders refers to MAX(COUNT(order_id))",
@@ -225,7 +301,8 @@ TEMPLATES = (
         "WHERE c.city = '{city}' AND c.tier = '{tier}' GROUP BY c.customer_id ORDER BY n DESC",
     ),
     Template(
-        "manager_elsewhere", "moderate",
+        "manager_elsewhere",
+        "moderate",
         "SELECT name AS store FROM stores",
         "List the full names of the employees of the {store} store whose manager works at a different store.",
         "full name refers to first_name, last_name; manager refers to mgr_id = emp_id of the manager",
@@ -233,7 +310,8 @@ TEMPLATES = (
         "JOIN stores AS s ON e.store_id = s.store_id WHERE s.name = '{store}' AND m.store_id <> e.store_id",
     ),
     Template(
-        "cancel_rate", "challenging",
+        "cancel_rate",
+        "challenging",
         "SELECT s.name AS store, y.year AS year FROM stores s, (SELECT DISTINCT strftime('%Y', order_ts) AS year FROM orders) y",
         "What percentage of the orders placed at the {store} store in {year} were cancelled? Round to two decimals.",
         "cancelled refers to status = 'cancelled'; percentage = ROUND(100.0 * SUM(status = 'cancelled') / COUNT(*), 2)",
@@ -241,7 +319,8 @@ TEMPLATES = (
         "JOIN stores AS s ON o.store_id = s.store_id WHERE s.name = '{store}' AND strftime('%Y', o.order_ts) = '{year}'",
     ),
     Template(
-        "best_month", "challenging",
+        "best_month",
+        "challenging",
         "SELECT s.name AS store, y.year AS year FROM stores s, (SELECT DISTINCT strftime('%Y', order_ts) AS year FROM orders) y",
         "In which month of {year} did the {store} store have its highest revenue from completed orders? Answer as YYYY-MM with the revenue rounded to two decimals.",
         "month refers to strftime('%Y-%m', order_ts); revenue of a line = qty * unit_price * (1 - disc_pct / 100.0); completed refers to status = 'completed'",
@@ -255,7 +334,8 @@ TEMPLATES = (
         "AND strftime('%Y', o.order_ts) = '{year}' GROUP BY strftime('%Y-%m', o.order_ts) ORDER BY revenue DESC",
     ),
     Template(
-        "days_between_orders", "challenging",
+        "days_between_orders",
+        "challenging",
         NAMED_CUSTOMER,
         "How many days passed between the first and the second order of the customer {first} {last}?",
         "days between = julianday(date(second order_ts)) - julianday(date(first order_ts)); orders are ordered by order_ts",
@@ -267,7 +347,8 @@ TEMPLATES = (
         "WHERE c.first_name = '{first}' AND c.last_name = '{last}' ORDER BY o.order_ts",
     ),
     Template(
-        "above_category_average", "challenging",
+        "above_category_average",
+        "challenging",
         "SELECT c.name AS category, s.name AS supplier FROM categories c JOIN products p ON p.cat_id = c.cat_id "
         "JOIN suppliers s ON p.supplier_id = s.supplier_id GROUP BY c.cat_id, s.supplier_id",
         "Which {category} products from {supplier} are priced above the average list price of their category? List their SKUs.",

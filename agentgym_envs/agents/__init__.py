@@ -1,0 +1,39 @@
+"""Reference agents over any OpenAI-compatible endpoint, ready for ``agentgym agents bench``,
+:func:`~agentgym_envs.benchmarks.run_benchmark`, rollouts and your own loops.
+
+* :class:`MultiStepAgent` -- one model call per action, ReAct text or one native tool call;
+* :class:`MultiTurnAgent` -- native tool calls, several per model turn, a scratchpad the model
+  writes with its ``remember`` tool, bounded retries on malformed output;
+* :func:`agent_spec` -- either one as a benchmark :class:`~agentgym_envs.benchmarks.PolicySpec`;
+* :func:`run_agent` -- one episode with an agent, returned as an AgentTraj record with token
+  counts and per-turn latency;
+* :class:`ExpertChatServer` -- an OpenAI-compatible server on ``127.0.0.1`` that answers with the
+  family's expert action: put it behind an agent to check the plumbing gives the expert's score.
+
+Submodules load on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "AgentStats": "base",
+    "TurnStats": "base",
+    "run_agent": "base",
+    "MultiStepAgent": "multistep",
+    "MultiTurnAgent": "multiturn",
+    "AGENTS": "specs",
+    "agent_spec": "specs",
+    "ExpertChatServer": "expert_server",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"agentgym_envs.agents.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module 'agentgym_envs.agents' has no attribute {name!r}")
+
+
+__all__ = list(_EXPORTS)

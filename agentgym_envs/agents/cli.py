@@ -1,0 +1,150 @@
+"""``agentgym agents bench|expert-server``, ``agentgym mcp`` and ``agentgym gateway``.
+
+The main CLI calls :func:`register_cli` with its ``typer.Typer`` app.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+
+agents_app = typer.Typer(
+    help="Reference agents: benchmark them on any OpenAI-compatible endpoint, the local model "
+    "or the expert behind the OpenAI interface.",
+    no_args_is_help=True,
+)
+
+_AGENT = typer.Option("multistep", "--agent", help="multistep, multistep-tools or multiturn.")
+_ENVS = typer.Option("agenteval", "--envs", help="Env ids (comma-separated), agenteval or all.")
+_MODEL_SRC = typer.Option(
+    "openai",
+    "--model-source",
+    help="openai (--base-url), local (SmolLM2 on llama.cpp, started here) or expert (the "
+    "family's expert behind an OpenAI-compatible server started here: checks the plumbing).",
+)
+_BASE_URL = typer.Option(None, "--base-url", help="The endpoint's /v1 root ($OPENAI_BASE_URL).")
+_MODEL = typer.Option(None, "--model", help="Model name (default: the endpoint's first).")
+_API_KEY = typer.Option(None, "--api-key", help="API key ($OPENAI_API_KEY).")
+_LIMIT = typer.Option(None, "--limit", help="Only the first N tasks per env.")
+_CONCURRENCY = typer.Option(1, "--concurrency", "-j", help="Episodes in flight.")
+_MAX_ROUNDS = typer.Option(None, "--max-rounds", help="Turn cap (default AgentGym's per family).")
+_MAX_TOKENS = typer.Option(512, "--max-tokens", help="Completion tokens per model call.")
+_OUT = typer.Option(None, "--out", help="Run folder (default bench-runs/agent-<name>-<time>).")
+_RECORD = typer.Option(None, "--record", help="Append finished episodes here (JSONL).")
+_GW_OUT = typer.Option(Path("gateway-runs"), "--out", help="Recordings folder.")
+
+
+@agents_app.command("bench")
+def bench(
+    agent: str = _AGENT,
+    envs: str = _ENVS,
+    source: str = _MODEL_SRC,
+    base_url: str | None = _BASE_URL,
+    model: str | None = _MODEL,
+    api_key: str | None = _API_KEY,
+    limit: int | None = _LIMIT,
+    concurrency: int = _CONCURRENCY,
+    max_rounds: int | None = _MAX_ROUNDS,
+    max_tokens: int = _MAX_TOKENS,
+    out: Path | None = _OUT,
+) -> None:
+    """Run a reference agent on AgentEval's test splits (results as `agentgym bench` writes)."""
+    from agentgym_envs.agents.specs import agent_spec
+    from agentgym_envs.benchmarks.runner import resolve_envs, run_benchmark
+
+    if source not in ("openai", "local", "expert"):
+        raise typer.BadParameter("use openai, local or expert", param_hint="--model-source")
+    out = out or Path("bench-runs") / f"agent-{agent}-{source}-{time.strftime('%Y%m%d-%H%M%S')}"
+    server = None
+    try:
+        if source == "local":
+            from agentgym_envs.benchmarks.local_llm import LocalLLMServer
+
+            server = LocalLLMServer().start()
+            base_url, model = server.base_url, model or server.alias
+        elif source == "expert":
+            from agentgym_envs.agents.expert_server import ExpertChatServer
+
+            server = ExpertChatServer(resolve_envs(envs)).start()
+            base_url = server.base_url
+        spec = agent_spec(
+            agent, base_url=base_url, model=model, api_key=api_key, max_tokens=max_tokens
+        )
+        result = run_benchmark(
+            envs,
+            spec,
+            out=out,
+            concurrency=concurrency,
+            limit=limit,
+            max_rounds=max_rounds or "default",
+        )
+    finally:
+        if server is not None:
+            server.stop()
+    typer.echo(result.summary.to_markdown())
+    typer.echo(f"results: {out}")
+
+
+@agents_app.command("expert-server")
+def expert_server(
+    envs: str = _ENVS,
+    port: int = typer.Option(8799, "--port", help="TCP port on 127.0.0.1."),
+) -> None:
+    """Serve the families' experts as an OpenAI-compatible model (Ctrl-C stops)."""
+    from agentgym_envs.agents.expert_server import ExpertChatServer
+    from agentgym_envs.benchmarks.runner import resolve_envs
+
+    server = ExpertChatServer(resolve_envs(envs), port=port).start()
+    typer.echo(f"expert model at {server.base_url} (model name 'expert'); Ctrl-C stops")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+def mcp_command(
+    env_id: str = typer.Argument(..., help="The env to serve, e.g. Maze-v0."),
+    transport: str = typer.Option("stdio", "--transport", help="stdio or http."),
+    host: str = typer.Option("127.0.0.1", "--host"),
+    port: int = typer.Option(8765, "--port", help="HTTP port (--transport http)."),
+    record: Path | None = _RECORD,
+) -> None:
+    """Serve an env as an MCP server (reset, act and the family's tools)."""
+    from agentgym_envs.integrations.mcp import main
+
+    argv = [env_id, "--transport", transport, "--host", host, "--port", str(port)]
+    main(argv + (["--record", str(record)] if record else []))
+
+
+def gateway_command(
+    env_id: str = typer.Option(..., "--env", help="The env the harness sessions play."),
+    upstream: str = typer.Option(..., "--upstream", help="The real model endpoint's /v1 root."),
+    out: Path = _GW_OUT,
+    host: str = typer.Option("127.0.0.1", "--host"),
+    port: int = typer.Option(8790, "--port"),
+    api_key: str | None = typer.Option(None, "--api-key", help="Key sent upstream."),
+    model: str | None = typer.Option(None, "--model", help="Force this model name."),
+) -> None:
+    """Record any harness: an OpenAI-compatible gateway + the env over MCP / HTTP."""
+    from agentgym_envs.integrations.gateway import serve
+
+    typer.echo(
+        f"model base URL for the harness: http://{host}:{port}/s/<session>/v1; "
+        f"MCP: http://{host}:{port}/mcp?session=<session>; finish: POST /s/<session>/finish"
+    )
+    serve(env_id, upstream, str(out), host=host, port=port, api_key=api_key, model=model)
+
+
+def register_cli(app: typer.Typer) -> None:
+    """Add ``agents``, ``mcp`` and ``gateway`` to the main ``agentgym`` app."""
+    app.add_typer(agents_app, name="agents")
+    app.command("mcp")(mcp_command)
+    app.command("gateway")(gateway_command)
+
+
+__all__ = ["agents_app", "register_cli"]

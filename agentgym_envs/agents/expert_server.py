@@ -1,0 +1,368 @@
+"""An OpenAI-compatible chat server whose "model" is the family's scripted expert.
+
+Put it behind any agent or harness to check the plumbing: prompts go out over HTTP, replies
+come back as ReAct text or native tool calls, and the env scores them -- with the expert
+answering, the score must be the expert's.
+
+For each ``POST /v1/chat/completions`` the server finds the episode in the conversation: the
+task whose first observation the conversation carries (among the test tasks of its env ids;
+tasks sharing a first observation are told apart by replaying the conversation), replays the
+agent's actions on its own copy of the env, and answers with the expert's next action. Replay
+state is cached per conversation, so each request costs one env step. Replies carry ``usage``
+(whitespace token counts).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import gymnasium as gym
+
+logger = logging.getLogger(__name__)
+
+MODEL = "expert"
+
+
+class _Shadow:
+    """One replayed episode: the env, its expert, the actions stepped, the expert's next one."""
+
+    def __init__(self, env_id: str, task_id: int, split: str) -> None:
+        from agentgym_envs.spec import expert_policy
+
+        self.env_id, self.task_id = env_id, task_id
+        self.env = gym.make(env_id)
+        self.obs, self.info = self.env.reset(seed=0, options={"task_id": task_id, "split": split})
+        self.expert = expert_policy(self.env)
+        self.actions: list[str] = []
+        self.observations = [self.obs]
+        self.next = str(self.expert(self.obs, self.info))
+
+    def step(self, action: str) -> None:
+        self.obs, _, terminated, truncated, self.info = self.env.step(action)
+        self.actions.append(action)
+        self.observations.append(self.obs)
+        self.next = "" if terminated or truncated else str(self.expert(self.obs, self.info))
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):  # content parts
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content or ""
+
+
+class ExpertChatServer:
+    """``/v1/models`` and ``/v1/chat/completions`` on ``127.0.0.1``, answered by the expert.
+
+    Args:
+        env_ids: the env ids whose test tasks conversations may be about.
+        split: the split the tasks come from.
+        port: TCP port (default: a free one). ``base_url`` is the ``/v1`` root.
+
+    Use as a context manager (``with ExpertChatServer([...]) as server: server.base_url``).
+    """
+
+    def __init__(
+        self,
+        env_ids: list[str],
+        *,
+        split: str = "test",
+        host: str = "127.0.0.1",
+        port: int = 0,
+        max_cached: int = 256,
+    ) -> None:
+        from agentgym_envs.spec import resolve_id
+
+        self.env_ids = [resolve_id(e) for e in env_ids]
+        self.split = split
+        self.host, self.port = host, port
+        self.max_cached = max_cached
+        self._firsts: dict[str, list[tuple[str, int]]] | None = None
+        self._cache: OrderedDict[tuple[Any, ...], _Shadow] = OrderedDict()
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        # every env is made, stepped and closed on this one thread (some envs hold SQLite
+        # connections or simulators bound to the thread that made them)
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="expert-server")
+        self.requests = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    # -- finding the episode -----------------------------------------------------------------
+    def _first_observations(self) -> dict[str, list[tuple[str, int]]]:
+        if self._firsts is None:
+            firsts: dict[str, list[tuple[str, int]]] = {}
+            for env_id in self.env_ids:
+                env = gym.make(env_id)
+                for task_id in range(env.unwrapped.tasks.size(self.split)):
+                    obs, _ = env.reset(seed=0, options={"task_id": task_id, "split": self.split})
+                    firsts.setdefault(obs.strip(), []).append((env_id, task_id))
+                env.close()
+            self._firsts = firsts
+        return self._firsts
+
+    def _actions(self, env: gym.Env, messages: list[dict[str, Any]], start: int) -> list[Any]:
+        """Per assistant turn after the first observation: its actions and the next texts."""
+        from agentgym_envs.wrappers.parsers import parse_agentgym
+        from agentgym_envs.wrappers.react import reply_style
+
+        style = reply_style(env)
+        turns: list[Any] = []
+        for message in messages[start + 1 :]:
+            if message.get("role") == "assistant":
+                actions = []
+                for call in message.get("tool_calls") or []:
+                    fn = call.get("function", {})
+                    try:
+                        args = json.loads(fn.get("arguments") or "{}")
+                        actions.append(env.unwrapped.action_from_tool_call(fn.get("name"), args))
+                    except (ValueError, KeyError, TypeError):
+                        actions.append(None)
+                if not message.get("tool_calls"):
+                    actions.append(parse_agentgym(style, _text(message)).action)
+                turns += [[a, ""] for a in actions]
+            elif turns:
+                turns[-1][1] += _text(message)
+        return turns
+
+    def _shadow(self, messages: list[dict[str, Any]]) -> _Shadow | None:
+        firsts = self._first_observations()
+        found: list[tuple[str, int]] = []
+        start, best_cover = -1, 0.0
+        for i, message in enumerate(messages):
+            if message.get("role") not in ("user", "tool"):
+                continue
+            text = _text(message).strip()
+            for obs, cands in firsts.items():
+                # the message that is most nearly the observation (instructions may quote one)
+                if obs and obs in text and len(obs) / max(len(text), 1) > best_cover:
+                    found, start, best_cover = cands, i, len(obs) / max(len(text), 1)
+        if not found:
+            return None
+        best: _Shadow | None = None
+        for env_id, task_id in found:
+            shadow = self._replay(env_id, task_id, messages, start)
+            if shadow is not None and (best is None or len(found) == 1):
+                best = shadow
+            if shadow is not None and shadow.consistent:  # type: ignore[attr-defined]
+                return shadow
+        return best
+
+    def _replay(
+        self, env_id: str, task_id: int, messages: list[dict[str, Any]], start: int
+    ) -> _Shadow | None:
+        probe = gym.make(env_id)
+        probe.reset(seed=0, options={"task_id": task_id, "split": self.split})
+        turns = self._actions(probe, messages, start)
+        probe.close()
+        actions = tuple(a if a is not None else "" for a, _ in turns)
+        key = (env_id, task_id, messages[start].get("content"), actions)
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+            prev = self._cache.pop((*key[:3], actions[:-1]), None) if actions else None
+        shadow = prev or _Shadow(env_id, task_id, self.split)
+        for action in actions[len(shadow.actions) :]:
+            if shadow.next == "" and shadow.actions:
+                break
+            shadow.step(action)
+        shadow.consistent = all(  # type: ignore[attr-defined]
+            obs.strip()[:200] in text for obs, (_, text) in zip(shadow.observations[1:], turns)
+        )
+        with self._lock:
+            self._cache[key] = shadow
+            while len(self._cache) > self.max_cached:
+                self._cache.popitem(last=False)[1].env.close()
+        return shadow
+
+    # -- answering -------------------------------------------------------------------------------
+    def complete(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The chat completion for one request body."""
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        shadow = self._shadow(messages)
+        action = shadow.next if shadow is not None else ""
+        tools = body.get("tools") or []
+        message: dict[str, Any] = {"role": "assistant", "content": f"Action: {action}"}
+        if shadow is not None and tools:
+            call = _as_tool_call(shadow.env, action, tools)
+            if call is not None:
+                message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        elif shadow is not None:
+            from agentgym_envs.wrappers.react import format_react
+
+            message["content"] = format_react("The expert's move.", action)
+        prompt = sum(len(_text(m).split()) for m in messages)
+        completion = len(json.dumps(message).split())
+        self.requests += 1
+        return {
+            "id": f"chatcmpl-expert-{self.requests}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": MODEL,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
+        }
+
+    # -- serving ---------------------------------------------------------------------------------
+    def start(self) -> ExpertChatServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, fmt: str, *args: Any) -> None:
+                logger.debug(fmt, *args)
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]})
+                else:
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+            def do_POST(self) -> None:
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                try:
+                    length = int(self.headers.get("Content-Length") or 0)
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                    self._send(200, server._worker.submit(server.complete, body).result())
+                except Exception as exc:
+                    logger.exception("expert server failed")
+                    self._send(400, {"error": {"message": f"{type(exc).__name__}: {exc}"}})
+
+        self._httpd = ThreadingHTTPServer((self.host, self.port), Handler)
+        self.port = self._httpd.server_address[1]
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        self._worker.submit(self._close_all).result()
+        self._worker.shutdown(wait=True)
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="expert-server")
+
+    def _close_all(self) -> None:
+        for shadow in self._cache.values():
+            try:
+                shadow.env.close()
+            except Exception:
+                logger.debug("closing %s failed", shadow.env_id, exc_info=True)
+        self._cache.clear()
+
+    def __enter__(self) -> ExpertChatServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+_SENTINEL = "QZXJQ"
+
+
+def _template_candidates(base: Any, name: str, prop: str, action: str) -> list[str]:
+    """Values of the one string argument ``prop`` that could make ``action``: the action text
+    is ``prefix + value + suffix`` for the tool's own template (found with a sentinel)."""
+    out = [action, action.replace(" ", "")]
+    try:
+        template = base.action_from_tool_call(name, {prop: _SENTINEL})
+    except (ValueError, KeyError, TypeError):
+        return out
+    if template.count(_SENTINEL) != 1:
+        return out
+    prefix, suffix = template.split(_SENTINEL)
+    if not action.endswith(suffix):
+        return out
+    head = action[: len(action) - len(suffix)] if suffix else action
+    at = head.rfind(prefix) if prefix else 0
+    if at >= 0:
+        out.insert(0, head[at + len(prefix) :])
+    return out
+
+
+def _is_action_line(text: str, action: str) -> bool:
+    """``text`` is ``action`` or its last part after a thought (a new line, ``Action:`` or a
+    ``<think>`` block before it)."""
+    if text == action:
+        return True
+    if not text or not action.endswith(text):
+        return False
+    head = action[: len(action) - len(text)]
+    return (
+        not head.strip() or head.endswith("\n") or head.rstrip().endswith(("Action:", "</think>"))
+    )
+
+
+def _as_tool_call(env: gym.Env, action: str, tools: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A call of one of ``tools`` that the env turns into ``action`` (``None`` if none found)."""
+    base = env.unwrapped
+    candidates: list[tuple[str, dict[str, Any]]] = []
+    for tool in tools:
+        fn = tool.get("function", tool)
+        name = fn.get("name")
+        props = (fn.get("parameters") or {}).get("properties") or {}
+        if not props:
+            candidates.append((name, {}))
+            continue
+        marker = f"{name} with Action Input:"
+        if marker in action:  # tool families: "<name> with Action Input: {...}"
+            try:
+                rest = action[action.index(marker) + len(marker) :].strip()
+                args, _ = json.JSONDecoder().raw_decode(rest)
+                if isinstance(args, dict):
+                    candidates.append((name, args))
+            except ValueError:
+                pass
+        strings = [p for p, s in props.items() if s.get("type", "string") == "string"]
+        if len(strings) == 1 and len(props) == 1:
+            for value in _template_candidates(base, name, strings[0], action):
+                candidates.append((name, {strings[0]: value}))
+        elif strings:
+            words = action.split(" ")
+            for cut in range(len(words)):
+                candidates.append((name, {strings[0]: " ".join(words[cut:])}))
+    for name, args in candidates:
+        try:
+            text = base.action_from_tool_call(name, dict(args))
+        except (ValueError, KeyError, TypeError):
+            continue
+        line = text if text.startswith("Action:") else f"Action: {text}"
+        if _is_action_line(text, action) or action.rstrip().endswith(line):
+            return {
+                "id": f"call_{abs(hash((name, action))) % 10**8}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
+    return None
+
+
+__all__ = ["MODEL", "ExpertChatServer"]

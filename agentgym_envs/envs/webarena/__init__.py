@@ -1,0 +1,14 @@
+"""WebArena: web tasks on small real sites served by the package, in a real Chromium.
+
+The sites (``sites/``: storefront, shop admin, forum, code hosting) are FastAPI apps on
+127.0.0.1 with seeded SQLite state; the env (:mod:`.env`) drives Chromium through Playwright
+and speaks WebArena's observation and action formats; tasks (:mod:`.tasks`) are WebArena
+configs, generated from templates or loaded from WebArena's own files for a user's
+deployment; :mod:`.evaluators` are WebArena's. Needs ``pip install "agentgym-envs[webarena]"``
+and a Chromium (Debian's ``/usr/bin/chromium`` or ``AGENTGYM_CHROMIUM``).
+"""
+
+from agentgym_envs.errors import require
+
+for _module in ("fastapi", "uvicorn", "playwright"):
+    require(_module, "webarena")

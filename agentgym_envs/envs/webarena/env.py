@@ -1,0 +1,667 @@
+"""The WebArena env: the package's own sites in a real Chromium, WebArena's observation,
+action grammar and evaluators."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from agentgym_envs.core import StepResult, TaskSource, TextEnv, normalize_text
+from agentgym_envs.envs.webarena import actions as act
+from agentgym_envs.envs.webarena.axtree import Node, build_tree, tab_line
+from agentgym_envs.envs.webarena.browser import ActionTimeout, MissingChromiumError, host
+from agentgym_envs.envs.webarena.evaluators import LLMJudge, evaluate
+from agentgym_envs.envs.webarena.tasks import (
+    REAL_HOSTS,
+    ConfigTasks,
+    GeneratedTasks,
+    WebArenaTask,
+    resolve_config,
+)
+
+logger = logging.getLogger(__name__)
+
+OBSERVATION_TEMPLATE = (
+    "OBSERVATION:\n{tree}\nURL: {url}\nOBJECTIVE: {objective}\nPREVIOUS ACTION: {previous}"
+)
+NAV_WAIT = 0.06  # seconds to wait for a click or key press to start a navigation
+BROWSER_GONE = "The browser crashed and was closed; call reset() to start the task again."
+
+
+def _root_name(nodes: list[dict[str, Any]]) -> str:
+    """The document title, as the AX tree's root names it."""
+    return str(nodes[0].get("name", {}).get("value", "")) if nodes else ""
+
+
+def _under(url: str, base: str) -> bool:
+    """Whether ``url`` is ``base`` or below it (``http://h:80`` is not under ``http://h:8``)."""
+    return url.startswith(base) and url[len(base) : len(base) + 1] in ("", "/", "?", "#")
+
+
+class _Tab:
+    """One page of the episode and the navigation it is waiting for."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.cdp: Any = None
+        self.nav_started = asyncio.Event()
+        self.loaded = asyncio.Event()
+        page.on("request", self._on_request)
+        page.on("requestfailed", self._on_failed)
+        page.on("load", lambda *_: self.loaded.set())
+
+    def _on_request(self, request: Any) -> None:
+        if request.is_navigation_request() and request.frame == self.page.main_frame:
+            self.loaded.clear()
+            self.nav_started.set()
+
+    def _on_failed(self, request: Any) -> None:
+        if request.is_navigation_request() and request.frame == self.page.main_frame:
+            self.loaded.set()
+
+    async def settle(self, timeout: float, expected: bool, scripted: bool) -> None:
+        """Wait for a navigation the last input started to load. ``expected``: the input was
+        a link or a form submission, so wait for the navigation to start however long it takes
+        (under load it may start late). Otherwise only pages with scripts (``scripted``: a
+        user's deployment; the package's sites have none) get a moment to navigate."""
+        if not expected and not scripted:
+            return
+        try:
+            await asyncio.wait_for(self.nav_started.wait(), timeout if expected else NAV_WAIT)
+        except asyncio.TimeoutError:
+            return
+        self.nav_started.clear()
+        try:
+            await asyncio.wait_for(self.loaded.wait(), timeout)
+        except asyncio.TimeoutError:
+            logger.debug("page did not finish loading within %s s", timeout)
+
+
+_NAVIGATES_JS = """function (enter) {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el) return false;
+  const a = el.closest('a[href]');
+  if (a && !enter) {
+    const here = location.href.split('#')[0];
+    return !(a.href.split('#')[0] === here && a.hash) && !a.href.startsWith('javascript:');
+  }
+  const control = el.closest('button, input, textarea, select');
+  if (!control || !control.form) return false;
+  if (enter) return control.tagName === 'INPUT' && !['checkbox', 'radio'].includes(control.type);
+  return control.tagName === 'BUTTON' ? (control.type || 'submit') === 'submit'
+       : ['submit', 'image'].includes(control.type);
+}"""
+
+
+_TARGET_JS = (
+    """function (enter) {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el) return null;
+  el.scrollIntoViewIfNeeded ? el.scrollIntoViewIfNeeded(true) : el.scrollIntoView();
+  let boxes;  // the first box, as a wrapped link's centre may fall between its lines
+  if (this.nodeType === 1) { boxes = this.getClientRects(); }
+  else { const r = document.createRange(); r.selectNodeContents(this); boxes = r.getClientRects(); }
+  const rect = Array.from(boxes).find(b => b.width > 0 && b.height > 0);
+  if (!rect) return null;
+  const navigates = ("""
+    + _NAVIGATES_JS
+    + """).call(this, enter);
+  return [rect.left + rect.width / 2, rect.top + rect.height / 2, navigates];
+}"""
+)
+
+
+class WebArenaEnv(TextEnv):
+    """WebArena's web tasks on small real sites the package serves itself.
+
+    ## Description
+    A storefront, its admin, a forum and a code-hosting site run on 127.0.0.1 (FastAPI +
+    SQLite, seeded and deterministic); one Chromium per process, driven by Playwright, shows
+    them. Each episode opens a fresh browser context on a fresh copy of the sites' database,
+    so tasks that change state repeat exactly. Tasks are WebArena configs: information seeking
+    (answer with ``stop [answer]``), navigation (end on the right page) and content changes
+    (the change is checked on the site). A user's own WebArena deployment and its config files
+    can be played instead (``config_path`` and ``site_urls``).
+
+    ## Action Space
+    A model reply, read as AgentGym reads it: the first triple-backtick block holds one
+    action of WebArena's grammar -- ``click [id]``, ``type [id] [text] [0|1]``, ``hover [id]``,
+    ``press [key_comb]``, ``scroll [down|up]``, ``new_tab``, ``tab_focus [i]``, ``close_tab``,
+    ``goto [url]``, ``go_back``, ``go_forward``, ``stop [answer]``.
+
+    ## Observation Space
+    AgentGym's WebArena text: ``OBSERVATION:`` + the tab line and the accessibility tree of
+    the viewport (``[id] role 'name' props``; ids number the nodes of Chromium's full AX tree
+    depth-first, where WebArena shows Chromium's own AX ids, which vary between runs), ``URL:`` (shown
+    with AgentGym's "real" host names, e.g. ``http://onestopmarket.com``), ``OBJECTIVE:`` and
+    ``PREVIOUS ACTION:``.
+
+    ## Starting State
+    The task's start page, logged in where the task needs it.
+
+    ## Rewards
+    At ``stop`` the product of the task's evaluators (``string_match``, ``url_match``,
+    ``program_html``), 1 or 0; 0 on every other step (AgentGym counts only the final reward).
+
+    ## Episode End
+    ``stop`` terminates (the reply is the page as the stop found it, as AgentGym's server
+    sends it). Turn limits are wrappers (AgentGym: 25 rounds).
+
+    ## Information
+    ``task_id``, ``split``, ``success``, ``score``, ``url`` (the local URL); at reset
+    ``agentgym_reset_observation`` (the tab line and tree alone, AgentGym's ``/reset`` reply);
+    ``error`` when an action could not be parsed or executed (no backtick block, bad grammar,
+    an id not in the observation, a blocked or unreachable URL, the time limit, a crash).
+
+    ## Arguments
+    * ``config_path`` / ``site_urls``: play WebArena's own configs on a deployment
+      (:class:`~agentgym_envs.envs.webarena.tasks.ConfigTasks`).
+    * ``action_timeout``: seconds each action may take (default 10).
+    * ``viewport_only``: prune the tree to the viewport as WebArena does (default True).
+    * ``require_backticks``: read actions only from a triple-backtick block, as AgentGym
+      (default True); False also accepts a bare action.
+    * ``judge``: an :class:`~agentgym_envs.envs.webarena.evaluators.LLMJudge` for fuzzy
+      matches (default: from ``AGENTGYM_WEBARENA_JUDGE_URL``, else the deterministic match).
+
+    ## Version History
+    * v0: initial version.
+    """
+
+    family = "webarena"
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        *,
+        config_path: str | None = None,
+        site_urls: dict[str, str] | None = None,
+        action_timeout: float = 10.0,
+        viewport_only: bool = True,
+        require_backticks: bool = True,
+        judge: LLMJudge | None = None,
+        tasks: TaskSource | None = None,
+    ) -> None:
+        if tasks is None:
+            tasks = ConfigTasks(config_path, site_urls or {}) if config_path else GeneratedTasks()
+        super().__init__(tasks, render_mode)
+        self._kwargs = {
+            "config_path": config_path,
+            "site_urls": site_urls,
+            "action_timeout": action_timeout,
+            "viewport_only": viewport_only,
+            "require_backticks": require_backticks,
+            "judge": judge,
+        }
+        self.action_timeout = float(action_timeout)
+        self.viewport_only = viewport_only
+        self.require_backticks = require_backticks
+        self.judge = judge if judge is not None else LLMJudge.from_env()
+        self.deployment = isinstance(tasks, ConfigTasks)
+        self._site_urls = dict(site_urls or {})
+        self._context: Any = None
+        self._tabs: list[_Tab] = []
+        self._current = 0
+        self._sandbox: str | None = None
+        self._nodes: dict[str, Node] = {}
+        self._previous = "None"
+        self._config: dict[str, Any] = {}
+        self._restore: dict[str, Any] | None = None
+
+    # -- sites ----------------------------------------------------------------------------
+    def _urls(self) -> dict[str, str]:
+        if self.deployment:
+            return self._site_urls
+        from agentgym_envs.envs.webarena.sites import server
+
+        srv = server()
+        return {site: srv.url(site) for site in srv.ports}
+
+    def _to_shown(self, url: str) -> str:
+        for site, local in sorted(self._urls().items(), key=lambda kv: -len(kv[1])):
+            if site in REAL_HOSTS and _under(url, local.rstrip("/")):
+                return REAL_HOSTS[site] + url[len(local.rstrip("/")) :]
+        return url
+
+    def _to_local(self, url: str) -> str:
+        urls = self._urls()
+        for site, real in sorted(REAL_HOSTS.items(), key=lambda kv: -len(kv[1])):
+            for shown in (real, real.replace("http://", "https://", 1)):
+                if site in urls and _under(url, shown):
+                    return urls[site].rstrip("/") + url[len(shown) :]
+        return url
+
+    def _cookies(self, config: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.deployment:
+            return []
+        from agentgym_envs.envs.webarena.sites import LOGIN_COOKIES, server
+        from agentgym_envs.envs.webarena.sites.common import sign
+        from agentgym_envs.envs.webarena.sites.data import (
+            ADMIN_USER,
+            CODE_USER,
+            FORUM_USER,
+            SHOP_USER,
+        )
+
+        srv = server()
+        cookies = [srv.sandbox_cookie(self._sandbox or srv.default_sandbox)]
+        if config.get("require_login"):
+            users = {
+                "shopping": SHOP_USER,
+                "shopping_admin": ADMIN_USER,
+                "reddit": FORUM_USER,
+                "gitlab": CODE_USER,
+            }
+            for site in config.get("sites", []):
+                if site in LOGIN_COOKIES:
+                    cookies.append(
+                        {
+                            "name": LOGIN_COOKIES[site],
+                            "value": sign(users[site]),
+                            "domain": srv.host,
+                            "path": "/",
+                        }
+                    )
+        return cookies
+
+    # -- browser plumbing -------------------------------------------------------------------
+    def _run(self, make, timeout: float | None = None):
+        return host().run(make, timeout or self.action_timeout)
+
+    async def _open_context(self, cookies: list[dict], urls: list[str]) -> None:
+        if self._context is not None:
+            await self._close_context()
+        origins = list(self._urls().values())
+        self._context = await host().new_context(
+            [f"{urlsplit(u).scheme}://{urlsplit(u).netloc}" for u in origins], cookies
+        )
+        self._context.set_default_timeout(self.action_timeout * 800)
+        self._tabs, self._current = [], 0
+        for url in urls:
+            tab = await self._new_tab()
+            await tab.page.goto(url, wait_until="load")
+
+    async def _new_tab(self) -> _Tab:
+        page = await self._context.new_page()
+        tab = _Tab(page)
+        self._tabs.append(tab)
+        self._current = len(self._tabs) - 1
+        return tab
+
+    async def _close_context(self) -> None:
+        context, self._context, self._tabs = self._context, None, []
+        if context is not None:
+            try:
+                await context.close()
+            except Exception as exc:
+                logger.debug("closing context: %s", exc)
+
+    async def _observe(self) -> str:
+        tab = self._tabs[self._current]
+        if tab.cdp is None:
+            tab.cdp = await self._context.new_cdp_session(tab.page)
+        ax = await tab.cdp.send("Accessibility.getFullAXTree")
+        snapshot = (
+            await tab.cdp.send("DOMSnapshot.captureSnapshot", {"computedStyles": []})
+            if self.viewport_only
+            else None
+        )
+        tree, self._nodes = build_tree(ax["nodes"], snapshot)
+        titles = [_root_name(ax["nodes"]) if t is tab else await t.page.title() for t in self._tabs]
+        return f"{tab_line(titles, self._current)}\n\n{tree}"
+
+    def _observation(self, tree: str) -> str:
+        return OBSERVATION_TEMPLATE.format(
+            tree=tree,
+            url=self._to_shown(self.current_url()),
+            objective=self._config.get("intent", ""),
+            previous=self._previous,
+        )
+
+    def current_url(self) -> str:
+        """The current tab's URL (local form)."""
+        return self._tabs[self._current].page.url if self._tabs else ""
+
+    # -- TextEnv hooks --------------------------------------------------------------------
+    def _begin(self, task: WebArenaTask) -> tuple[str, dict[str, Any]]:
+        self._restore = None
+        self._config = resolve_config(task.config, self._urls())
+        self._previous = "None"
+        if not self.deployment:
+            from agentgym_envs.envs.webarena.sites import server
+
+            if self._sandbox is not None:
+                server().drop_sandbox(self._sandbox)
+            self._sandbox = server().new_sandbox()
+        starts = [u.strip() for u in self._config["start_url"].split(" |AND| ")]
+        cookies = self._cookies(self._config)
+
+        async def start() -> str:
+            await self._open_context(cookies, starts)
+            return await self._observe()
+
+        try:
+            tree = self._run(start, self.action_timeout * 2)
+        except MissingChromiumError:
+            raise
+        except Exception as exc:
+            logger.warning("reset failed: %s", exc)
+            return "TimeoutError" if isinstance(exc, ActionTimeout) else str(exc), {
+                "error": f"reset failed: {exc}"
+            }
+        # AgentGym's /reset replies with the page text alone (its /observation adds the rest).
+        return self._observation(tree), {
+            "url": self.current_url(),
+            "agentgym_reset_observation": normalize_text(tree),
+        }
+
+    def _act(self, action: str) -> StepResult:
+        if self._restore is not None:
+            self._restore_state()
+        text = act.extract(action)
+        if text is None:
+            if self.require_backticks:
+                return StepResult(act.NO_BACKTICKS, error="no triple-backtick action block")
+            text = action.strip()
+        try:
+            parsed = act.parse(text)
+        except act.ActionParsingError as exc:
+            return StepResult(str(exc), error=str(exc))
+        if parsed.name == "stop":
+            return self._finish(parsed)
+        node = self._nodes.get(parsed.element_id) if parsed.element_id else None
+        self._previous = act.describe(parsed, node.line if node else None)
+        if parsed.element_id and node is None:
+            error = f"element [{parsed.element_id}] is not in the observation"
+        else:
+            error = self._execute(parsed, node)
+        try:
+            tree = self._run(self._observe)
+        except Exception as exc:
+            if not self._browser_alive():
+                return StepResult(BROWSER_GONE, error="the browser crashed")
+            return StepResult(f"Failed to observe the page: {exc}", error=f"observe: {exc}")
+        info = {"url": self.current_url()}
+        return StepResult(self._observation(tree), error=error, info=info)
+
+    def _browser_alive(self) -> bool:
+        context = self._context
+        try:
+            return bool(context is not None and context.browser and context.browser.is_connected())
+        except Exception:
+            return False
+
+    def _execute(self, action: act.Action, node: Node | None) -> str | None:
+        try:
+            self._run(lambda: self._perform(action, node))
+        except ActionTimeout:
+            try:
+                self._run(self._stop_loading)
+            except Exception as exc:
+                logger.debug("stop loading: %s", exc)
+            return f"{action.name} took longer than {self.action_timeout:g} s"
+        except Exception as exc:
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            return f"{action.name} failed: {message}"
+        return None
+
+    async def _perform(self, action: act.Action, node: Node | None) -> None:
+        tab = self._tabs[self._current]
+        page = tab.page
+        settle = self.action_timeout * 0.8
+        tab.nav_started.clear()
+        if action.name in ("click", "hover", "type"):
+            assert node is not None
+            if tab.cdp is None:
+                tab.cdp = await self._context.new_cdp_session(page)
+            x, y, expected = await self._target(tab, node.backend_id, action.name == "type")
+            if action.name == "hover":
+                await page.mouse.move(x, y)
+                return
+            await page.mouse.click(x, y)
+            if action.name == "type":
+                if "\n" in action.text:
+                    await page.keyboard.type(action.text)
+                else:  # one input event: same result in a form, far faster than per key
+                    await page.keyboard.insert_text(action.text)
+                if action.enter:
+                    await page.keyboard.press("Enter")
+            if action.name == "click" or action.enter:
+                await tab.settle(settle, expected, scripted=self.deployment)
+        elif action.name == "press":
+            expected = await self._will_navigate(tab, None, True)
+            await page.keyboard.press(act.key_combo(action.key))
+            if "Enter" in act.key_combo(action.key):
+                await tab.settle(settle, expected, scripted=self.deployment)
+        elif action.name == "scroll":
+            sign = "-" if action.direction == "up" else "+"
+            await page.evaluate(
+                "document.scrollingElement.scrollTop = document.scrollingElement.scrollTop "
+                f"{sign} window.innerHeight"
+            )
+        elif action.name == "goto":
+            await self._goto(page, self._to_local(action.url))
+        elif action.name == "new_tab":
+            await self._new_tab()
+        elif action.name == "tab_focus":
+            if not 0 <= action.tab < len(self._tabs):
+                raise IndexError(f"there is no tab {action.tab}")
+            self._current = action.tab
+            await self._tabs[action.tab].page.bring_to_front()
+        elif action.name == "close_tab":
+            await page.close()
+            self._tabs.pop(self._current)
+            if not self._tabs:
+                await self._new_tab()
+            self._current = len(self._tabs) - 1
+            await self._tabs[self._current].page.bring_to_front()
+        elif action.name == "go_back":
+            await page.go_back(wait_until="load")
+        elif action.name == "go_forward":
+            await page.go_forward(wait_until="load")
+
+    async def _target(self, tab: _Tab, backend_id: int, enter: bool) -> tuple[float, float, bool]:
+        """Scroll the element into view; its centre in the viewport and whether activating it
+        loads a page (one round trip to the page)."""
+        resolved = await tab.cdp.send("DOM.resolveNode", {"backendNodeId": backend_id})
+        reply = await tab.cdp.send(
+            "Runtime.callFunctionOn",
+            {
+                "objectId": resolved["object"]["objectId"],
+                "functionDeclaration": _TARGET_JS,
+                "arguments": [{"value": enter}],
+                "returnByValue": True,
+            },
+        )
+        value = reply.get("result", {}).get("value")
+        if not value:
+            raise RuntimeError("the element has no visible box")
+        return float(value[0]), float(value[1]), bool(value[2])
+
+    async def _will_navigate(self, tab: _Tab, backend_id: int | None, enter: bool) -> bool:
+        """Whether activating the element (``enter``: pressing Enter in it; ``None``: the
+        focused element) loads a page: a link to another document, a submit button, or a field
+        of a form that Enter submits."""
+        try:
+            if backend_id is None:
+                target = await tab.cdp.send(
+                    "Runtime.evaluate", {"expression": "document.activeElement"}
+                )
+            else:
+                target = await tab.cdp.send("DOM.resolveNode", {"backendNodeId": backend_id})
+            object_id = (target.get("object") or target.get("result") or {}).get("objectId")
+            if not object_id:
+                return False
+            reply = await tab.cdp.send(
+                "Runtime.callFunctionOn",
+                {
+                    "objectId": object_id,
+                    "functionDeclaration": _NAVIGATES_JS,
+                    "arguments": [{"value": enter}],
+                    "returnByValue": True,
+                },
+            )
+            return bool(reply.get("result", {}).get("value"))
+        except Exception as exc:
+            logger.debug("navigation check failed: %s", exc)
+            return False
+
+    async def _goto(self, page: Any, url: str) -> None:
+        parts = urlsplit(url)
+        allowed = {urlsplit(u).netloc for u in self._urls().values()}
+        if parts.scheme not in ("http", "https") or parts.netloc not in allowed:
+            raise RuntimeError(f"Failed to load the page: {url}")
+        try:
+            await page.goto(url, wait_until="load")
+        except Exception:
+            await self._stop_loading()
+            raise
+
+    async def _stop_loading(self) -> None:
+        """Abandon a navigation that failed or hangs, so the page can still be observed."""
+        tab = self._tabs[self._current]
+        if tab.cdp is None:
+            tab.cdp = await self._context.new_cdp_session(tab.page)
+        await tab.cdp.send("Page.stopLoading")
+
+    def _finish(self, action: act.Action) -> StepResult:
+        # AgentGym's server builds the reply from the page as the stop found it, then
+        # evaluates (evaluators may navigate away).
+        self._previous = act.describe(action, None)
+        try:
+            obs = self._observation(self._run(self._observe))
+        except Exception as exc:
+            obs = f"Failed to observe the page: {exc}"
+        try:
+            score = evaluate(
+                self._config, action.answer, _EvalBrowser(self), self._helpers(), self.judge
+            )
+        except Exception as exc:
+            logger.warning("evaluation failed: %s", exc)
+            self.score, self.success = 0.0, False
+            return StepResult(obs, 0.0, True, error=f"evaluation failed: {exc}")
+        self.score, self.success = float(score), score >= 1.0
+        return StepResult(obs, float(score), True, info={"url": self.current_url()})
+
+    def _helpers(self) -> dict[str, Any]:
+        if self.deployment:
+            return {}
+        from agentgym_envs.envs.webarena import helpers
+        from agentgym_envs.envs.webarena.sites import server
+
+        return helpers.local_helpers(server().sandbox_path(self._sandbox), self._urls())
+
+    # -- LLM wrappers ---------------------------------------------------------------------
+    def instructions(self) -> str:
+        return (
+            "You are an autonomous agent browsing the web to complete a task. Each turn you see "
+            "the objective, the current page as an accessibility tree (one element per line: "
+            "[id] role 'name'), its URL, the open tabs and your previous action. Answer with "
+            "your reasoning, then exactly one action inside triple backticks, e.g. "
+            "```click [12]```. Actions:\n"
+            "click [id] / hover [id] -- click or hover an element\n"
+            "type [id] [text] [0|1] -- type into a field; 1 (default) presses Enter after\n"
+            "press [key_comb] -- press keys, e.g. press [Meta+a]\n"
+            "scroll [down|up] -- show the rest of the page\n"
+            "new_tab / tab_focus [index] / close_tab -- manage tabs\n"
+            "goto [url] / go_back / go_forward -- navigate\n"
+            "stop [answer] -- finish; put the answer in the brackets (N/A if impossible).\n"
+            "The sites are listed at http://homepage.com."
+        )
+
+    def action_from_tool_call(self, name: str, arguments: dict[str, Any]) -> str:
+        return f"```{super().action_from_tool_call(name, arguments)}```"
+
+    # -- the random baseline --------------------------------------------------------------
+    def random_action(self, rng: np.random.Generator) -> str:
+        """A well-formed action: a click, scroll or typing on the page, or a guessed stop."""
+        ids = sorted(self._nodes)
+        roll = rng.random()
+        if roll < 0.25:
+            body = f"stop [{int(rng.integers(0, 10))}]"
+        elif roll < 0.35 or not ids:
+            body = "scroll [down]"
+        elif roll < 0.5:
+            body = f"type [{ids[int(rng.integers(len(ids)))]}] [test] [1]"
+        else:
+            body = f"click [{ids[int(rng.integers(len(ids)))]}]"
+        return f"In summary, the next action I will perform is ```{body}```"
+
+    # -- pickling -------------------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_context", "_tabs")}
+        if self._tabs:
+            cookies = self._run(lambda: self._context.cookies())
+            db = None
+            if self._sandbox is not None:
+                from agentgym_envs.envs.webarena.sites import server
+
+                db = server().sandbox_path(self._sandbox).read_bytes()
+            state["_restore"] = {
+                "urls": [t.page.url for t in self._tabs],
+                "current": self._current,
+                "cookies": cookies,
+                "db": db,
+            }
+        state["_sandbox"], state["_nodes"] = None, {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._context, self._tabs = None, []
+
+    def _restore_state(self) -> None:
+        snap, self._restore = self._restore, None
+        assert snap is not None
+        if snap["db"] is not None:
+            from agentgym_envs.envs.webarena.sites import server
+
+            self._sandbox = server().new_sandbox(snap["db"])
+            for cookie in snap["cookies"]:
+                if cookie["name"] == "agentgym_sandbox":
+                    cookie["value"] = self._sandbox
+
+        async def reopen() -> None:
+            await self._open_context(snap["cookies"], snap["urls"])
+            self._current = snap["current"]
+            await self._observe()
+
+        self._run(reopen, self.action_timeout * 2)
+
+    def close(self) -> None:
+        if self._context is not None:
+            try:
+                self._run(self._close_context)
+            except Exception as exc:
+                logger.debug("close: %s", exc)
+        if self._sandbox is not None and not self.deployment:
+            from agentgym_envs.envs.webarena.sites import server
+
+            server().drop_sandbox(self._sandbox)
+            self._sandbox = None
+        super().close()
+
+
+class _EvalBrowser:
+    """The evaluators' view of the episode's current tab."""
+
+    def __init__(self, env: WebArenaEnv) -> None:
+        self.env = env
+
+    def current_url(self) -> str:
+        return self.env.current_url()
+
+    def _page(self):
+        return self.env._tabs[self.env._current].page
+
+    def goto(self, url: str) -> None:
+        self.env._run(lambda: self._page().goto(url, wait_until="load"))
+
+    def content(self) -> str:
+        return self.env._run(lambda: self._page().content())
+
+    def evaluate(self, expression: str) -> Any:
+        return self.env._run(lambda: self._page().evaluate(expression))

@@ -1,0 +1,175 @@
+"""What every site shares: the per-episode database (a sandbox chosen by cookie), signed login
+cookies, form parsing and the page skeleton."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import html
+import secrets
+import sqlite3
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import parse_qs, urlencode
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse
+
+SANDBOX_COOKIE = "agentgym_sandbox"
+_SECRET = secrets.token_bytes(16)
+
+
+class Sandboxes:
+    """Sandbox name -> SQLite file; each episode's browser carries its sandbox in a cookie."""
+
+    def __init__(self) -> None:
+        self._paths: dict[str, Path] = {}
+        self._lock = threading.Lock()
+        self.default: str | None = None
+
+    def add(self, name: str, path: Path) -> None:
+        with self._lock:
+            self._paths[name] = path
+
+    def remove(self, name: str) -> None:
+        with self._lock:
+            self._paths.pop(name, None)
+
+    def path(self, name: str | None) -> Path | None:
+        with self._lock:
+            if name in self._paths:
+                return self._paths[name]
+            return self._paths.get(self.default) if self.default else None
+
+
+SANDBOXES = Sandboxes()
+
+
+def connect(request: Request) -> sqlite3.Connection:
+    """The database of the request's sandbox (its cookie), else the default sandbox."""
+    path = SANDBOXES.path(request.cookies.get(SANDBOX_COOKIE))
+    if path is None:
+        raise LookupError("no sandbox database for this request")
+    conn = sqlite3.connect(path, timeout=5, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def sign(value: str) -> str:
+    mac = hmac.new(_SECRET, value.encode(), hashlib.sha256).hexdigest()[:16]
+    return f"{value}.{mac}"
+
+
+def unsign(token: str | None) -> str | None:
+    if not token or "." not in token:
+        return None
+    value, _, mac = token.rpartition(".")
+    return value if hmac.compare_digest(sign(value), token) and mac else None
+
+
+def password_hash(password: str) -> str:
+    return hashlib.sha256(("agentgym:" + password).encode()).hexdigest()
+
+
+def current_user(request: Request, cookie: str) -> str | None:
+    return unsign(request.cookies.get(cookie))
+
+
+async def form(request: Request) -> dict[str, str]:
+    """An urlencoded form body as a dict (last value wins)."""
+    body = (await request.body()).decode("utf-8", "replace")
+    return {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
+
+
+def esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def redirect(url: str) -> RedirectResponse:
+    return RedirectResponse(url, status_code=303)
+
+
+def qs(**params: object) -> str:
+    return urlencode({k: v for k, v in params.items() if v not in (None, "")})
+
+
+def table(headers: Iterable[str], rows: Iterable[Iterable[str]], caption: str = "") -> str:
+    """A table whose cells are already HTML."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    cap = f"<caption>{esc(caption)}</caption>" if caption else ""
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def pager(base: str, page: int, pages: int, **params: object) -> str:
+    """Previous/next page links (``?page=N``) when there is more than one page."""
+    if pages <= 1:
+        return ""
+    links = []
+    if page > 1:
+        links.append(f'<a href="{base}?{qs(**params, page=page - 1)}">Previous Page</a>')
+    links.append(f"<span>Page {page} of {pages}</span>")
+    if page < pages:
+        links.append(f'<a href="{base}?{qs(**params, page=page + 1)}">Next Page</a>')
+    return '<nav aria-label="Pagination">' + " ".join(links) + "</nav>"
+
+
+def render(title: str, body: str, nav: str = "", status: int = 200) -> HTMLResponse:
+    doc = (
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{esc(title)}</title>"
+        "<link rel='icon' href='data:,'>"
+        "<style>body{font-family:sans-serif;margin:0 16px;font-size:15px}"
+        "header,nav{margin:6px 0}td,th{padding:2px 8px;text-align:left}"
+        "main{max-width:1100px}</style></head>"
+        f"<body><header>{nav}</header><main>{body}</main></body></html>"
+    )
+    return HTMLResponse(doc, status_code=status)
+
+
+async def sign_in(
+    request: Request,
+    *,
+    users: str,
+    name_column: str,
+    cookie: str,
+    home: str,
+    retry: str,
+    error: str,
+) -> RedirectResponse:
+    """Check a posted ``username``/``password`` against ``users`` (the table whose
+    ``name_column`` names the user); on success set the signed ``cookie`` and go ``home``, else
+    back to ``retry`` with ``error`` shown."""
+    data = await form(request)
+    with connect(request) as db:
+        row = db.execute(
+            f"SELECT password FROM {users} WHERE {name_column}=?", (data.get("username", ""),)
+        ).fetchone()
+    if row is None or row[0] != password_hash(data.get("password", "")):
+        return redirect(f"{retry}?" + qs(error=error))
+    response = redirect(home)
+    response.set_cookie(cookie, sign(data["username"]), httponly=True)
+    return response
+
+
+def sign_out(cookie: str, to: str) -> RedirectResponse:
+    """Drop the session ``cookie`` and go ``to``."""
+    response = redirect(to)
+    response.delete_cookie(cookie)
+    return response
+
+
+def login_form(action: str, user_label: str, error: str = "") -> str:
+    note = f"<p role='alert'>{esc(error)}</p>" if error else ""
+    return (
+        f"{note}<form method='post' action='{action}'>"
+        f"<label>{esc(user_label)} <input name='username' type='text'></label> "
+        "<label>Password <input name='password' type='password'></label> "
+        "<button type='submit'>Sign In</button></form>"
+    )
+
+
+def paginate(rows: list, page: int, per_page: int) -> tuple[list, int, int]:
+    pages = max(1, -(-len(rows) // per_page))
+    page = min(max(1, page), pages)
+    return rows[(page - 1) * per_page : page * per_page], page, pages

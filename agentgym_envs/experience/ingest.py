@@ -1,0 +1,484 @@
+"""Import benchmark runs and trajectory recordings into the store, idempotently.
+
+Two kinds of input are understood:
+
+* a **benchmark run folder** written by ``agentgym bench`` / :func:`run_benchmark`
+  (``run.json`` with the settings, ``results.jsonl`` with one episode per line: env id, item id,
+  sample, reward, success, turns, times, tokens, the AgentTraj conversation);
+* a **recording**: AgentTraj JSONL as :class:`~agentgym_envs.wrappers.RecordTrajectory`
+  writes it (``item_id``, ``conversations``, ``reward``, ``success``), or any AgentTraj file.
+
+A run is identified by where it was read (its resolved path) and an episode by its key within
+the run (``env|item|sample`` for benchmark results, line number and content hash for
+recordings), so importing the same thing twice adds nothing, and importing a run that has grown
+since adds only the new episodes. Episodes are written in transactions that each hold whole
+episodes (with their steps and automatic feedback): an import killed midway leaves every
+episode either fully stored or absent, and the next import picks up the rest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentgym_envs.errors import BadDataError
+from agentgym_envs.experience.models import utcnow
+
+logger = logging.getLogger(__name__)
+
+RESULTS_FILE = "results.jsonl"
+CONFIG_FILE = "run.json"
+
+#: Benchmark truncation reasons -> the env contract's ``info["outcome"]`` names.
+_TRUNCATION_OUTCOME = {
+    "max_rounds": "turn_limit",
+    "context_length": "token_limit",
+    "time_limit": "time_limit",
+}
+
+
+@dataclass
+class ImportReport:
+    """What an import did: runs touched, episodes added and already present, time taken."""
+
+    runs: list[int] = field(default_factory=list)
+    added: int = 0
+    skipped: int = 0
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        """Episodes added per second."""
+        return self.added / self.seconds if self.seconds > 0 else 0.0
+
+
+# -- conversations -> steps ------------------------------------------------------------------
+def conversation_start(conversation: list[dict[str, Any]]) -> int:
+    """Index of the first turn after AgentGym's ``conversation_start`` (instructions + "Ok.")."""
+    c = conversation
+    if (
+        len(c) >= 2
+        and c[0].get("from") == "human"
+        and c[1].get("from") == "gpt"
+        and c[1].get("loss") is False
+    ):
+        return 2
+    return 0
+
+
+def conversation_steps(conversation: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One step per agent reply after ``conversation_start``: the observation it answered, the
+    reply, the observation that came back, and the reply's position in the conversation."""
+    start = conversation_start(conversation)
+    steps: list[dict[str, Any]] = []
+    for i in range(start, len(conversation)):
+        turn = conversation[i]
+        if turn.get("from") != "gpt":
+            continue
+        before = conversation[i - 1] if i - 1 >= start else None
+        after = conversation[i + 1] if i + 1 < len(conversation) else None
+        steps.append(
+            {
+                "index": len(steps),
+                "turn": i,
+                "observation": str(before.get("value", ""))
+                if before and before.get("from") == "human"
+                else "",
+                "action": str(turn.get("value", "")),
+                "result": str(after.get("value", ""))
+                if after and after.get("from") == "human"
+                else None,
+                "reward": turn.get("reward"),
+                "latency": turn.get("latency"),
+            }
+        )
+    return steps
+
+
+def _outcome(rec: dict[str, Any]) -> str:
+    if rec.get("error"):
+        return "env_error"
+    if rec.get("outcome"):
+        return str(rec["outcome"])
+    if rec.get("success"):
+        return "success"
+    reason = rec.get("truncation_reason")
+    if reason:
+        return _TRUNCATION_OUTCOME.get(str(reason), str(reason))
+    return "failure"
+
+
+def _as_float(value: Any, default: float | None = 0.0) -> float | None:
+    try:
+        return float(value) if value is not None else default
+    except (TypeError, ValueError):
+        return default
+
+
+def _episode_row(rec: dict[str, Any], key: str) -> dict[str, Any]:
+    tokens = rec.get("tokens") or {}
+    conversation = rec.get("conversations") or []
+    steps = conversation_steps(conversation)
+    turns = rec.get("turns")
+    return {
+        "key": key,
+        "env_id": str(rec.get("env_id") or ""),
+        "item_id": str(rec["item_id"]),
+        "split": rec.get("split"),
+        "task_id": rec.get("task_id"),
+        "sample": int(rec.get("sample") or 0),
+        "seed": rec.get("seed"),
+        "outcome": _outcome(rec),
+        "success": bool(rec.get("success")),
+        "score": _as_float(rec.get("reward", rec.get("score")), 0.0),
+        "turns": int(turns) if turns is not None else len(steps),
+        "prompt_tokens": tokens.get("prompt_tokens"),
+        "completion_tokens": tokens.get("completion_tokens"),
+        "wall_time": _as_float(rec.get("wall_time"), None),
+        "env_time": _as_float(rec.get("env_time"), None),
+        "policy_time": _as_float(rec.get("policy_time"), None),
+        "truncation_reason": rec.get("truncation_reason"),
+        "error": rec.get("error"),
+        "conversation": conversation,
+        "_steps": steps,
+    }
+
+
+# -- reading inputs --------------------------------------------------------------------------
+def _read_jsonl(path: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """(line number, raw line, record) for each whole JSON object line; a torn last line and
+    lines that are not JSON objects are skipped with a warning."""
+    with path.open(encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                logger.warning("%s:%d is not JSON (a torn write?): skipped", path, number)
+                continue
+            if isinstance(rec, dict):
+                yield number, line, rec
+
+
+def find_sources(path: str | os.PathLike[str]) -> list[tuple[str, Path]]:
+    """The importable things under ``path``: ``("bench", run folder)`` and ``("recording", file)``.
+
+    A folder with ``results.jsonl`` is a benchmark run; any other ``.jsonl`` file is a
+    recording; other folders are searched (sorted, so the order is stable).
+    """
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise BadDataError(
+            f"{p}: no such file or folder: pass a run folder (agentgym bench --out) or a .jsonl recording"
+        )
+    if p.is_file():
+        if p.name == RESULTS_FILE:
+            return [("bench", p.parent)]
+        return [("recording", p)]
+    if (p / RESULTS_FILE).is_file():
+        return [("bench", p)]
+    found: list[tuple[str, Path]] = []
+    for child in sorted(p.iterdir()):
+        if child.is_dir():
+            found += find_sources(child)
+        elif child.suffix == ".jsonl":
+            found.append(("recording", child))
+    return found
+
+
+def _bench_records(folder: Path) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
+    cfg_path = folder / CONFIG_FILE
+    config: dict[str, Any] = {}
+    if cfg_path.is_file():
+        try:
+            config = json.loads(cfg_path.read_text(encoding="utf-8"))
+        except ValueError:
+            logger.warning("%s is not JSON: importing without the run's settings", cfg_path)
+    latest: dict[str, dict[str, Any]] = {}
+    for _n, _line, rec in _read_jsonl(folder / RESULTS_FILE):
+        if "env_id" not in rec or "item_id" not in rec:
+            continue
+        key = f"{rec['env_id']}|{rec['item_id']}|{int(rec.get('sample') or 0)}"
+        latest[key] = rec  # a resumed run appends a re-run of a failed episode: the last one counts
+    return config, list(latest.items())
+
+
+def _recording_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    from agentgym_envs.datasets.items import default_resolver
+
+    resolver = default_resolver()
+    out: list[tuple[str, dict[str, Any]]] = []
+    for number, line, rec in _read_jsonl(path):
+        if not isinstance(rec.get("item_id"), str) or not isinstance(
+            rec.get("conversations"), list
+        ):
+            logger.warning(
+                "%s:%d is not an AgentTraj record (item_id, conversations): skipped", path, number
+            )
+            continue
+        rec = dict(rec)
+        if not rec.get("env_id"):
+            try:
+                ref = resolver.resolve(rec["item_id"])
+                rec.update(env_id=ref.env_id, split=ref.split, task_id=ref.task_id)
+            except Exception as exc:
+                logger.debug("cannot link %s to an env: %s", rec["item_id"], exc)
+                rec["env_id"] = rec["item_id"].rsplit("_", 1)[0]
+        digest = hashlib.sha1(line.strip().encode("utf-8")).hexdigest()[:16]
+        out.append((f"line{number}:{digest}", rec))
+    return out
+
+
+# -- writing ---------------------------------------------------------------------------------
+def _version_for(session, config: dict[str, Any], version: Any):
+    from agentgym_envs.experience.versions import get_or_register, parse_label
+
+    if version is not None:
+        if hasattr(version, "id"):
+            return session.merge(version)
+        name, ver = parse_label(str(version))
+        return get_or_register(session, name, ver)
+    policy = config.get("policy")
+    if not isinstance(policy, dict) or not policy.get("name"):
+        return None
+    stable = json.dumps(
+        {k: v for k, v in policy.items() if k != "base_url"}, sort_keys=True, default=str
+    )
+    ver = str(policy.get("model") or "") or "cfg-" + hashlib.sha1(stable.encode()).hexdigest()[:8]
+    return get_or_register(
+        session,
+        str(policy["name"]),
+        ver,
+        model=policy.get("model"),
+        config=policy,
+        prompt_set=str(config.get("format")) if config.get("format") else None,
+    )
+
+
+def _get_run(
+    session,
+    *,
+    source_key: str,
+    kind: str,
+    source: str,
+    name: str,
+    config: dict[str, Any],
+    version,
+    split: str | None,
+    ab_test_id: int | None,
+    arm: str | None,
+):
+    from sqlalchemy import select
+
+    from agentgym_envs.experience.models import Run
+
+    run = session.scalars(select(Run).where(Run.source_key == source_key)).one_or_none()
+    if run is None:
+        run = Run(
+            source_key=source_key,
+            kind=kind,
+            source=source,
+            name=name,
+            config=config,
+            version_id=version.id if version is not None else None,
+            split=split,
+            ab_test_id=ab_test_id,
+            arm=arm,
+        )
+        session.add(run)
+        session.flush()
+    return run
+
+
+def _write_episodes(store, run_id: int, rows: list[dict[str, Any]], auto_feedback: bool) -> None:
+    """Insert whole episodes (rows, their steps, their automatic feedback) in one transaction.
+
+    Bulk inserts (``executemany``; ids come back in order with ``RETURNING``) rather than the
+    ORM's unit of work: an import is mostly this loop.
+    """
+    from sqlalchemy import insert, select
+
+    from agentgym_envs.experience.models import Episode, Feedback, Step
+
+    now = utcnow()
+    steps_of = [row.pop("_steps") for row in rows]
+    with store.session() as s:
+        ids = s.scalars(
+            insert(Episode).returning(Episode.id, sort_by_parameter_order=True),
+            [{**row, "run_id": run_id, "created_at": now} for row in rows],
+        ).all()
+        step_rows = [
+            {**st, "episode_id": ep_id} for ep_id, steps in zip(ids, steps_of) for st in steps
+        ]
+        if step_rows:
+            s.execute(insert(Step), step_rows)
+        if not auto_feedback:
+            return
+        feedback = [
+            {
+                "episode_id": ep_id,
+                "step_id": None,
+                "target": "outcome",
+                "label": "good" if row["success"] else "bad",
+                "score": row["score"],
+                "comment": f"env outcome: {row['outcome']}",
+                "author": f"env:{row['env_id']}",
+                "source": "auto",
+                "created_at": now,
+            }
+            for ep_id, row in zip(ids, rows)
+        ]
+        rewarded = {
+            (st["episode_id"], st["index"]): st["reward"]
+            for st in step_rows
+            if st["reward"] is not None
+        }
+        if rewarded:
+            env_of = {ep_id: row["env_id"] for ep_id, row in zip(ids, rows)}
+            found = s.execute(
+                select(Step.id, Step.episode_id, Step.index).where(
+                    Step.episode_id.in_({k[0] for k in rewarded})
+                )
+            )
+            for step_id, ep_id, index in found:
+                reward = rewarded.get((ep_id, index))
+                if reward is None:
+                    continue
+                feedback.append(
+                    {
+                        "episode_id": ep_id,
+                        "step_id": step_id,
+                        "target": "action",
+                        "label": "good" if reward > 0 else "bad",
+                        "score": float(reward),
+                        "comment": "env step reward",
+                        "author": f"env:{env_of[ep_id]}",
+                        "source": "auto",
+                        "created_at": now,
+                    }
+                )
+        s.execute(insert(Feedback), feedback)
+
+
+def import_records(
+    store,
+    records: Iterable[tuple[str, dict[str, Any]]],
+    *,
+    source_key: str,
+    kind: str,
+    name: str,
+    source: str = "",
+    config: dict[str, Any] | None = None,
+    version: Any = None,
+    ab_test_id: int | None = None,
+    arm: str | None = None,
+    batch_size: int = 200,
+    auto_feedback: bool = True,
+    report: ImportReport | None = None,
+) -> ImportReport:
+    """Store ``(key, record)`` pairs as episodes of the run ``source_key`` (created if new).
+
+    Records are benchmark result lines (or AgentTraj records with ``env_id`` set). Keys
+    already stored for the run are skipped. Each batch of ``batch_size`` whole episodes is one
+    transaction. ``version``: an :class:`AgentVersion`, a ``name@version`` label, or ``None``
+    (derived from ``config["policy"]`` where present).
+    """
+    from sqlalchemy import select
+
+    from agentgym_envs.experience.models import Episode
+
+    report = report or ImportReport()
+    config = dict(config or {})
+    t0 = time.perf_counter()
+    with store.session() as s:
+        ver = _version_for(s, config, version)
+        run = _get_run(
+            s,
+            source_key=source_key,
+            kind=kind,
+            source=source,
+            name=name,
+            config=config,
+            version=ver,
+            split=config.get("split"),
+            ab_test_id=ab_test_id,
+            arm=arm,
+        )
+        run_id = run.id
+        have = set(s.scalars(select(Episode.key).where(Episode.run_id == run_id)))
+    batch: list[dict[str, Any]] = []
+    for key, rec in records:
+        if key in have:
+            report.skipped += 1
+            continue
+        have.add(key)
+        try:
+            batch.append(_episode_row(rec, key))
+        except (KeyError, TypeError, ValueError) as exc:
+            report.problems.append(f"{source or source_key} {key}: {exc}")
+            continue
+        if len(batch) >= batch_size:
+            _write_episodes(store, run_id, batch, auto_feedback)
+            report.added += len(batch)
+            batch = []
+    if batch:
+        _write_episodes(store, run_id, batch, auto_feedback)
+        report.added += len(batch)
+    if run_id not in report.runs:
+        report.runs.append(run_id)
+    report.seconds += time.perf_counter() - t0
+    return report
+
+
+def import_path(
+    store,
+    path: str | os.PathLike[str],
+    *,
+    version: Any = None,
+    name: str | None = None,
+    batch_size: int = 200,
+    auto_feedback: bool = True,
+) -> ImportReport:
+    """Import every run folder and recording under ``path`` (see the module docstring)."""
+    report = ImportReport()
+    t0 = time.perf_counter()
+    for kind, src in find_sources(path):
+        resolved = src.resolve()
+        if kind == "bench":
+            config, records = _bench_records(resolved)
+        else:
+            config, records = {}, _recording_records(resolved)
+        import_records(
+            store,
+            records,
+            source_key=f"{kind}:{resolved}",
+            kind=kind,
+            source=str(resolved),
+            name=name or resolved.name,
+            config=config,
+            version=version,
+            batch_size=batch_size,
+            auto_feedback=auto_feedback,
+            report=report,
+        )
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+__all__ = [
+    "ImportReport",
+    "conversation_start",
+    "conversation_steps",
+    "find_sources",
+    "import_path",
+    "import_records",
+]

@@ -1,0 +1,464 @@
+"""An env as an MCP server (the official ``mcp`` SDK): ``agentgym mcp <id>``.
+
+Tools: ``reset`` (start an episode: ``task_id``, ``split``, ``seed``), ``act`` (one action in
+the family's text grammar) and the family's own tools (Maze's ``move``, the tool families'
+API calls, ...; their JSON schemas are the env's). Each result is the observation as text,
+with ``reward``, ``terminated``, ``success``, ``score`` and ``episode`` as structured content.
+Each MCP connection (stdio process, streamable-HTTP session) plays its own episode; a
+streamable-HTTP URL may name its episode key with ``?session=<key>`` (the recording gateway
+does). A call before ``reset``, an unknown tool or arguments that break the schema come back
+as an error result that says what to do; the episode is unchanged.
+
+``record=<file.jsonl>`` appends each finished episode as an AgentTraj record.
+
+::
+
+    agentgym mcp Maze-v0                          # stdio
+    agentgym mcp Maze-v0 --transport http --port 8765   # http://127.0.0.1:8765/mcp
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+from agentgym_envs.errors import AgentGymError, require
+
+logger = logging.getLogger(__name__)
+
+_HINT = "mcp"
+
+
+class SessionError(AgentGymError):
+    """A call names an episode that does not exist, or comes before ``reset``."""
+
+
+@dataclass
+class EnvEpisode:
+    """One episode behind a session: the env (FunctionCalling-wrapped), its conversation and
+    outcome so far."""
+
+    key: str
+    env_id: str
+    env: Any
+    item_id: str
+    conversation: Any
+    reward: float = 0.0
+    terminated: bool = False
+    truncated: bool = False
+    info: dict[str, Any] = field(default_factory=dict)
+    steps: int = 0
+    recorded: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def done(self) -> bool:
+        return self.terminated or self.truncated
+
+    def result(self, observation: str) -> dict[str, Any]:
+        return {
+            "episode": self.key,
+            "observation": observation,
+            "reward": self.reward,
+            "terminated": self.terminated,
+            "truncated": self.truncated,
+            "success": bool(self.info.get("success", False)),
+            "score": float(self.info.get("score", 0.0)),
+            "error": self.info.get("error"),
+            "steps": self.steps,
+        }
+
+    def step(self, action: Any, reply: Any) -> str:
+        """Step the env with ``action`` (text, or a tool call for FunctionCalling)."""
+        with self.lock:
+            if self.done:
+                raise SessionError(
+                    f"episode {self.key} has ended (success={self.info.get('success', False)}): "
+                    "call reset to start another"
+                )
+            target = self.env if not isinstance(action, str) else self.env.env
+            obs, reward, terminated, truncated, info = target.step(action)
+            self.steps += 1
+            self.reward = float(reward)
+            self.terminated, self.truncated, self.info = bool(terminated), bool(truncated), info
+            self.conversation.add(reply, obs, info.get("tool_calls") or None)
+            return obs
+
+    def record(self) -> dict[str, Any]:
+        """The episode as an AgentTraj record (with ``reward``, ``success``, ``outcome``)."""
+        return {
+            "item_id": self.item_id,
+            "conversations": self.conversation.agenttraj(),
+            "reward": float(self.info.get("score", 0.0)),
+            "success": bool(self.info.get("success", False)),
+            "outcome": self.info.get("outcome"),
+            "env_id": self.env_id,
+            "steps": self.steps,
+        }
+
+
+class EpisodeStore:
+    """Episodes by key, thread-safe; finished episodes appended to ``record`` (JSONL) once."""
+
+    def __init__(
+        self, env_id: str, *, record: str | os.PathLike[str] | None = None, max_episodes: int = 256
+    ) -> None:
+        from agentgym_envs.spec import resolve_id
+
+        self.env_id = resolve_id(env_id)
+        self.record_path = Path(record) if record else None
+        self.max_episodes = max_episodes
+        self.episodes: dict[str, EnvEpisode] = {}
+        self._lock = threading.Lock()
+        self._write = threading.Lock()
+
+    def reset(
+        self, key: str, *, task_id: int | None = None, split: str = "test", seed: int | None = None
+    ) -> tuple[EnvEpisode, str, dict[str, Any]]:
+        from agentgym_envs.wrappers import FunctionCalling
+        from agentgym_envs.wrappers.conversation import Conversation
+
+        old = self.episodes.get(key)
+        if old is not None:
+            self.finish(old)
+        env = old.env if old is not None else FunctionCalling(gym.make(self.env_id))
+        options: dict[str, Any] = {"split": split}
+        if task_id is not None:
+            options["task_id"] = int(task_id)
+        obs, info = env.reset(seed=seed, options=options)
+        episode = EnvEpisode(
+            key, self.env_id, env, env.unwrapped.item_id, Conversation.start(obs, info), info=info
+        )
+        with self._lock:
+            self.episodes[key] = episode
+            while len(self.episodes) > self.max_episodes:
+                oldest = next(iter(self.episodes))
+                self.close(oldest)
+        return episode, obs, info
+
+    def get(self, key: str) -> EnvEpisode:
+        episode = self.episodes.get(key)
+        if episode is None:
+            raise SessionError(f"no episode for session {key!r}: call reset first")
+        return episode
+
+    def finish(self, episode: EnvEpisode) -> None:
+        """Append the episode's record to the JSONL file (once; only played episodes)."""
+        if self.record_path is None or episode.recorded or not episode.steps:
+            return
+        line = json.dumps(episode.record(), ensure_ascii=False) + "\n"
+        with self._write:
+            self.record_path.parent.mkdir(parents=True, exist_ok=True)
+            with self.record_path.open("a", encoding="utf-8") as f:
+                f.write(line)
+                f.flush()
+            episode.recorded = True
+
+    def close(self, key: str) -> None:
+        episode = self.episodes.pop(key, None)
+        if episode is not None:
+            self.finish(episode)
+            episode.env.close()
+
+    def close_all(self) -> None:
+        for key in list(self.episodes):
+            self.close(key)
+
+
+_RESET_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "task_id": {"type": "integer", "minimum": 0, "description": "the task (default: drawn)"},
+        "split": {"type": "string", "enum": ["train", "test"], "default": "test"},
+        "seed": {"type": "integer"},
+    },
+    "additionalProperties": False,
+}
+_ACT_SCHEMA = {
+    "type": "object",
+    "properties": {"action": {"type": "string", "description": "one action, as text"}},
+    "required": ["action"],
+    "additionalProperties": False,
+}
+
+
+def env_tools(env_id: str) -> list[dict[str, Any]]:
+    """The MCP tool list for ``env_id``: ``reset``, ``act`` and the family's tools."""
+    from agentgym_envs.spec import resolve_id
+
+    env = gym.make(resolve_id(env_id))
+    env.reset(options={"split": "test", "task_id": 0})
+    instructions = env.unwrapped.instructions()
+    family = [t.get("function", t) for t in env.unwrapped.tool_schemas()]
+    env.close()
+    tools = [
+        {
+            "name": "reset",
+            "description": "Start a new episode; returns the task instructions and the first "
+            "observation.\n\n" + instructions,
+            "inputSchema": _RESET_SCHEMA,
+        },
+        {
+            "name": "act",
+            "description": "Send one action to the environment in its text grammar; returns "
+            "the observation.",
+            "inputSchema": _ACT_SCHEMA,
+        },
+    ]
+    for fn in family:
+        if fn["name"] in ("reset", "act"):
+            continue
+        tools.append(
+            {
+                "name": fn["name"],
+                "description": fn.get("description", ""),
+                "inputSchema": fn.get("parameters") or {"type": "object"},
+            }
+        )
+    return tools
+
+
+class EpisodeTools:
+    """One env episode at a time behind named tools -- the core the framework adapters share
+    (LangGraph, CrewAI): :meth:`reset`, :meth:`call` (``act`` or a family tool, the result as
+    text; mistakes come back as text the model can read) and the record.
+
+    Args:
+        env_id: a registered id.
+        act_tool: also offer ``act`` (text actions) next to the family's tools.
+    """
+
+    _KEY = "episode"
+
+    def __init__(self, env_id: str, *, act_tool: bool = True) -> None:
+        self.store = EpisodeStore(env_id)
+        self.env_id = self.store.env_id
+        specs = [t for t in env_tools(self.env_id) if t["name"] != "reset"]
+        if not act_tool:
+            specs = [t for t in specs if t["name"] != "act"] or specs
+        self.specs = specs
+
+    def reset(
+        self, task_id: int | None = None, split: str = "test", seed: int | None = None
+    ) -> str:
+        """Start an episode; the instructions and first observation, for the first message."""
+        episode, obs, _ = self.store.reset(self._KEY, task_id=task_id, split=split, seed=seed)
+        return f"{episode.env.instructions()}\n\n{obs}"
+
+    @property
+    def episode(self) -> EnvEpisode:
+        return self.store.get(self._KEY)
+
+    @property
+    def done(self) -> bool:
+        episode = self.store.episodes.get(self._KEY)
+        return episode is not None and episode.done
+
+    def result(self) -> dict[str, Any]:
+        """``reward``, ``terminated``, ``success``, ``score``, ``steps`` so far."""
+        return self.episode.result("")
+
+    def call(self, name: str, arguments: dict[str, Any]) -> str:
+        """Run tool ``name``; the observation (or what went wrong) as text."""
+        try:
+            episode = self.store.get(self._KEY)
+            if name == "act":
+                action = str(arguments.get("action", ""))
+                return episode.step(action, f"Action: {action}")
+            call = {
+                "id": f"call_{episode.steps}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            reply = {"role": "assistant", "content": "", "tool_calls": [call]}
+            return episode.step(reply, reply)
+        except SessionError as exc:
+            return f"Error: {exc}"
+
+    def record(self, messages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The episode as an AgentTraj record, scored by the env; with OpenAI chat
+        ``messages`` the conversation is the agent's own, else the env's view of it."""
+        record = self.episode.record()
+        if messages is not None:
+            from agentgym_envs.integrations.gateway import chat_to_agenttraj
+
+            record["conversations"] = chat_to_agenttraj(messages)
+        return record
+
+    def close(self) -> None:
+        self.store.close_all()
+
+
+def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
+    """The MCP ``Server`` (low-level API) for ``env_id`` over ``store``."""
+    require("mcp", _HINT)
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    store = store or EpisodeStore(env_id)
+    tools = env_tools(store.env_id)
+    names = {t["name"] for t in tools}
+    server: Any = Server(f"agentgym:{store.env_id}")
+
+    def session_key() -> str:
+        ctx = server.request_context
+        request = getattr(ctx, "request", None)
+        if request is not None:
+            params = getattr(request, "query_params", None)
+            if params is not None and params.get("session"):
+                return str(params["session"])
+        session = ctx.session
+        key = getattr(session, "_agentgym_key", None)
+        if key is None:
+            key = f"mcp-{uuid.uuid4().hex[:12]}"
+            session._agentgym_key = key
+        return key
+
+    @server.list_tools()
+    async def list_tools() -> list[types.Tool]:
+        return [types.Tool(**t) for t in tools]
+
+    def error(message: str) -> types.CallToolResult:
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=message)], isError=True
+        )
+
+    def ok(text: str, data: dict[str, Any]) -> types.CallToolResult:
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], structuredContent=data
+        )
+
+    @server.call_tool()
+    async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        arguments = dict(arguments or {})
+        if name not in names:
+            return error(f"unknown tool {name!r}: use one of {', '.join(sorted(names))}")
+        key = session_key()
+        try:
+            if name == "reset":
+                episode, obs, info = store.reset(key, **arguments)
+                text = f"{episode.env.instructions()}\n\n{obs}"
+                return ok(text, {**episode.result(obs), "task_id": info["task_id"]})
+            episode = store.get(key)
+            if name == "act":
+                reply = {"role": "assistant", "content": f"Action: {arguments['action']}"}
+                obs = episode.step(str(arguments["action"]), reply["content"])
+            else:
+                call = {
+                    "id": f"call_{episode.steps}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(arguments)},
+                }
+                reply = {"role": "assistant", "content": "", "tool_calls": [call]}
+                obs = episode.step(reply, reply)
+            if episode.done:
+                store.finish(episode)
+            return ok(obs, episode.result(obs))
+        except SessionError as exc:
+            return error(str(exc))
+        except AgentGymError as exc:
+            return error(f"{type(exc).__name__}: {exc}")
+
+    server.agentgym_store = store
+    return server
+
+
+async def serve_stdio(env_id: str, *, record: str | None = None) -> None:
+    """Serve ``env_id`` over stdio until the client closes the pipe."""
+    require("mcp", _HINT)
+    from mcp.server.stdio import stdio_server
+
+    store = EpisodeStore(env_id, record=record)
+    server = build_server(env_id, store)
+    try:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        store.close_all()
+
+
+def session_manager(env_id: str, store: EpisodeStore) -> Any:
+    """The SDK's streamable-HTTP session manager for ``env_id`` over ``store``: mount its
+    ``handle_request`` and run ``manager.run()`` in the app's lifespan."""
+    require("mcp", _HINT)
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    return StreamableHTTPSessionManager(app=build_server(env_id, store), stateless=False)
+
+
+def http_app(env_id: str, *, store: EpisodeStore | None = None, path: str = "/mcp") -> Any:
+    """A Starlette app serving ``env_id`` over streamable HTTP at ``path``."""
+    import contextlib
+
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    store = store or EpisodeStore(env_id)
+    manager = session_manager(env_id, store)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any):
+        async with manager.run():
+            try:
+                yield
+            finally:
+                store.close_all()
+
+    app = Starlette(routes=[Mount(path, app=manager.handle_request)], lifespan=lifespan)
+    app.state.store = store
+    return app
+
+
+def serve_http(
+    env_id: str, *, host: str = "127.0.0.1", port: int = 8765, record: str | None = None
+) -> None:
+    """Serve ``env_id`` over streamable HTTP at ``http://host:port/mcp``."""
+    import uvicorn
+
+    app = http_app(env_id, store=EpisodeStore(env_id, record=record))
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m agentgym_envs.integrations.mcp <id> [--http --port N] [--record f]``."""
+    import argparse
+    import asyncio
+
+    parser = argparse.ArgumentParser(prog="agentgym mcp")
+    parser.add_argument("env_id")
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--record", default=None)
+    args = parser.parse_args(argv)
+    if args.transport == "stdio":
+        asyncio.run(serve_stdio(args.env_id, record=args.record))
+    else:
+        serve_http(args.env_id, host=args.host, port=args.port, record=args.record)
+
+
+if __name__ == "__main__":
+    main()
+
+
+__all__ = [
+    "EnvEpisode",
+    "EpisodeStore",
+    "EpisodeTools",
+    "SessionError",
+    "build_server",
+    "env_tools",
+    "http_app",
+    "main",
+    "serve_http",
+    "serve_stdio",
+    "session_manager",
+]

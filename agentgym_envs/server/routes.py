@@ -1,0 +1,255 @@
+"""Binds an :class:`~agentgym_envs.server.service.EnvService` to AgentGym's paths.
+
+POST endpoints read the JSON body, GET endpoints the session id of the query string; a failure
+becomes AgentGym's HTTP 200 ``{"error": "..."}`` reply. A body over :data:`MAX_BODY_BYTES` or
+nested deeper than :data:`MAX_JSON_DEPTH` is refused with HTTP 413 / 400 and a JSON error before
+it is parsed (``json.loads`` recurses, so a deep body would otherwise end in a 500). A family with a ``url_prefix`` (LMRL-Gym
+serves Maze and Wordle under ``/maze`` and ``/wordle`` of one app) is served both with and
+without it.
+
+AgentGym's endpoints are answered by :class:`AgentGymApp` ahead of FastAPI's middleware and
+router: an exact ``(method, path)`` lookup, JSON in, JSON bytes out. They are most of the
+traffic and this keeps a sub-millisecond step at a fraction of FastAPI's per-request cost;
+everything else (``/``, ``/list_envs``, ``/docs``) goes through FastAPI as usual.
+
+Service methods are synchronous. Each path starts out running them in the thread pool, so a slow
+env (a SciWorld reset, a BabyAI path search) never holds up other sessions; once a path's calls
+have stayed under :data:`FAST_SECONDS` for :data:`FAST_CALLS` calls in a row it runs them on the
+event loop, which saves the thread hop, and goes back to the pool after the first slow call.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import parse_qs
+
+from fastapi import FastAPI
+from starlette.concurrency import run_in_threadpool
+from starlette.types import Receive, Scope, Send
+
+from agentgym_envs.errors import AgentGymError
+from agentgym_envs.server.protocol import error, jsonable
+from agentgym_envs.server.service import EnvService
+from agentgym_envs.server.sessions import SessionError
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[[Any], Any]
+Endpoint = Callable[[Scope, Receive], Awaitable[Any]]
+#: A call faster than this counts as fast (see the module docstring).
+FAST_SECONDS = 0.002
+#: Consecutive fast calls in the thread pool before a path runs on the event loop.
+FAST_CALLS = 16
+#: Largest request body read (bytes); AgentGym's requests are a few hundred bytes.
+MAX_BODY_BYTES = 1 << 20
+#: Deepest ``[``/``{`` nesting accepted in a request body.
+MAX_JSON_DEPTH = 32
+_HEADERS = [(b"content-type", b"application/json")]
+
+
+class BadRequest(Exception):
+    """A request refused before it reaches a handler, with its HTTP status."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class AgentGymApp(FastAPI):
+    """A FastAPI app whose AgentGym endpoints (:attr:`endpoints`) are dispatched directly."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: ``(method, path)`` -> endpoint returning the JSON-ready reply.
+        self.endpoints: dict[tuple[str, str], Endpoint] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        endpoint = None
+        if scope["type"] == "http":
+            endpoint = self.endpoints.get((scope["method"], scope["path"]))
+        if endpoint is None:
+            await super().__call__(scope, receive, send)
+            return
+        status = 200
+        try:
+            reply = await endpoint(scope, receive)
+        except BadRequest as exc:
+            status, reply = exc.status, error(str(exc))
+        except Exception as exc:  # never a 500 without a JSON body
+            logger.exception("request failed")
+            reply = error(f"{type(exc).__name__}: {exc}")
+        try:
+            payload = _dumps(reply)
+        except (TypeError, ValueError, RecursionError) as exc:
+            logger.exception("reply not serialisable")
+            payload = _dumps(error(f"reply not serialisable: {type(exc).__name__}: {exc}"))
+        headers = [*_HEADERS, (b"content-length", str(len(payload)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": payload})
+
+
+def _dumps(reply: Any) -> bytes:
+    return json.dumps(reply, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+
+
+def add_routes(app: AgentGymApp, service: EnvService) -> None:
+    """Add every endpoint of ``service``'s family to ``app``."""
+    wire = service.info.record.wire
+    assert wire is not None
+    posts: dict[str, Handler] = {
+        "/create": service.create,
+        "/reset": service.reset,
+        "/step": service.step,
+        "/close": service.close,
+    }
+    gets: dict[str, Handler] = {
+        "/observation": service.observation,
+        "/available_actions": service.available_actions,
+        "/detail": service.detail,
+    }
+    for name in wire.get_endpoints:
+        gets[f"/{name}"] = functools.partial(service.family_endpoint, name)
+    session_keys = (service.protocol.session_key, "id", "env_idx")
+    for prefix in ("", wire.url_prefix) if wire.url_prefix else ("",):
+        for path, handler in posts.items():
+            app.endpoints["POST", prefix + path] = _post(Runner(handler))
+        for path, handler in gets.items():
+            app.endpoints["GET", prefix + path] = _get(Runner(handler), session_keys)
+        for name in wire.get_endpoints:  # AgentGym's BabyAI posts {"id"} to /render
+            run = Runner(
+                lambda body, name=name: service.family_endpoint(name, service.session_key(body))
+            )
+            app.endpoints["POST", f"{prefix}/{name}"] = _post(run)
+    app.add_api_route("/", service.root, methods=["GET"])
+    app.add_api_route("/list_envs", service.list_envs, methods=["GET"])
+
+
+class Runner:
+    """Runs one path's handler in the thread pool, or on the event loop while it is fast.
+
+    Args:
+        handler: the service method; its failures become error replies.
+        fast_seconds: a call under this counts as fast.
+        fast_calls: fast calls in a row before the handler runs on the event loop.
+    """
+
+    def __init__(
+        self,
+        handler: Handler,
+        fast_seconds: float = FAST_SECONDS,
+        fast_calls: int = FAST_CALLS,
+    ) -> None:
+        self.handler = handler
+        self.fast_seconds = fast_seconds
+        self.fast_calls = fast_calls
+        self.streak = 0
+
+    @property
+    def inline(self) -> bool:
+        """Whether the next call runs on the event loop."""
+        return self.streak >= self.fast_calls
+
+    async def __call__(self, arg: Any) -> Any:
+        if self.inline:
+            reply, seconds = self._timed(arg)
+        else:
+            reply, seconds = await run_in_threadpool(self._timed, arg)
+        self.streak = self.streak + 1 if seconds < self.fast_seconds else 0
+        return reply
+
+    def _timed(self, arg: Any) -> tuple[Any, float]:
+        start = time.perf_counter()
+        reply = _guarded(self.handler, arg)
+        return reply, time.perf_counter() - start
+
+
+def _post(run: Runner) -> Endpoint:
+    async def post(scope: Scope, receive: Receive) -> Any:
+        try:
+            body = _parse_body(await _read_body(receive))
+        except (ValueError, TypeError, RecursionError) as exc:
+            return error(f"bad request body: {exc}")
+        return await run(body)
+
+    return post
+
+
+def _get(run: Runner, session_keys: tuple[str, ...]) -> Endpoint:
+    async def get(scope: Scope, receive: Receive) -> Any:
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        key = next((k for k in session_keys if k in query), None)
+        if key is None:
+            return error(f"missing query parameter {session_keys[0]!r}")
+        return await run(query[key][-1])
+
+    return get
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise BadRequest("client disconnected")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise BadRequest(f"request body over {MAX_BODY_BYTES} bytes", status=413)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def json_depth(raw: bytes) -> int:
+    """Deepest ``[``/``{`` nesting of a JSON text (brackets inside strings not counted);
+    stops counting once past :data:`MAX_JSON_DEPTH`."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_JSON_DEPTH:
+                    return deepest
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
+def _parse_body(raw: bytes) -> dict[str, Any]:
+    if not raw.strip():
+        return {}
+    if raw.count(b"[") + raw.count(b"{") > MAX_JSON_DEPTH and json_depth(raw) > MAX_JSON_DEPTH:
+        raise BadRequest(f"request body nested deeper than {MAX_JSON_DEPTH} levels")
+    data = json.loads(raw)
+    if not isinstance(data, dict):
+        raise TypeError(f"request body must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _guarded(handler: Handler, arg: Any) -> Any:
+    try:
+        return jsonable(handler(arg))
+    except KeyError as exc:
+        return error(f"missing key {exc}")
+    except (SessionError, AgentGymError, ValueError, TypeError) as exc:
+        return error(str(exc))
+    except Exception as exc:
+        logger.exception("request failed")
+        return error(f"{type(exc).__name__}: {exc}")

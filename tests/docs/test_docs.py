@@ -1,0 +1,237 @@
+"""The documentation site: family pages from the registry and a real reset, the strict build."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+import agentgym_envs
+from agentgym_envs.docs import (
+    FAMILY_DIR,
+    PARITY_TEXT,
+    Example,
+    build_site,
+    docstring_markdown,
+    family_index,
+    family_page,
+    find_config,
+)
+from agentgym_envs.errors import AgentGymError
+from agentgym_envs.spec import ENV_INFO, FAMILIES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytest.importorskip("mkdocs", reason='the docs need their extra: pip install "agentgym-envs[docs]"')
+
+
+def test_index_lists_every_id_with_its_registry_facts():
+    page = family_index()
+    for info in ENV_INFO.values():
+        row = next(line for line in page.splitlines() if f"`{info.id}`" in line)
+        family = FAMILIES[info.family]
+        assert f"]({family.name}.md)" in row
+        assert f"{info.splits['train']} / {info.splits['test']}" in row
+        assert f"| {info.max_rounds} |" in row
+        assert PARITY_TEXT[info.parity] in row
+
+
+def test_family_page_shows_a_real_reset_and_the_expert_steps():
+    page = family_page(FAMILIES["maze"])
+    for info in (i for i in ENV_INFO.values() if i.family == "maze"):
+        env = gym.make(info.id)
+        obs, _ = env.reset(seed=0, options={"split": "test", "task_id": 0})
+        expert = agentgym_envs.expert_policy(env)
+        action = expert(obs, {})
+        step_obs = env.step(action)[0]
+        env.close()
+        section = page.split(f"### `{info.id}`", 1)[1]
+        assert obs in section
+        assert f"```text\n{action}\n```" in section
+        assert step_obs in section
+        assert info.description in page
+    for heading in ("Description", "Action Space", "Rewards", "Episode End", "Version History"):
+        assert f"\n### {heading}\n" in page
+    assert "``" not in page.split("## Reference", 1)[1]  # RST literals became Markdown
+
+
+def test_stand_in_and_unregistered_families_say_so():
+    stand_in = next(f for f in FAMILIES.values() if f.stand_in and f.registered)
+    page = family_page(stand_in, play=lambda env_id: Example(env_id, 0, "test", "obs", [], []))
+    assert '!!! note "Stand-in data"' in page
+    assert PARITY_TEXT["stand-in"] in page
+    for family in FAMILIES.values():
+        if not any(i.family == family.name for i in ENV_INFO.values()):
+            assert "No ids are registered" in family_page(family)
+
+
+def test_a_failing_reset_still_writes_the_page():
+    def broken(env_id):
+        raise RuntimeError("no engine here")
+
+    page = family_page(FAMILIES["wordle"], play=broken)
+    assert "No example: the reset failed here (RuntimeError)" in page
+    assert "## Reference" in page
+
+
+def test_docstring_markdown_moves_headings_and_converts_literals():
+    class Documented:
+        """Summary line.
+
+        ## Description
+        Uses ``a`` and :class:`~pkg.Thing`, keeps ```` ```sql ```` fences.
+        """
+
+    text = docstring_markdown(Documented, level=3)
+    assert text.startswith("### Description")
+    assert "Uses `a` and `pkg.Thing`" in text
+    assert "Summary line" not in text
+
+
+def test_docstring_markdown_survives_unindented_lines():
+    class Escaped:
+        pass
+
+    # a "\n" escape in a non-raw docstring leaves a line without the docstring's indent
+    Escaped.__doc__ = (
+        "Summary.\n\n    ## Rewards\n    1 on success, shown as ``a\nb``.\n    More.\n"
+    )
+    text = docstring_markdown(Escaped)
+    assert text.startswith("### Rewards\n1 on success")
+    assert "\nMore." in text
+
+
+def test_strict_build_fails_on_a_broken_link(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Home\n\n[gone](missing.md)\n")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: t\nnav:\n  - Home: index.md\n")
+    with pytest.raises(AgentGymError, match="did not build"):
+        build_site(tmp_path / "site", config, strict=True)
+    assert build_site(tmp_path / "site", config, strict=False).joinpath("index.html").is_file()
+    done = subprocess.run(
+        [sys.executable, "-m", "agentgym_envs.cli", "docs", "--config", str(config)],
+        check=False,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert "missing.md" in done.stderr  # the warning itself, not only the count
+
+
+def test_find_config_walks_up_to_the_checkout():
+    assert find_config(ROOT / "docs") == ROOT / "mkdocs.yml"
+
+
+def test_agentgym_docs_builds_the_site_with_warnings_as_errors(tmp_path):
+    out = tmp_path / "site"
+    done = subprocess.run(
+        [sys.executable, "-m", "agentgym_envs.cli", "docs", "--out", str(out)],
+        check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    for page in ("getting-started", "wrappers", "benchmark", "datasets", "server", "rollouts"):
+        assert (out / page / "index.html").is_file()
+    for family in FAMILIES.values():
+        assert (out / FAMILY_DIR / family.name / "index.html").is_file()
+    maze = (out / FAMILY_DIR / "maze" / "index.html").read_text()
+    env = gym.make("AgentGym/Maze-v0")
+    obs, _ = env.reset(seed=0, options={"split": "test", "task_id": 0})
+    assert obs in maze
+    nav = (out / "index.html").read_text()
+    for family in FAMILIES.values():
+        assert f"{FAMILY_DIR}/{family.name}/" in nav
+    api = (out / "api" / "wrappers" / "index.html").read_text()
+    assert re.search(r'id="agentgym_envs\.wrappers\.make_llm_env"', api)
+    assert not re.search(r":(class|func|mod|data):<code>", api)  # Sphinx roles rendered
+
+
+MARKED = re.compile(r"<!-- runs -->\n```python\n(.*?)\n```", re.DOTALL)
+PAGES_WITH_CODE = sorted(
+    p for p in (ROOT / "docs").glob("*.md") if MARKED.search(p.read_text(encoding="utf-8"))
+)
+
+
+@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: p.stem)
+def test_the_code_on_a_page_runs(page, tmp_path, monkeypatch):
+    """Blocks marked ``<!-- runs -->`` run in order, in one namespace, as a reader would."""
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    for block in MARKED.findall(page.read_text(encoding="utf-8")):
+        exec(compile(block, f"{page.name}", "exec"), namespace)
+
+
+def test_the_server_page_code_runs_against_a_live_server(tmp_path):
+    """The server page's blocks, sent to ``agentgym serve Maze-v0`` on a free loopback port."""
+    pytest.importorskip(
+        "uvicorn", reason='needs the server extra: pip install "agentgym-envs[server]"'
+    )
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    cmd = [sys.executable, "-m", "agentgym_envs.cli", "serve", "Maze-v0", "--port", str(port)]
+    server = subprocess.Popen(
+        [*cmd, "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(url + "/", timeout=2).close()
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, "no server"
+                time.sleep(0.2)
+        page = (ROOT / "docs" / "server.md").read_text(encoding="utf-8")
+        blocks = re.findall(r"<!-- runs with a server -->\n```python\n(.*?)\n```", page, re.DOTALL)
+        assert len(blocks) == 2
+        namespace: dict = {}
+        for block in blocks:
+            assert "http://127.0.0.1:8000" in block
+            code = block.replace("http://127.0.0.1:8000", url)
+            exec(compile(code, "server.md", "exec"), namespace)
+        assert namespace["reply"]["observation"].startswith("The goal is at position 8, 6.")
+        assert namespace["info"]["task_id"] == 3
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_a_family_of_ours_does_not_claim_an_agentgym_client():
+    import dataclasses
+
+    ours = dataclasses.replace(FAMILIES["maze"], name="ours_only", agentgym_client=None, wire=None)
+    page = family_page(ours)
+    assert "not an AgentGym family" in page
+    assert "AgentGym's client" not in page and "AgentGym's max rounds" not in page
+    assert "- **max rounds**: 15" in page
+    assert "- **`agentgym serve`**: not served" in page
+    maze = family_page(
+        FAMILIES["maze"], play=lambda env_id: Example(env_id, 0, "test", "o", [], [])
+    )
+    assert "- **AgentGym's client**: `agentenv.envs.lmrlgym.MazeEnvClient`" in maze
+    assert "- **AgentGym's max rounds**: 15" in maze
+
+
+def test_every_wire_kind_is_described():
+    import typing
+
+    from agentgym_envs.docs import WIRE_TEXT
+    from agentgym_envs.spec import Wire
+
+    kinds = typing.get_args(typing.get_type_hints(Wire)["kind"])
+    assert kinds and set(kinds) <= set(WIRE_TEXT)

@@ -1,0 +1,263 @@
+"""WebArena-v0 in real Chromium: observation, bad input as feedback, state restored per
+episode, tabs, and the config loader for a user's deployment."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+import pytest
+
+from agentgym_envs.envs.webarena import actions as act
+from agentgym_envs.envs.webarena.env import WebArenaEnv
+from agentgym_envs.envs.webarena.expert import WebArenaExpert, find
+from agentgym_envs.envs.webarena.sites import server
+from agentgym_envs.errors import BadDataError
+
+
+def _do(body: str) -> str:
+    return f"In summary, the next action I will perform is ```{body}```"
+
+
+def _template_task(env, name):
+    for task_id in range(env.tasks.size("test")):
+        if env.tasks.get("test", task_id).config["agentgym_template"] == name:
+            return task_id
+    raise AssertionError(name)
+
+
+def test_first_observation_has_agentgyms_shape(env):
+    obs, info = env.reset(seed=0, options={"split": "test", "task_id": 0})
+    assert obs.startswith("OBSERVATION:\nTab 0 (current): One Stop Market\n\n[")
+    assert re.search(r"^\[\d+\] RootWebArea 'One Stop Market' focused: True$", obs, re.MULTILINE)
+    assert re.search(r"^\t\t\[\d+\] searchbox 'Search entire store here...'$", obs, re.MULTILINE)
+    assert "\nURL: http://onestopmarket.com/\nOBJECTIVE: What is the price of" in obs
+    assert obs.endswith("PREVIOUS ACTION: None")
+    assert info["url"].startswith("http://127.0.0.1:")
+
+
+def test_bad_input_is_feedback(env):
+    obs, _ = env.reset(seed=0, options={"split": "test", "task_id": 0})
+    text, _, done, _, info = env.step("click [3]")
+    assert text == act.NO_BACKTICKS and "error" in info and not done
+    text, _, done, _, info = env.step(_do("fly [3]"))
+    assert text == "Invalid action fly [3]" and not done
+    text, _, _, _, info = env.step(_do("click [99999]"))
+    assert "no matching element found" in text and "99999" in info["error"]
+    for url in ("http://example.com/", "http://127.0.0.1:9/x", "file:///etc/passwd"):
+        text, _, done, _, info = env.step(_do(f"goto [{url}]"))
+        assert "Failed to load the page" in info["error"] and not done
+        assert "OBSERVATION:" in text
+    text, _, _, _, info = env.step(_do("tab_focus [5]"))
+    assert "no tab 5" in info["error"]
+    searchbox = find(obs, "searchbox", "Search entire store here...")
+    text, _, _, _, info = env.step(_do(f"type [{searchbox}] [shampoo] [1]"))
+    assert "error" not in info and "Search results for: 'shampoo'" in text
+
+
+def test_a_hanging_page_is_cut_off_by_the_action_time_limit():
+    srv = server()
+
+    async def hang():
+        await asyncio.sleep(30)
+
+    srv.apps["reddit"].add_api_route("/test-hang", hang)
+    env = WebArenaEnv(action_timeout=1.5)
+    env.reset(seed=0, options={"split": "test", "task_id": 0})
+    _, _, done, _, info = env.step(_do(f"goto [{srv.url('reddit')}/test-hang]"))
+    assert "goto" in info["error"] and not done
+    obs, _, _, _, info = env.step(_do(f"goto [{srv.url('shopping')}/checkout/cart]"))
+    assert "error" not in info and "URL: http://onestopmarket.com/" in obs
+    env.close()
+
+
+def test_state_changes_are_undone_by_reset(env):
+    task_id = _template_task(env, "forum_bio")
+    expert = WebArenaExpert(env)
+    obs, info = env.reset(seed=0, options={"split": "test", "task_id": task_id})
+    done = False
+    while not done:
+        obs, reward, done, _, info = env.step(expert(obs, info))
+    assert reward == 1.0 and info["success"]
+    env.reset(seed=0, options={"split": "test", "task_id": task_id})
+    _, reward, done, _, info = env.step(_do("stop [done]"))
+    assert done and reward == 0.0 and not info["success"]
+
+
+def test_tabs_scroll_and_history(env):
+    obs, _ = env.reset(seed=0, options={"split": "test", "task_id": 0})
+    obs, *_ = env.step(_do("new_tab"))
+    assert obs.startswith("OBSERVATION:\nTab 0: One Stop Market | Tab 1 (current): ")
+    obs, *_ = env.step(_do("goto [http://onestopmarket.com/category/Fashion]"))
+    assert "Tab 1 (current): Fashion" in obs
+    obs, *_ = env.step(_do("tab_focus [0]"))
+    assert "Tab 0 (current): One Stop Market | Tab 1: Fashion" in obs
+    obs, *_ = env.step(_do("tab_focus [1]"))
+    obs, *_ = env.step(_do("goto [http://reddit.com/f/books]"))
+    before = set(re.findall(r"\[(\d+)\] link", obs))
+    obs, *_ = env.step(_do("scroll [down]"))
+    after = set(re.findall(r"\[(\d+)\] link", obs))
+    assert after - before, "scrolling shows links that were below the viewport"
+    obs, *_ = env.step(_do("scroll [up]"))
+    assert set(re.findall(r"\[(\d+)\] link", obs)) == before
+    below = min(after - before)
+    obs, _, _, _, info = env.step(_do(f"click [{below}]"))
+    assert "no matching element found" in obs and below in info["error"]
+    obs, *_ = env.step(_do("close_tab"))
+    assert obs.startswith("OBSERVATION:\nTab 0 (current): One Stop Market\n")
+    obs, *_ = env.step(_do("goto [http://onestopmarket.com/category/Food]"))
+    obs, *_ = env.step(_do("go_back"))
+    assert "URL: http://onestopmarket.com/\n" in obs
+    obs, *_ = env.step(_do("go_forward"))
+    assert "URL: http://onestopmarket.com/category/Food\n" in obs
+
+
+def test_config_loader_maps_placeholders_to_a_deployment(tmp_path):
+    srv = server()
+    configs = [
+        {
+            "task_id": 0,
+            "sites": ["shopping"],
+            "require_login": False,
+            "storage_state": None,
+            "start_url": "__SHOPPING__/category/Food",
+            "intent": "Which category is this?",
+            "eval": {"eval_types": ["string_match"], "reference_answers": {"exact_match": "Food"}},
+        },
+        {
+            "task_id": 1,
+            "sites": ["reddit"],
+            "require_login": False,
+            "storage_state": None,
+            "start_url": "__REDDIT__/forums",
+            "intent": "Open the books forum",
+            "eval": {"eval_types": ["url_match"], "reference_url": "__REDDIT__/f/books"},
+        },
+    ]
+    raw = tmp_path / "test.raw.json"
+    raw.write_text(json.dumps(configs))
+    folder = tmp_path / "config_files"
+    folder.mkdir()
+    for i, config in enumerate(configs):
+        (folder / f"{i}.json").write_text(json.dumps(config))
+    urls = {"shopping": srv.url("shopping"), "reddit": srv.url("reddit")}
+    for path in (raw, folder):
+        env = WebArenaEnv(config_path=str(path), site_urls=urls)
+        assert env.tasks.splits() == {"train": 0, "test": 2}
+        obs, info = env.reset(options={"split": "test", "task_id": 0})
+        assert info["url"] == srv.url("shopping") + "/category/Food"
+        assert "URL: http://onestopmarket.com/category/Food" in obs
+        assert env.step(_do("stop [Food]"))[1] == 1.0
+        obs, _ = env.reset(options={"split": "test", "task_id": 1})
+        books = find(obs, "link", "books")
+        env.step(_do(f"click [{books}]"))
+        assert env.step(_do("stop [done]"))[1] == 1.0
+        env.close()
+    with pytest.raises(BadDataError, match="not found"):
+        WebArenaEnv(config_path=str(tmp_path / "missing.json"), site_urls=urls)
+    with pytest.raises(BadDataError, match="unknown WebArena site"):
+        WebArenaEnv(config_path=str(raw), site_urls={"shop": "http://x"})
+
+
+def _chromium_pids() -> list[int]:
+    import psutil
+
+    me = psutil.Process()
+    return [
+        p.pid
+        for p in me.children(recursive=True)
+        if p.name() == "chromium" and not any(a.startswith("--type=") for a in p.cmdline())
+    ]
+
+
+def test_a_crashed_browser_is_reported_in_one_line_and_reset_restarts_it(env):
+    import os
+    import signal
+
+    obs, _ = env.reset(seed=0, options={"split": "test", "task_id": 0})
+    pids = _chromium_pids()
+    assert len(pids) == 1
+    os.kill(pids[0], signal.SIGKILL)
+    text, _, done, _, info = env.step(_do("scroll [down]"))
+    assert "\n" not in text and "crashed" in info["error"] and not done
+    again, _ = env.reset(seed=0, options={"split": "test", "task_id": 0})
+    assert again == obs and _chromium_pids() != pids
+
+
+@pytest.mark.parametrize("how", ["exit", "kill"])
+def test_no_chromium_outlives_its_process(how, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    script = tmp_path / "child.py"
+    script.write_text(
+        "import sys, time\n"
+        "from agentgym_envs.envs.webarena.env import WebArenaEnv\n"
+        "env = WebArenaEnv()\n"
+        "env.reset(options={'split': 'test', 'task_id': 0})\n"
+        "print('ready', flush=True)\n"
+        "if sys.argv[1] == 'kill':\n"
+        "    time.sleep(60)\n"
+    )
+    child = subprocess.Popen([sys.executable, str(script), how], stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "ready"
+    family = psutil.Process(child.pid).children(recursive=True)
+    assert any(p.name() == "chromium" for p in family)
+    if how == "kill":
+        os.kill(child.pid, signal.SIGKILL)
+    child.wait(30)
+    child.stdout.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        alive = [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+        if not alive:
+            break
+        time.sleep(0.2)
+    assert not alive, [p.name() for p in alive]
+
+
+def test_envs_in_threads_share_the_browser_and_keep_their_own_state():
+    from concurrent.futures import ThreadPoolExecutor
+
+    probe = WebArenaEnv()
+    tasks = [_template_task(probe, "forum_bio"), _template_task(probe, "code_new_issue")]
+    probe.close()
+
+    def solve(task_id):
+        env = WebArenaEnv()
+        expert = WebArenaExpert(env)
+        obs, info = env.reset(seed=0, options={"split": "test", "task_id": task_id})
+        done = False
+        while not done:
+            obs, reward, done, _, info = env.step(expert(obs, info))
+        env.close()
+        return reward
+
+    with ThreadPoolExecutor(2) as pool:
+        assert list(pool.map(solve, tasks)) == [1.0, 1.0]
+
+
+def test_homepage_lists_the_sites(env):
+    env.reset(seed=0, options={"split": "test", "task_id": 0})
+    obs, *_ = env.step(_do("goto [http://homepage.com]"))
+    for name in ("One Stop Market", "Merchant Admin Portal", "Postmill", "GitLab"):
+        assert find(obs, "link", name)
+    obs, *_ = env.step(_do(f"click [{find(obs, 'link', 'Postmill')}]"))
+    assert "URL: http://reddit.com/\n" in obs
+
+
+def test_urls_are_shown_with_agentgyms_hosts_and_mapped_back(env):
+    task_id = _template_task(env, "admin_order_status_nav")
+    obs, info = env.reset(seed=0, options={"split": "test", "task_id": task_id})
+    assert "\nURL: http://luma.com/admin/dashboard\n" in obs
+    assert info["url"] == server().url("shopping_admin") + "/dashboard"
+    obs, _, _, _, info = env.step(_do("goto [https://luma.com/admin/sales/order?status=pending]"))
+    assert "\nURL: http://luma.com/admin/sales/order?status=pending\n" in obs
+    _, _, _, _, info = env.step(_do("goto [http://reddit.community/]"))
+    assert "Failed to load the page" in info["error"]

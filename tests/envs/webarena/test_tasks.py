@@ -1,0 +1,86 @@
+"""The generated task source: WebArena's config format, every site and kind of task, stable."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from agentgym_envs.envs.webarena.tasks import (
+    TEMPLATES,
+    GeneratedTasks,
+    generated_configs,
+    resolve,
+    resolve_config,
+)
+
+FIELDS = {
+    "sites",
+    "task_id",
+    "require_login",
+    "storage_state",
+    "start_url",
+    "geolocation",
+    "intent_template",
+    "instantiation_dict",
+    "intent",
+    "require_reset",
+    "eval",
+    "intent_template_id",
+}
+
+
+def test_splits_cover_every_template_and_site():
+    source = GeneratedTasks()
+    assert source.size("test") == 20  # AgentEval's WebArena size
+    assert 200 <= source.size("train") <= 1000
+    train_templates = {
+        source.get("train", i).config["agentgym_template"] for i in range(source.size("train"))
+    }
+    test_templates = {source.get("test", i).config["agentgym_template"] for i in range(20)}
+    assert train_templates | test_templates == {name for name, _ in TEMPLATES}
+    assert len(train_templates) >= len(TEMPLATES) - 1  # "Check out my todos" has one instance
+    test = [source.get("test", i).config for i in range(source.size("test"))]
+    assert Counter(c["sites"][0] for c in test) == {
+        "shopping": 5,
+        "shopping_admin": 5,
+        "reddit": 5,
+        "gitlab": 5,
+    }
+    for site in ("shopping", "shopping_admin", "reddit", "gitlab"):
+        kinds = {t for c in test if c["sites"] == [site] for t in c["eval"]["eval_types"]}
+        assert kinds == {"string_match", "url_match", "program_html"}, site
+
+
+def test_configs_have_webarena_fields_and_unique_intents():
+    train, test = generated_configs()
+    for split in (train, test):
+        for task_id, config in enumerate(split):
+            assert set(config) >= FIELDS and config["task_id"] == task_id
+            assert "{{" not in config["intent"]
+            assert config["agentgym_solution"][-1][0] == "stop"
+    intents = [c["intent"] for c in train + test]
+    assert len(set(intents)) == len(intents)
+
+
+def test_generation_is_deterministic_across_processes():
+    import subprocess
+    import sys
+
+    code = (
+        "import json; from agentgym_envs.envs.webarena.tasks import generated_configs;"
+        "print(json.dumps(generated_configs(), sort_keys=True))"
+    )
+    other = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert other == json.dumps(generated_configs(), sort_keys=True)
+
+
+def test_placeholders_resolve_admin_before_shop():
+    urls = {"shopping": "http://a:1", "shopping_admin": "http://b:2/", "reddit": "http://c:3"}
+    assert resolve("__SHOPPING_ADMIN__/admin __SHOPPING__/x __GITLAB__", urls) == (
+        "http://b:2/admin http://a:1/x __GITLAB__"
+    )
+    config = {"start_url": "__REDDIT__/f/books", "eval": {"reference_url": "__REDDIT__/f"}}
+    assert resolve_config(config, urls)["eval"]["reference_url"] == "http://c:3/f"
+    assert config["start_url"] == "__REDDIT__/f/books"

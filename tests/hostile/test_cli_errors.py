@@ -1,0 +1,62 @@
+"""Every bad option or path given to ``agentgym`` is one line on stderr and a non-zero exit."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+_MAIN = "from agentgym_envs.cli import main; main()"
+
+
+def _agentgym(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "AGENTGYM_DEBUG"}
+    return subprocess.run(
+        [sys.executable, "-c", _MAIN, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**env, "COLUMNS": "100"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["nope"], "No such command 'nope'"),
+        (["play"], "Missing argument"),
+        (["play", "Nope-v0"], "unknown env id 'Nope-v0'"),
+        (["play", "Wordle-v0", "--task-id", "99999"], "out of range"),
+        (["play", "Wordle-v0", "--split", "nope"], "unknown split 'nope'"),
+        (["play", "Wordle-v0", "--seed", "-3"], "'--seed'"),
+        (["run", "Maze-v0", "--episodes", "0"], "'--episodes'"),
+        (["run", "Maze-v0", "--max-rounds", "-5"], "'--max-rounds'"),
+        (["run", "Maze-v0", "--bogus"], "No such option: --bogus"),
+        (["run", "Maze-v0", "--policy", "nope"], "unknown policy 'nope'"),
+        (["run", "--config", "/nonexistent/profile.yaml"], "no such profile file"),
+        (["serve", "Maze-v0", "--max-sessions", "0"], "sessions"),
+    ],
+)
+def test_bad_options_are_one_line_errors(args, says):
+    done = _agentgym(*args, stdin="quit\n")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2, (done.returncode, done.stderr[-1500:])
+    assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0], lines
+    assert "Traceback" not in done.stdout
+
+
+def test_an_output_path_that_is_a_file_is_a_one_line_error(tmp_path):
+    taken = tmp_path / "taken"
+    taken.write_text("x")
+    done = _agentgym("run", "Maze-v0", "--out", str(taken), "--repeat", "1")
+    assert done.returncode == 2, done.stderr[-1500:]
+    assert done.stderr.strip() == f"error: {taken}: File exists"
+
+
+def test_good_commands_still_succeed():
+    done = _agentgym("run", "Maze-v0", "--episodes", "1")
+    assert done.returncode == 0 and "100.0%" in done.stdout, done.stderr[-1500:]
