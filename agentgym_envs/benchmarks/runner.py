@@ -54,7 +54,12 @@ _RESUME_KEYS = ("policy", "format", "split", "max_rounds", "seed", "prompts", "p
 
 @dataclass
 class EpisodeResult:
-    """One finished episode (one line of ``results.jsonl``)."""
+    """One finished episode (one line of ``results.jsonl``).
+
+    ``outcome`` says why it ended (:data:`~agentgym_envs.core.OUTCOMES`) and ``reward_valid``
+    whether ``reward`` can be trusted: false for an episode that raised (``env_error``; its
+    reward 0 is no judgement of the agent), so a trainer reading the records masks it.
+    """
 
     env_id: str
     item_id: str
@@ -76,6 +81,8 @@ class EpisodeResult:
     error: str | None = None
     prompt_set: str | None = None
     reply_parser: str | None = None
+    outcome: str | None = None
+    reward_valid: bool = True
 
     def to_record(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -300,6 +307,8 @@ def play_episode(
         conversations=episode.conversation.agenttraj() if record else [],
         prompt_set=_prompt_set(plain, loop, episode.reset_info),
         reply_parser=episode.reset_info.get("reply_parser", "plain" if plain else None),
+        outcome=episode.outcome,
+        reward_valid=episode.reward_valid,
     )
 
 
@@ -718,6 +727,8 @@ def _failed(item: BenchItem, sample: int, seed: int, exc: Exception) -> EpisodeR
         None,
         [],
         error=f"{type(exc).__name__}: {exc}",
+        outcome="env_error",
+        reward_valid=False,
     )
 
 

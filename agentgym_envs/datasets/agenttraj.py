@@ -11,7 +11,10 @@ A record, exactly as AgentGym releases them (``AgentGym/AgentTraj-L``)::
 The first two turns are the env's ``conversation_start`` (its instructions and the model's
 "Ok."), then env observations (``human``) alternate with the agent's ReAct replies (``gpt``).
 Evaluation outputs add ``reward`` and ``success``; both are kept when present, as is any other
-key. :func:`load_agenttraj` reads JSON (a list of records), JSONL, Parquet, a folder of those,
+key. Records this package writes also say why the episode ended (``outcome``, one of
+:data:`~agentgym_envs.core.OUTCOMES`) and whether its reward can be trained on
+(``reward_valid``); both are checked when present and read by :attr:`Trajectory.ended_by` and
+:attr:`Trajectory.reward_valid`. :func:`load_agenttraj` reads JSON (a list of records), JSONL, Parquet, a folder of those,
 or a Hugging Face Hub dataset id, and validates each record: a malformed one is reported with
 its position (``file.jsonl:12``) and either rejected (``errors="raise"``) or skipped
 (``errors="skip"``; the problems stay on :attr:`TrajectorySet.problems`), never kept.
@@ -29,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, overload
 
+from agentgym_envs.core import OUTCOMES
 from agentgym_envs.datasets.items import canonical_prefix, parse_item_id
 from agentgym_envs.errors import BadDataError, require
 
@@ -104,6 +108,18 @@ class Trajectory:
     @property
     def chars(self) -> int:
         return sum(len(t.value) for t in self.conversations)
+
+    @property
+    def ended_by(self) -> str | None:
+        """Why the episode ended (the record's ``outcome``: ``success``, ``turn_limit``,
+        ``env_error``...), ``None`` when the record does not say (AgentGym's own records)."""
+        return self.extra.get("outcome")
+
+    @property
+    def reward_valid(self) -> bool:
+        """Whether the reward may be trained on: the record's ``reward_valid`` (true when
+        absent); false when the environment, not the agent, failed."""
+        return self.extra.get("reward_valid", True) is not False
 
     def outcome(self, unlabeled: bool | None = None) -> bool | None:
         """Whether the trajectory succeeded: ``success`` if given, else from ``reward`` (1 or
@@ -235,6 +251,12 @@ def validate_record(
             success = bool(success)
         else:
             return bad(f"'success' must be true or false, got {success!r}")
+    outcome = record.get("outcome")
+    if outcome is not None and outcome not in OUTCOMES:
+        return bad(f"'outcome' must be one of {', '.join(OUTCOMES)}, got {outcome!r}")
+    reward_valid = record.get("reward_valid")
+    if reward_valid is not None and not isinstance(reward_valid, bool):
+        return bad(f"'reward_valid' must be true or false, got {reward_valid!r}")
     extra = {k: v for k, v in record.items() if k not in _KNOWN_KEYS}
     return Trajectory(item_id.strip(), turns, reward, success, extra, position), problems
 

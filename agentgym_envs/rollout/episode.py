@@ -13,6 +13,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from agentgym_envs.core import episode_outcome
 from agentgym_envs.wrappers.conversation import Conversation
 
 #: A policy: the observation and info in, the action out (text, or a tool call for the
@@ -26,7 +27,10 @@ class Episode:
 
     ``truncation_reason`` says why a truncated episode stopped (``max_rounds`` when the loop's
     ``max_turns`` ran out, a reason from ``stop_on``, or the env's
-    ``info["truncation_reason"]``); ``env_time`` / ``policy_time`` / ``wall_time`` are seconds;
+    ``info["truncation_reason"]``); ``outcome`` says why it ended (one of
+    :data:`~agentgym_envs.core.OUTCOMES`: a loop's ``max_rounds`` is ``turn_limit``, a
+    ``context_length`` stop ``token_limit``) and ``reward_valid`` whether its reward can be
+    trusted (the env's ``info["reward_valid"]``); ``env_time`` / ``policy_time`` / ``wall_time`` are seconds;
     ``conversation`` is the episode as a
     :class:`~agentgym_envs.wrappers.conversation.Conversation`; ``reset_info`` and ``info`` the
     first and the last info.
@@ -42,6 +46,8 @@ class Episode:
     terminated: bool = False
     truncated: bool = False
     truncation_reason: str | None = None
+    outcome: str | None = None
+    reward_valid: bool = True
     env_time: float = 0.0
     policy_time: float = 0.0
     wall_time: float = 0.0
@@ -125,6 +131,11 @@ def run_episode(
             break
     episode.score = float(info.get("score", 0.0))
     episode.success = bool(info.get("success", False))
+    last = dict(info)
+    if episode.truncation_reason is not None:
+        last.setdefault("truncation_reason", episode.truncation_reason)
+    episode.outcome = episode_outcome(episode.terminated, episode.truncated, last)
+    episode.reward_valid = bool(info.get("reward_valid", episode.outcome != "env_error"))
     episode.info = info
     episode.wall_time = time.perf_counter() - t0
     return episode

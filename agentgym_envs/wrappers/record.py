@@ -8,11 +8,14 @@ A record is AgentGym's trajectory format (AgentTraj / its evaluator's output)::
                        {"from": "human", "loss": null, "value": "<first observation>"},
                        {"from": "gpt", "loss": true, "value": "Thought: ...\\nAction: ..."},
                        ...],
-     "reward": 1.0, "success": true}
+     "reward": 1.0, "success": true, "outcome": "success", "reward_valid": true}
 
 ``item_id`` is the task's AgentGym item id (``env.unwrapped.item_id``), ``reward`` the env's
 final ``info["score"]`` (AgentGym's episode reward is the last step's graded reward, never a
-shaped one) and ``success`` its ``info["success"]``. Each record is written with one ``write``
+shaped one) and ``success`` its ``info["success"]``; ``outcome`` says why the episode ended
+(:data:`~agentgym_envs.core.OUTCOMES`) and ``reward_valid`` whether a trainer may use its reward
+(false when the environment failed: an env that raises mid-episode is recorded with outcome
+``env_error`` and ``error``, then the exception goes on). Each record is written with one ``write``
 of one complete line to a file opened for appending, then flushed (and fsynced if asked), so a
 process that dies mid-run loses at most the episode in progress. Before its first write to an
 existing file the wrapper cuts off a torn last line (:func:`repair_torn_tail`), so a resumed
@@ -30,7 +33,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from agentgym_envs.core import TextEnv
+from agentgym_envs.core import TextEnv, episode_outcome
 from agentgym_envs.errors import BadDataError
 from agentgym_envs.wrappers.conversation import Conversation
 
@@ -88,21 +91,47 @@ class RecordTrajectory(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return obs, info
 
     def step(self, action: Any):
-        obs, reward, terminated, truncated, info = self.env.step(action)
+        try:
+            obs, reward, terminated, truncated, info = self.env.step(action)
+        except Exception as exc:
+            if self._conversation is not None:
+                self._record_failure(exc)
+            raise
         if self._conversation is None:
             return obs, reward, terminated, truncated, info
         self._conversation.add(action, obs)
         if terminated or truncated:
+            outcome = episode_outcome(terminated, truncated, info)
             record = {
                 "item_id": self._item_id,
                 "conversations": self._conversation.agenttraj(),
                 "reward": float(info.get("score", reward)),
                 "success": bool(info.get("success", False)),
+                "outcome": outcome,
+                "reward_valid": bool(info.get("reward_valid", outcome != "env_error")),
             }
             record.update(self._loop)
             self._write(record)
             self._conversation = None
         return obs, reward, terminated, truncated, info
+
+    def _record_failure(self, exc: BaseException) -> None:
+        # The turns so far, marked unusable: a trainer must mask this episode, not score it 0.
+        record = {
+            "item_id": self._item_id,
+            "conversations": self._conversation.agenttraj(),  # type: ignore[union-attr]
+            "reward": 0.0,
+            "success": False,
+            "outcome": "env_error",
+            "reward_valid": False,
+            "error": f"{type(exc).__name__}: {exc}",
+        }
+        record.update(self._loop)
+        self._conversation = None
+        try:
+            self._write(record)
+        except OSError:
+            logger.exception("could not record the failed episode %s", self._item_id)
 
     def _write(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False) + "\n"

@@ -105,6 +105,7 @@ def test_expert_solves_and_records(tmp_path):
     assert conv[1] == {"from": "gpt", "loss": False, "value": "Ok."}
     assert conv[-1]["from"] == "human" and conv[-1]["value"] == "Success\n"  # AgentGym's text
     assert rec["prompt_set"] == "ours" and rec["reply_parser"] == "plain"
+    assert all(r["outcome"] == "success" and r["reward_valid"] is True for r in recs)
     summary = json.loads((tmp_path / "summary.json").read_text())
     fam = summary["config"]["families"]["AgentGym/Maze-v0"]
     assert (
@@ -126,6 +127,9 @@ def test_max_rounds_truncates(tmp_path):
         assert rec["turns"] <= 2
         if not rec["success"]:
             assert rec["truncated"] and rec["truncation_reason"] == "max_rounds"
+            assert rec["outcome"] == "turn_limit" and rec["reward_valid"] is True
+        else:
+            assert rec["outcome"] == "success"
 
 
 def test_concurrency_gives_the_same_episodes():
@@ -184,6 +188,12 @@ def test_broken_episode_is_recorded_and_rerun(tmp_path):
         len(errors) == 1
         and "policy crashed" in errors[0]["error"]
         and res.summary.envs[0].errors == 1
+    )
+    # the crash is no judgement of the agent: a trainer reading the records must mask it
+    assert (errors[0]["outcome"], errors[0]["reward_valid"]) == ("env_error", False)
+    fine = [r for r in res.records if not r.get("error")]
+    assert all(
+        r["reward_valid"] and r["outcome"] in ("success", "failure", "turn_limit") for r in fine
     )
     again = run_benchmark("Maze-v0", flaky, out=tmp_path, limit=3)
     assert again.ran == 1 and not any(r.get("error") for r in again.records)

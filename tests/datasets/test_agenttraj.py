@@ -103,6 +103,22 @@ def test_malformed_records_skipped_and_reported():
             },
             "'success'",
         ),
+        (
+            {
+                "item_id": "maze_1",
+                "conversations": [{"from": "human", "value": "x"}],
+                "outcome": "won",
+            },
+            "'outcome' must be one of success, failure",
+        ),
+        (
+            {
+                "item_id": "maze_1",
+                "conversations": [{"from": "human", "value": "x"}],
+                "reward_valid": "no",
+            },
+            "'reward_valid' must be true or false",
+        ),
     ],
 )
 def test_validation_messages(record, fragment):
@@ -137,6 +153,18 @@ def test_outcome_and_family():
     failed = next(x for x in t if x.reward == 0.0)
     assert failed.outcome() is False
     assert Trajectory("sciworld_1", [], reward=100.0).outcome() is True
+
+
+def test_ended_by_and_reward_valid_round_trip():
+    conv = [{"from": "human", "loss": None, "value": "x"}]
+    rec = {"item_id": "maze_1", "conversations": conv, "reward": 0.0, "success": False}
+    broken = {**rec, "outcome": "env_error", "reward_valid": False, "error": "boom"}
+    traj, problems = validate_record(broken)
+    assert not problems and traj.ended_by == "env_error" and traj.reward_valid is False
+    assert traj.to_record() == broken
+    # AgentGym's own records say neither: no outcome, and their reward is taken as valid
+    plain, _ = validate_record(rec)
+    assert plain.ended_by is None and plain.reward_valid is True
 
 
 def test_hub_id_offline_is_one_line_error(tmp_path, monkeypatch):

@@ -45,7 +45,10 @@ def test_recorded_react_episode_loads_back_and_matches(tmp_path: Path) -> None:
         "success",
         "prompt_set",
         "reply_parser",
+        "outcome",
+        "reward_valid",
     }
+    assert (record["outcome"], record["reward_valid"]) == ("success", True)
     assert record["prompt_set"] == "ours" and record["reply_parser"] == "agentgym:between_actions"
     assert record["item_id"] == env.unwrapped.item_id
     assert (record["reward"], record["success"]) == (info["score"], info["success"]) == (1.0, True)
@@ -80,6 +83,39 @@ def test_truncated_and_tool_episodes_are_recorded(tmp_path: Path) -> None:
         "arguments": {"button": "inc"},
     }
     assert record["conversations"][-1]["value"] == "Count: 1"
+    # cut by the time limit: the agent ran out of turns, its reward stands
+    assert (record["outcome"], record["reward_valid"]) == ("turn_limit", True)
+
+
+class _DiesOnSecondStep(gym.Wrapper):
+    def step(self, action):
+        if self.env.unwrapped.count >= 1:
+            raise ConnectionError("simulator process died")
+        return self.env.step(action)
+
+
+def test_env_error_is_recorded_as_an_invalid_reward_and_raised(tmp_path: Path) -> None:
+    from agentgym_envs.datasets import load_agenttraj
+
+    path = tmp_path / "t.jsonl"
+    env = RecordTrajectory(_DiesOnSecondStep(ReAct(CounterEnv())), path)
+    env.reset(options={"split": "test", "task_id": 1})
+    env.step("Thought: up\nAction: inc")
+    with pytest.raises(ConnectionError, match="died"):
+        env.step("Thought: again\nAction: inc")
+    (record,) = read_trajectories(path)
+    assert record["outcome"] == "env_error" and record["reward_valid"] is False
+    assert record["error"] == "ConnectionError: simulator process died"
+    assert (record["reward"], record["success"]) == (0.0, False)
+    assert record["conversations"][-1]["value"] == "Count: 1"  # the turns before the crash
+    # the loader reads the record back with its outcome; the next episode records normally
+    (traj,) = load_agenttraj(path)
+    assert traj.ended_by == "env_error" and traj.reward_valid is False
+    env.reset(options={"split": "test", "task_id": 0})
+    env.step("Action: inc")
+    with pytest.raises(ConnectionError):
+        env.step("Action: inc")
+    assert env.records_written == 2
 
 
 def test_bare_env_records_and_appends(tmp_path: Path) -> None:
