@@ -1,5 +1,6 @@
-"""What every site shares: the per-episode database (a sandbox chosen by cookie), signed login
-cookies, form parsing and the page skeleton."""
+"""What every site shares: the per-episode database (a sandbox chosen by cookie), sign-in
+with signed session cookies (:class:`Accounts`), form parsing, paged tables and the page
+skeleton, and the app that serves a site's routers (:func:`site_app`)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ import html
 import secrets
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlencode
 
+from fastapi import APIRouter, FastAPI
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 SANDBOX_COOKIE = "agentgym_sandbox"
 _SECRET = secrets.token_bytes(16)
@@ -127,38 +131,6 @@ def render(title: str, body: str, nav: str = "", status: int = 200) -> HTMLRespo
     return HTMLResponse(doc, status_code=status)
 
 
-async def sign_in(
-    request: Request,
-    *,
-    users: str,
-    name_column: str,
-    cookie: str,
-    home: str,
-    retry: str,
-    error: str,
-) -> RedirectResponse:
-    """Check a posted ``username``/``password`` against ``users`` (the table whose
-    ``name_column`` names the user); on success set the signed ``cookie`` and go ``home``, else
-    back to ``retry`` with ``error`` shown."""
-    data = await form(request)
-    with connect(request) as db:
-        row = db.execute(
-            f"SELECT password FROM {users} WHERE {name_column}=?", (data.get("username", ""),)
-        ).fetchone()
-    if row is None or row[0] != password_hash(data.get("password", "")):
-        return redirect(f"{retry}?" + qs(error=error))
-    response = redirect(home)
-    response.set_cookie(cookie, sign(data["username"]), httponly=True)
-    return response
-
-
-def sign_out(cookie: str, to: str) -> RedirectResponse:
-    """Drop the session ``cookie`` and go ``to``."""
-    response = redirect(to)
-    response.delete_cookie(cookie)
-    return response
-
-
 def login_form(action: str, user_label: str, error: str = "") -> str:
     note = f"<p role='alert'>{esc(error)}</p>" if error else ""
     return (
@@ -169,7 +141,86 @@ def login_form(action: str, user_label: str, error: str = "") -> str:
     )
 
 
-def paginate(rows: list, page: int, per_page: int) -> tuple[list, int, int]:
+def paginate(rows: Sequence[Any], page: int, per_page: int) -> tuple[Sequence[Any], int, int]:
     pages = max(1, -(-len(rows) // per_page))
     page = min(max(1, page), pages)
     return rows[(page - 1) * per_page : page * per_page], page, pages
+
+
+def paged_table(
+    rows: Sequence[Any],
+    page: int,
+    per_page: int,
+    headers: Iterable[str],
+    cells: Callable[[Any], Iterable[str]],
+    base: str,
+    **params: object,
+) -> str:
+    """Page ``page`` of ``rows`` as a table (``cells(row)`` gives a row's HTML cells) and the
+    pager to its neighbours at ``base`` (``params`` ride along in the links)."""
+    shown, page, pages = paginate(rows, page, per_page)
+    return table(headers, [cells(row) for row in shown]) + pager(base, page, pages, **params)
+
+
+def not_found(nav: str = "") -> HTMLResponse:
+    return render("404 Not Found", "<h1>404 Not Found</h1>", nav, 404)
+
+
+@dataclass(frozen=True)
+class Accounts:
+    """A site's sign-in: the ``users`` table (whose ``name_column`` names a user), the signed
+    session ``cookie``, the page at ``login`` (``GET`` shows the form, ``POST`` signs in and
+    goes ``home``, or back with ``error`` shown) and ``logout`` (which goes to ``logged_out``).
+
+    Handlers take the signed-in user as a dependency: ``user: User`` with
+    ``User = Annotated[str | None, Depends(accounts.user)]``.
+    """
+
+    cookie: str
+    users: str
+    name_column: str
+    login: str
+    logout: str
+    home: str
+    logged_out: str
+    error: str
+
+    def user(self, request: Request) -> str | None:
+        """The name of the signed-in user, else None."""
+        return current_user(request, self.cookie)
+
+    def router(self, login_page: Callable[..., Response]) -> APIRouter:
+        """The routes to sign in (``login_page`` shows the form) and out."""
+        router = APIRouter()
+        router.add_api_route(self.login, login_page, methods=["GET"])
+        router.add_api_route(self.login, self.sign_in, methods=["POST"])
+        router.add_api_route(self.logout, self.sign_out, methods=["GET"])
+        return router
+
+    async def sign_in(self, request: Request) -> RedirectResponse:
+        """Check the posted ``username``/``password``; on success set the session cookie."""
+        data = await form(request)
+        with connect(request) as db:
+            row = db.execute(
+                f"SELECT password FROM {self.users} WHERE {self.name_column}=?",
+                (data.get("username", ""),),
+            ).fetchone()
+        if row is None or row[0] != password_hash(data.get("password", "")):
+            return redirect(f"{self.login}?" + qs(error=self.error))
+        response = redirect(self.home)
+        response.set_cookie(self.cookie, sign(data["username"]), httponly=True)
+        return response
+
+    def sign_out(self) -> RedirectResponse:
+        response = redirect(self.logged_out)
+        response.delete_cookie(self.cookie)
+        return response
+
+
+def site_app(*routers: APIRouter) -> FastAPI:
+    """An app serving ``routers`` (in order: the first route that matches a path answers),
+    without API docs pages."""
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    for router in routers:
+        app.include_router(router)
+    return app
