@@ -15,6 +15,8 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 
+from agentgym_envs.names import FIRST_NAMES, LAST_NAMES
+
 SEED = 20240607
 N_MOVIES = 260
 
@@ -98,28 +100,10 @@ _COMPANY_WORDS = [
     "Harborview",
 ]
 _COMPANY_SUFFIX = ["Pictures", "Films", "Studios", "Entertainment", "Productions", "Media"]
+# The catalogue's own orders (its people are a shuffled product of the two lists, so the order
+# is part of the generated data): the shared lists' first names, then names of its own.
 _FIRST = [
-    "James",
-    "Mary",
-    "Robert",
-    "Patricia",
-    "John",
-    "Jennifer",
-    "Michael",
-    "Linda",
-    "David",
-    "Elizabeth",
-    "William",
-    "Barbara",
-    "Richard",
-    "Susan",
-    "Joseph",
-    "Jessica",
-    "Thomas",
-    "Sarah",
-    "Charles",
-    "Karen",
-    "Daniel",
+    *FIRST_NAMES[:21],
     "Nancy",
     "Matthew",
     "Lisa",
@@ -191,56 +175,7 @@ _FIRST = [
     "Aoife",
 ]
 _LAST = [
-    "Smith",
-    "Johnson",
-    "Williams",
-    "Brown",
-    "Jones",
-    "Garcia",
-    "Miller",
-    "Davis",
-    "Rodriguez",
-    "Martinez",
-    "Hernandez",
-    "Lopez",
-    "Gonzalez",
-    "Wilson",
-    "Anderson",
-    "Thomas",
-    "Taylor",
-    "Moore",
-    "Jackson",
-    "Martin",
-    "Lee",
-    "Perez",
-    "Thompson",
-    "White",
-    "Harris",
-    "Sanchez",
-    "Clark",
-    "Ramirez",
-    "Lewis",
-    "Robinson",
-    "Walker",
-    "Young",
-    "Allen",
-    "King",
-    "Wright",
-    "Scott",
-    "Torres",
-    "Nguyen",
-    "Hill",
-    "Flores",
-    "Green",
-    "Adams",
-    "Nelson",
-    "Baker",
-    "Hall",
-    "Rivera",
-    "Campbell",
-    "Mitchell",
-    "Carter",
-    "Roberts",
+    *LAST_NAMES[:50],
     "Tanaka",
     "Yamamoto",
     "Chen",
@@ -513,134 +448,17 @@ class Catalog:
 
     def __init__(self, seed: int = SEED) -> None:
         rng = random.Random(seed)
-        self.companies: dict[int, Company] = {}
-        for i, name in enumerate(
-            rng.sample([f"{w} {s}" for w in _COMPANY_WORDS for s in _COMPANY_SUFFIX], 45)
-        ):
-            cid = 1000 + i * 37 + rng.randint(0, 30)
-            logo = (
-                f"/{''.join(rng.choice('abcdefghijklmnopqrstuvwxyz0123456789') for _ in range(16))}.png"
-                if rng.random() < 0.7
-                else None
-            )
-            self.companies[cid] = Company(cid, name, rng.choice(COUNTRIES[:10])[0], logo)
-        self.people: dict[int, Person] = {}
-        names = [f"{f} {last}" for f in _FIRST for last in _LAST]
-        rng.shuffle(names)
-        names = names[:1100]
-        used_ids: set[int] = set()
-        for name in names:
-            pid = rng.randint(1000, 3_999_999)
-            while pid in used_ids:
-                pid = rng.randint(1000, 3_999_999)
-            used_ids.add(pid)
-            born = dt.date(1938, 1, 1) + dt.timedelta(days=rng.randint(0, 365 * 62))
-            place = rng.choice(_PLACES)
-            bio = (
-                f"{name} (born {born.strftime('%B')} {born.day}, {born.year}) is a film professional from "
-                f"{place}. {name.split()[0]} began working in theatre before moving to film."
-            )
-            handle = name.lower().replace(" ", "").replace("'", "")
-            self.people[pid] = Person(
-                pid,
-                name,
-                born.isoformat(),
-                place,
-                bio,
-                f"nm{rng.randint(100000, 9999999):07d}",
-                handle if rng.random() < 0.4 else None,
-                handle + "official" if rng.random() < 0.5 else None,
-                handle if rng.random() < 0.5 else None,
-            )
+        self.companies: dict[int, Company] = _companies(rng)
+        self.people: dict[int, Person] = _people(rng)
         pids = list(self.people)
-        actors, directors = pids[:700], pids[700:780]
-        writers, producers, others = pids[780:880], pids[880:960], pids[960:]
-        titles: list[str] = []
-        seen: set[str] = set()
-        while len(titles) < N_MOVIES:
-            form = rng.random()
-            if form < 0.4:
-                t = f"The {rng.choice(_TITLE_ADJ)} {rng.choice(_TITLE_NOUN)}"
-            elif form < 0.7:
-                t = f"{rng.choice(_TITLE_NOUN)} of {rng.choice(_TITLE_PLACE)}"
-            else:
-                t = f"{rng.choice(_TITLE_ADJ)} {rng.choice(_TITLE_NOUN)}"
-            if t.lower() not in seen:
-                seen.add(t.lower())
-                titles.append(t)
-        # a few sequels share their original's title
-        for base in rng.sample(titles[:200], 12):
-            titles.append(f"{base} {rng.choice(['2', 'II', 'Returns'])}")
+        roles = _Roles(pids[:700], pids[700:780], pids[780:880], pids[880:960], pids[960:])
         self.movies: dict[int, Movie] = {}
         company_ids = list(self.companies)
-        for title in titles:
+        for title in _titles(rng):
             mid = rng.randint(10_000, 999_999)
             while mid in self.movies:
                 mid = rng.randint(10_000, 999_999)
-            released = dt.date(1985, 1, 1) + dt.timedelta(days=rng.randint(0, 365 * 38))
-            budget = rng.randint(2, 250) * 1_000_000
-            revenue = int(budget * rng.lognormvariate(0.6, 0.8)) // 1000 * 1000
-            genres = tuple(sorted(rng.sample(GENRES, rng.randint(1, 3))))
-            cast_people = rng.sample(actors, rng.randint(6, 12))
-            chars: list[str] = []
-            for _ in cast_people:
-                c = f"{rng.choice(_CHAR_FIRST)} {rng.choice(_CHAR_LAST)}"
-                while c in chars:
-                    c = f"{rng.choice(_CHAR_FIRST)} {rng.choice(_CHAR_LAST)}"
-                chars.append(c)
-            crew: list[tuple[int, str]] = []
-            director = rng.choice(directors)
-            crew.append((director, "Director"))
-            for w in rng.sample(writers + [director], rng.randint(1, 3)):
-                crew.append((w, rng.choice(["Screenplay", "Writer"])))
-            for p in rng.sample(producers, rng.randint(1, 2)):
-                crew.append((p, "Producer"))
-            for job in rng.sample(_CREW_OTHER, rng.randint(3, 5)):
-                crew.append((rng.choice(others), job))
-            countries = tuple(
-                sorted(
-                    set(
-                        [COUNTRIES[0][0] if rng.random() < 0.6 else rng.choice(COUNTRIES)[0]]
-                        + [rng.choice(COUNTRIES)[0] for _ in range(rng.randint(0, 1))]
-                    )
-                )
-            )
-            genre_words = " and ".join(g[1].lower() for g in genres)
-            overview = (
-                f"A {genre_words} story: when {chars[0]} returns to {rng.choice(_TITLE_PLACE)}, an old "
-                f"promise to {chars[1]} sets events in motion that neither can control."
-            )
-            alt = tuple(
-                (
-                    cc,
-                    f"{title}: {rng.choice(['Director' + chr(39) + 's Cut', 'The Movie', 'Chronicles', 'Origins'])}"
-                    if rng.random() < 0.5
-                    else f"{rng.choice(_TITLE_ADJ)} {title.split()[-1]}",
-                    "",
-                )
-                for cc in sorted(
-                    rng.sample(["GB", "FR", "DE", "JP", "CA", "ES", "IT"], rng.randint(0, 3))
-                )
-            )
-            self.movies[mid] = Movie(
-                mid,
-                title,
-                overview,
-                released.isoformat(),
-                budget,
-                revenue,
-                round(rng.uniform(4.5, 8.8), 1),
-                round(rng.uniform(5, 120), 3),
-                genres,
-                tuple(rng.sample(company_ids, rng.randint(1, 3))),
-                countries,
-                tuple(rng.sample(KEYWORDS, rng.randint(2, 6))),
-                tuple(zip(cast_people, chars)),
-                tuple(crew),
-                alt,
-                rng.choice(_TAGLINES),
-                rng.randint(82, 171),
-            )
+            self.movies[mid] = _movie(rng, mid, title, roles, company_ids)
         self._by_title = sorted(self.movies.values(), key=lambda m: (-m.popularity, m.id))
         self._by_name = sorted(self.people.values(), key=lambda p: p.id)
         self.credits: dict[int, list[tuple[Movie, str, str]]] = {pid: [] for pid in self.people}
@@ -674,6 +492,161 @@ class Catalog:
 
     def people_in(self, movie: Movie, job: str | None = None) -> list[Person]:
         return [self.people[pid] for pid, j in movie.crew if job is None or j == job]
+
+
+@dataclass(frozen=True)
+class _Roles:
+    """Person ids by the work they do in the catalogue."""
+
+    actors: list[int]
+    directors: list[int]
+    writers: list[int]
+    producers: list[int]
+    others: list[int]
+
+
+def _companies(rng: random.Random) -> dict[int, Company]:
+    companies: dict[int, Company] = {}
+    for i, name in enumerate(
+        rng.sample([f"{w} {s}" for w in _COMPANY_WORDS for s in _COMPANY_SUFFIX], 45)
+    ):
+        cid = 1000 + i * 37 + rng.randint(0, 30)
+        logo = (
+            f"/{''.join(rng.choice('abcdefghijklmnopqrstuvwxyz0123456789') for _ in range(16))}.png"
+            if rng.random() < 0.7
+            else None
+        )
+        companies[cid] = Company(cid, name, rng.choice(COUNTRIES[:10])[0], logo)
+    return companies
+
+
+def _people(rng: random.Random) -> dict[int, Person]:
+    people: dict[int, Person] = {}
+    names = [f"{f} {last}" for f in _FIRST for last in _LAST]
+    rng.shuffle(names)
+    for name in names[:1100]:
+        pid = rng.randint(1000, 3_999_999)
+        while pid in people:
+            pid = rng.randint(1000, 3_999_999)
+        born = dt.date(1938, 1, 1) + dt.timedelta(days=rng.randint(0, 365 * 62))
+        place = rng.choice(_PLACES)
+        bio = (
+            f"{name} (born {born.strftime('%B')} {born.day}, {born.year}) is a film professional from "
+            f"{place}. {name.split()[0]} began working in theatre before moving to film."
+        )
+        handle = name.lower().replace(" ", "").replace("'", "")
+        people[pid] = Person(
+            pid,
+            name,
+            born.isoformat(),
+            place,
+            bio,
+            f"nm{rng.randint(100000, 9999999):07d}",
+            handle if rng.random() < 0.4 else None,
+            handle + "official" if rng.random() < 0.5 else None,
+            handle if rng.random() < 0.5 else None,
+        )
+    return people
+
+
+def _titles(rng: random.Random) -> list[str]:
+    """``N_MOVIES`` distinct titles, then a few sequels that share their original's title."""
+    titles: list[str] = []
+    seen: set[str] = set()
+    while len(titles) < N_MOVIES:
+        form = rng.random()
+        if form < 0.4:
+            t = f"The {rng.choice(_TITLE_ADJ)} {rng.choice(_TITLE_NOUN)}"
+        elif form < 0.7:
+            t = f"{rng.choice(_TITLE_NOUN)} of {rng.choice(_TITLE_PLACE)}"
+        else:
+            t = f"{rng.choice(_TITLE_ADJ)} {rng.choice(_TITLE_NOUN)}"
+        if t.lower() not in seen:
+            seen.add(t.lower())
+            titles.append(t)
+    for base in rng.sample(titles[:200], 12):
+        titles.append(f"{base} {rng.choice(['2', 'II', 'Returns'])}")
+    return titles
+
+
+def _movie(
+    rng: random.Random, mid: int, title: str, roles: _Roles, company_ids: list[int]
+) -> Movie:
+    released = dt.date(1985, 1, 1) + dt.timedelta(days=rng.randint(0, 365 * 38))
+    budget = rng.randint(2, 250) * 1_000_000
+    revenue = int(budget * rng.lognormvariate(0.6, 0.8)) // 1000 * 1000
+    genres = tuple(sorted(rng.sample(GENRES, rng.randint(1, 3))))
+    cast_people = rng.sample(roles.actors, rng.randint(6, 12))
+    chars = _characters(rng, len(cast_people))
+    crew = _crew(rng, roles)
+    countries = tuple(
+        sorted(
+            set(
+                [COUNTRIES[0][0] if rng.random() < 0.6 else rng.choice(COUNTRIES)[0]]
+                + [rng.choice(COUNTRIES)[0] for _ in range(rng.randint(0, 1))]
+            )
+        )
+    )
+    genre_words = " and ".join(g[1].lower() for g in genres)
+    overview = (
+        f"A {genre_words} story: when {chars[0]} returns to {rng.choice(_TITLE_PLACE)}, an old "
+        f"promise to {chars[1]} sets events in motion that neither can control."
+    )
+    alt = _alternative_titles(rng, title)
+    return Movie(
+        mid,
+        title,
+        overview,
+        released.isoformat(),
+        budget,
+        revenue,
+        round(rng.uniform(4.5, 8.8), 1),
+        round(rng.uniform(5, 120), 3),
+        genres,
+        tuple(rng.sample(company_ids, rng.randint(1, 3))),
+        countries,
+        tuple(rng.sample(KEYWORDS, rng.randint(2, 6))),
+        tuple(zip(cast_people, chars)),
+        tuple(crew),
+        alt,
+        rng.choice(_TAGLINES),
+        rng.randint(82, 171),
+    )
+
+
+def _characters(rng: random.Random, n: int) -> list[str]:
+    chars: list[str] = []
+    for _ in range(n):
+        c = f"{rng.choice(_CHAR_FIRST)} {rng.choice(_CHAR_LAST)}"
+        while c in chars:
+            c = f"{rng.choice(_CHAR_FIRST)} {rng.choice(_CHAR_LAST)}"
+        chars.append(c)
+    return chars
+
+
+def _crew(rng: random.Random, roles: _Roles) -> list[tuple[int, str]]:
+    director = rng.choice(roles.directors)
+    crew: list[tuple[int, str]] = [(director, "Director")]
+    for w in rng.sample(roles.writers + [director], rng.randint(1, 3)):
+        crew.append((w, rng.choice(["Screenplay", "Writer"])))
+    for p in rng.sample(roles.producers, rng.randint(1, 2)):
+        crew.append((p, "Producer"))
+    for job in rng.sample(_CREW_OTHER, rng.randint(3, 5)):
+        crew.append((rng.choice(roles.others), job))
+    return crew
+
+
+def _alternative_titles(rng: random.Random, title: str) -> tuple[tuple[str, str, str], ...]:
+    return tuple(
+        (
+            cc,
+            f"{title}: {rng.choice(['Director' + chr(39) + 's Cut', 'The Movie', 'Chronicles', 'Origins'])}"
+            if rng.random() < 0.5
+            else f"{rng.choice(_TITLE_ADJ)} {title.split()[-1]}",
+            "",
+        )
+        for cc in sorted(rng.sample(["GB", "FR", "DE", "JP", "CA", "ES", "IT"], rng.randint(0, 3)))
+    )
 
 
 @lru_cache(maxsize=1)

@@ -59,14 +59,16 @@ def sha256_file(path: Path) -> str:
 
 
 def source_fingerprint(spec: DatabaseSpec) -> str:
-    """A hash of the code that generates ``spec`` (its module and the shared word lists), so a
-    changed generator invalidates a cached database even within one GENERATOR_VERSION."""
+    """A hash of the code that generates ``spec`` (its module and the shared word and name
+    lists), so a changed generator invalidates a cached database even within one
+    GENERATOR_VERSION."""
     import inspect
 
+    from agentgym_envs import names
     from agentgym_envs.envs.sql.databases import words
 
     h = hashlib.sha256(f"v{GENERATOR_VERSION}".encode())
-    for module in (inspect.getmodule(spec.populate), words):
+    for module in (inspect.getmodule(spec.populate), words, names):
         h.update(Path(inspect.getfile(module)).read_bytes())
     return h.hexdigest()[:16]
 
