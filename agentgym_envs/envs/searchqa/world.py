@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 _ONSETS = (
@@ -209,13 +209,41 @@ def _esc(text: str) -> str:
     return re.escape(text).replace(r"\{0\}", "{0}")
 
 
+@dataclass
+class _Facts:
+    """The generated entities and their relations, before they are written up."""
+
+    countries: list[str]
+    rivers: list[str]
+    cities: list[str]
+    city_country: dict[str, str]
+    city_river: dict[str, str]
+    city_year: dict[str, int]
+    capitals: dict[str, str]
+    people: list[str]
+    birth_year: dict[str, int]
+    birth_city: dict[str, str]
+    occupation: dict[str, tuple[str, str, str]]
+    works: list[tuple[str, str, int]] = field(default_factory=list)  # (title, creator, year)
+    #: (name, founder, year, headquarters city, industry)
+    companies: list[tuple[str, str, int, str, str]] = field(default_factory=list)
+
+
 def build_world(seed: int = 0, n_people: int = 1500) -> World:
     """The encyclopedia and its questions for ``seed`` (deterministic)."""
     rng = random.Random(seed)
     names = _Names(rng)
-    n_countries, n_cities, n_rivers = 30, 240, 60
-    n_companies = n_people // 5
+    facts = _places_and_people(rng, names, n_people)
+    _add_works(rng, facts)
+    _add_companies(rng, names, facts, n_people // 5)
+    passages = _passages(rng, facts)
+    questions = _questions(rng, facts)
+    rng.shuffle(questions)
+    return World(tuple(passages), tuple(questions))
 
+
+def _places_and_people(rng: random.Random, names: _Names, n_people: int) -> _Facts:
+    n_countries, n_cities, n_rivers = 30, 240, 60
     countries = [
         names.unique(lambda: names.word(rng.randint(1, 2), rng.choice(_COUNTRY_ENDS)))
         for _ in range(n_countries)
@@ -236,44 +264,60 @@ def build_world(seed: int = 0, n_people: int = 1500) -> World:
     birth_year = {p: rng.randint(1700, 1960) for p in people}
     birth_city = {p: rng.choice(cities) for p in people}
     occupation = {p: rng.choice(_OCCUPATIONS) for p in people}
+    return _Facts(
+        countries,
+        rivers,
+        cities,
+        city_country,
+        city_river,
+        city_year,
+        capitals,
+        people,
+        birth_year,
+        birth_city,
+        occupation,
+    )
 
+
+def _add_works(rng: random.Random, f: _Facts) -> None:
     titles: set[str] = set()
-    works: list[tuple[str, str, int]] = []  # (title, creator, year)
-    for p in people:
+    for p in f.people:
         for _ in range(rng.randint(1, 2)):
             for _ in range(50):
                 t = f"The {rng.choice(_ADJECTIVES)} {rng.choice(_NOUNS)}"
                 if rng.random() < 0.6:
-                    t += f" of {rng.choice(cities)}"
+                    t += f" of {rng.choice(f.cities)}"
                 if t not in titles:
                     titles.add(t)
-                    works.append((t, p, birth_year[p] + rng.randint(20, 60)))
+                    f.works.append((t, p, f.birth_year[p] + rng.randint(20, 60)))
                     break
-    works_by = {p: [w for w in works if w[1] == p] for p in people}
 
-    companies: list[tuple[str, str, int, str, str]] = []  # (name, founder, year, city, industry)
-    founders = rng.sample(people, n_companies)
-    for p in founders:
+
+def _add_companies(rng: random.Random, names: _Names, f: _Facts, n_companies: int) -> None:
+    for p in rng.sample(f.people, n_companies):
         industry, word = rng.choice(_INDUSTRIES)
         name = names.unique(lambda w=word: f"{names.word(rng.randint(2, 3))} {w}")
-        hq = rng.choice(cities)
-        companies.append((name, p, birth_year[p] + rng.randint(25, 50), hq, industry))
+        hq = rng.choice(f.cities)
+        f.companies.append((name, p, f.birth_year[p] + rng.randint(25, 50), hq, industry))
 
+
+def _passages(rng: random.Random, f: _Facts) -> list[Passage]:
+    """One article per entity: countries, rivers, cities, people, works, companies."""
     passages: list[Passage] = []
-    for k in countries:
+    for k in f.countries:
         cur = rng.choice(_CURRENCIES)
-        n = sum(1 for c in cities if city_country[c] == k)
+        n = sum(1 for c in f.cities if f.city_country[c] == k)
         passages.append(
             Passage(
                 k,
                 (
-                    f"{k} is a country in the Meridian lands. The capital of {k} is {capitals[k]}. "
+                    f"{k} is a country in the Meridian lands. The capital of {k} is {f.capitals[k]}. "
                     f"{k} has {n} large cities and its currency is the {k.lower()} {cur}."
                 ),
             )
         )
-    for r in rivers:
-        through = [c for c in cities if city_river[c] == r][:4]
+    for r in f.rivers:
+        through = [c for c in f.cities if f.city_river[c] == r][:4]
         passages.append(
             Passage(
                 r,
@@ -284,37 +328,43 @@ def build_world(seed: int = 0, n_people: int = 1500) -> World:
                 ),
             )
         )
-    for c in cities:
+    for c in f.cities:
         passages.append(
             Passage(
                 c,
                 (
-                    f"{c} is a city in {city_country[c]}. {c} lies on the {city_river[c]} river. "
-                    f"It was founded in {city_year[c]} and has about {rng.randint(5, 900) * 1000} "
+                    f"{c} is a city in {f.city_country[c]}. {c} lies on the {f.city_river[c]} river. "
+                    f"It was founded in {f.city_year[c]} and has about {rng.randint(5, 900) * 1000} "
                     "inhabitants."
                 ),
             )
         )
-    for p in people:
-        occ, kind, verb = occupation[p]
-        ws = works_by[p]
-        known = " and ".join(f"the {kind} {w[0]}" for w in ws)
+    return passages + _people_passages(f)
+
+
+def _people_passages(f: _Facts) -> list[Passage]:
+    """The articles on people, their works and their companies (no randomness)."""
+    passages: list[Passage] = []
+    works_by = {p: [w for w in f.works if w[1] == p] for p in f.people}
+    for p in f.people:
+        occ, kind, verb = f.occupation[p]
+        known = " and ".join(f"the {kind} {w[0]}" for w in works_by[p])
         surname = p.split()[-1]
         passages.append(
             Passage(
                 p,
                 (
-                    f"{p} was a {occ}. {p} was born in {birth_city[p]} in {birth_year[p]}. "
+                    f"{p} was a {occ}. {p} was born in {f.birth_city[p]} in {f.birth_year[p]}. "
                     f"{surname} is best known for {known}."
                 ),
             )
         )
-    for title, p, year in works:
-        occ, kind, verb = occupation[p]
+    for title, p, year in f.works:
+        occ, kind, verb = f.occupation[p]
         passages.append(
             Passage(title, (f"{title} is a {kind} by the {occ} {p}. {p} {verb} {title} in {year}."))
         )
-    for name, p, year, hq, industry in companies:
+    for name, p, year, hq, industry in f.companies:
         passages.append(
             Passage(
                 name,
@@ -324,32 +374,39 @@ def build_world(seed: int = 0, n_people: int = 1500) -> World:
                 ),
             )
         )
+    return passages
 
+
+_BORN_IN = "{0} was born in ([A-Z][A-Za-z]+) in"
+_BORN_YEAR = "{0} was born in [A-Z][A-Za-z]+ in ([0-9]{4})"
+
+
+def _born(person: str, pattern: str) -> Hop:
+    """The hop that reads ``person``'s birth article with ``pattern``."""
+    return Hop(person + " born", _esc(person).join(pattern.split("{0}")))
+
+
+def _questions(rng: random.Random, f: _Facts) -> list[Question]:
+    """Every question about the world, in category blocks (the caller shuffles them)."""
     questions: list[Question] = []
-    born_in = "{0} was born in ([A-Z][A-Za-z]+) in"
-    born_year = "{0} was born in [A-Z][A-Za-z]+ in ([0-9]{4})"
-    for p in people:
+    for p in f.people:
+        city = f.birth_city[p]
         questions.append(
-            Question(
-                f"In which city was {p} born",
-                (birth_city[p],),
-                "birthplace",
-                (Hop(p + " born", _esc(p).join(born_in.split("{0}"))),),
-            )
+            Question(f"In which city was {p} born", (city,), "birthplace", (_born(p, _BORN_IN),))
         )
         questions.append(
             Question(
                 f"In which country was {p} born",
-                (city_country[birth_city[p]],),
+                (f.city_country[city],),
                 "birth_country",
                 (
-                    Hop(p + " born", _esc(p).join(born_in.split("{0}"))),
+                    _born(p, _BORN_IN),
                     Hop("{0} city country", "{0} is a city in ([A-Z][A-Za-z]+)"),
                 ),
             )
         )
-    for title, p, _ in works:
-        occ, kind, _v = occupation[p]
+    for title, p, _ in f.works:
+        occ, kind, _v = f.occupation[p]
         questions.append(
             Question(
                 f"Who created the {kind} {title}",
@@ -358,7 +415,22 @@ def build_world(seed: int = 0, n_people: int = 1500) -> World:
                 (Hop(title, _esc(title) + f" is a {kind} by the {occ} ([A-Z][a-z]+ [A-Z][a-z]+)"),),
             )
         )
-    for name, p, _y, hq, _i in companies:
+    questions += _company_questions(f)
+    for k in f.countries:
+        questions.append(
+            Question(
+                f"What is the capital of {k}",
+                (f.capitals[k],),
+                "capital",
+                (Hop(k + " capital", f"The capital of {_esc(k)} is ([A-Z][A-Za-z]+)"),),
+            )
+        )
+    return questions + _compare_questions(rng, f)
+
+
+def _company_questions(f: _Facts) -> list[Question]:
+    questions: list[Question] = []
+    for name, p, _y, hq, _i in f.companies:
         questions.append(
             Question(
                 f"Who founded {name}",
@@ -376,7 +448,7 @@ def build_world(seed: int = 0, n_people: int = 1500) -> World:
         questions.append(
             Question(
                 f"Which river flows through the city where {name} is headquartered",
-                (city_river[hq],),
+                (f.city_river[hq],),
                 "company_river",
                 (
                     Hop(
@@ -387,36 +459,29 @@ def build_world(seed: int = 0, n_people: int = 1500) -> World:
                 ),
             )
         )
-    for k in countries:
-        questions.append(
-            Question(
-                f"What is the capital of {k}",
-                (capitals[k],),
-                "capital",
-                (Hop(k + " capital", f"The capital of {_esc(k)} is ([A-Z][A-Za-z]+)"),),
-            )
-        )
-    pairs = list(people)
+    return questions
+
+
+def _compare_questions(rng: random.Random, f: _Facts) -> list[Question]:
+    """``Who was born first`` over a shuffled pairing of the people (ties are skipped)."""
+    questions: list[Question] = []
+    pairs = list(f.people)
     rng.shuffle(pairs)
     for a, b in zip(pairs[0::2], pairs[1::2]):
-        if birth_year[a] == birth_year[b]:
+        if f.birth_year[a] == f.birth_year[b]:
             continue
-        first = a if birth_year[a] < birth_year[b] else b
+        first = a if f.birth_year[a] < f.birth_year[b] else b
         questions.append(
             Question(
                 f"Who was born first, {a} or {b}",
                 (first,),
                 "compare_birth",
-                (
-                    Hop(a + " born", _esc(a).join(born_year.split("{0}"))),
-                    Hop(b + " born", _esc(b).join(born_year.split("{0}"))),
-                ),
+                (_born(a, _BORN_YEAR), _born(b, _BORN_YEAR)),
                 kind="compare",
                 options=(a, b),
             )
         )
-    rng.shuffle(questions)
-    return World(tuple(passages), tuple(questions))
+    return questions
 
 
 @lru_cache(maxsize=4)

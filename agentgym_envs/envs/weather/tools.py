@@ -126,21 +126,14 @@ def get_latitude_longitude(b: WeatherBackend, name: str) -> dict[str, Any]:
     }
 
 
-def _past(kind: str):
+def _window(kind: str, past: bool):
+    """The tool function for ``kind``'s daily series over a window before (``past``) or after
+    the current date."""
+
     def fn(
         b: WeatherBackend, latitude: float, longitude: float, start_date: str, end_date: str
     ) -> dict[str, Any]:
-        _check_window(b, start_date, end_date, past=True)
-        return _series(latitude, longitude, start_date, end_date, kind)
-
-    return fn
-
-
-def _future(kind: str):
-    def fn(
-        b: WeatherBackend, latitude: float, longitude: float, start_date: str, end_date: str
-    ) -> dict[str, Any]:
-        _check_window(b, start_date, end_date, past=False)
+        _check_window(b, start_date, end_date, past=past)
         return _series(latitude, longitude, start_date, end_date, kind)
 
     return fn
@@ -199,8 +192,31 @@ _RETURNS = {
 }
 
 
-def _weather_tools() -> list[Tool]:
-    tools = [
+#: The daily-series tools, one per kind: (name, description, function factory, schema).
+_SERIES_TOOLS = (
+    (
+        "get_historical_{kind}",
+        "Get the historical daily {noun} of a place between two dates, both before the current date (at most 30 days apart).",
+        lambda kind: _window(kind, past=True),
+        _WINDOW,
+    ),
+    (
+        "get_{kind}_forecast",
+        "Get the daily {noun} forecast of a place between two dates, both after the current date (at most 30 days apart).",
+        lambda kind: _window(kind, past=False),
+        _WINDOW,
+    ),
+    (
+        "get_current_{kind}",
+        "Get the {noun} of a place on the current date.",
+        _current,
+        _DAY,
+    ),
+)
+
+
+def _user_tools() -> list[Tool]:
+    return [
         Tool(
             "get_user_current_date",
             "Get the user's current date.",
@@ -223,40 +239,24 @@ def _weather_tools() -> list[Tool]:
             "{'results': [{'name', 'latitude', 'longitude', 'country_code'}, ...]}",
         ),
     ]
-    for kind in ("temp", "rain", "snow"):
-        noun = _NAMES[kind]
-        tools.append(
-            Tool(
-                f"get_historical_{kind}",
-                f"Get the historical daily {noun} of a place between two dates, both before the current date (at most 30 days apart).",
-                _past(kind),
-                _WINDOW,
-                _RETURNS[kind],
-            )
+
+
+def _series_tools() -> list[Tool]:
+    return [
+        Tool(
+            name.format(kind=kind),
+            description.format(noun=_NAMES[kind]),
+            make(kind),
+            args,
+            _RETURNS[kind],
         )
-    for kind in ("temp", "rain", "snow"):
-        noun = _NAMES[kind]
-        tools.append(
-            Tool(
-                f"get_{kind}_forecast",
-                f"Get the daily {noun} forecast of a place between two dates, both after the current date (at most 30 days apart).",
-                _future(kind),
-                _WINDOW,
-                _RETURNS[kind],
-            )
-        )
-    for kind in ("temp", "rain", "snow"):
-        noun = _NAMES[kind]
-        tools.append(
-            Tool(
-                f"get_current_{kind}",
-                f"Get the {noun} of a place on the current date.",
-                _current(kind),
-                _DAY,
-                _RETURNS[kind],
-            )
-        )
-    tools += [
+        for name, description, make, args in _SERIES_TOOLS
+        for kind in ("temp", "rain", "snow")
+    ]
+
+
+def _air_and_place_tools() -> list[Tool]:
+    return [
         Tool(
             "get_historical_air_quality_index",
             "Get the daily European air quality index (PM2.5, at 12:00 GMT) of a place between two dates before the current date.",
@@ -292,10 +292,17 @@ def _weather_tools() -> list[Tool]:
             schema(latitude1=_LAT, longitude1=_LON, latitude2=_LAT, longitude2=_LON),
             "the distance in km (a number)",
         ),
+    ]
+
+
+def _weather_tools() -> list[Tool]:
+    return [
+        *_user_tools(),
+        *_series_tools(),
+        *_air_and_place_tools(),
         check_valid_actions_tool(),
         finish_tool(),
     ]
-    return tools
 
 
 #: The order of AgentGym's weather tools (its prompt and ``check_valid_actions`` list them so).
