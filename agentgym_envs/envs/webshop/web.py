@@ -6,25 +6,23 @@ page is rendered from the same page elements as the text observation. So a purch
 the browser gets exactly the reward the text env gives for the same actions, and
 :func:`html_to_text` of any page equals the text observation.
 
-Routes: ``GET /`` (start form), ``GET /start?split=test&task_id=0`` (new session, redirects
+Routes (:mod:`agentgym_envs.envs.webshop.routes`): ``GET /`` (start form), ``GET /start?split=test&task_id=0`` (new session, redirects
 to it), ``GET /session/{sid}`` (the current page), ``POST /session/{sid}/search``
 (``keywords``), ``POST /session/{sid}/click`` (``value``), ``GET /session/{sid}/click?value=``
 (product links), ``GET /session/{sid}/state`` (JSON: observation, actions, reward, score).
 """
 
-import html
 import logging
-import secrets
 import socket
 import threading
 import time
-from collections import OrderedDict
+from html import escape as esc
 from html.parser import HTMLParser
 from typing import Any
-from urllib.parse import parse_qs, quote
+from urllib.parse import quote
 
 from agentgym_envs.envs.webshop.shop import SEP, Element
-from agentgym_envs.errors import AgentGymError, require
+from agentgym_envs.errors import require
 
 logger = logging.getLogger(__name__)
 
@@ -51,67 +49,23 @@ def _attr(anchor: str) -> str:
 def render_html(elements: list[Element], sid: str, options: dict[str, str] | None = None) -> str:
     """The HTML page for a shop page's elements (visible texts in the same order)."""
     options = options or {}
-    esc = html.escape
     base = f"/session/{quote(sid)}"
     parts: list[str] = []
     i = 0
     in_product = False
     while i < len(elements):
-        e = elements[i]
-        if e.kind == "search_box":
-            button = (
-                elements[i + 1]
-                if i + 1 < len(elements) and elements[i + 1].key == "search"
-                else None
-            )
-            parts.append(
-                f'<form method="post" action="{base}/search" role="search">'
-                f'<input id="search_input" type="text" name="keywords" placeholder="Search..." '
-                f'aria-label="Search" required>'
-                + (
-                    f'<button class="btn" type="submit">{esc(button.text)}</button>'
-                    if button
-                    else ""
-                )
-                + "</form>"
-            )
-            i += 2 if button else 1
-            continue
-        if e.kind == "option":
-            group = e.group
-            radios = []
-            while i < len(elements) and elements[i].kind == "option" and elements[i].group == group:
-                o = elements[i]
-                rid = f"radio_{len(parts)}_{len(radios)}"
-                checked = " checked" if options.get(group) == o.key else ""
-                radios.append(
-                    f'<input type="radio" id="{rid}" name="value" value="{esc(o.key)}" data-group="{esc(group)}"'
-                    f' onchange="this.form.submit()"{checked}><label for="{rid}">{esc(o.text)}</label>'
-                )
-                i += 1
-            parts.append(
-                f'<form method="post" action="{base}/click" class="radio-toolbar">{"".join(radios)}</form>'
-            )
-            continue
-        if e.kind == "link":
-            if in_product:
-                parts.append("</div>")
-            in_product = True
-            parts.append(
-                f'<div class="product"><a class="product-link" href="{base}/click?value={quote(e.key)}">'
-                f"{esc(e.text)}</a>"
-            )
-        elif e.kind == "button":
-            css = "btn purchase" if e.key == "buy now" else "btn"
-            parts.append(
-                f'<form method="post" action="{base}/click"><input type="hidden" name="value" value="{esc(e.key)}">'
-                f'<button type="submit" class="{css}">{esc(e.text)}</button></form>'
-            )
-        elif e.kind == "heading":
-            parts.append(f"<h3{_attr(e.anchor)}>{esc(e.text)}</h3>")
+        kind = elements[i].kind
+        if kind == "search_box":
+            part, i = _search_form(elements, i, base)
+        elif kind == "option":
+            part, i = _radio_form(elements, i, base, options, f"radio_{len(parts)}")
         else:
-            parts.append(f"<p{_attr(e.anchor)}>{esc(e.text)}</p>")
-        i += 1
+            if kind == "link":  # a product: its texts sit in its box up to the next product
+                if in_product:
+                    parts.append("</div>")
+                in_product = True
+            part, i = _element(elements[i], base), i + 1
+        parts.append(part)
     if in_product:
         parts.append("</div>")
     body = "\n".join(parts)
@@ -119,6 +73,60 @@ def render_html(elements: list[Element], sid: str, options: dict[str, str] | Non
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>WebShop</title>'
         f"<style>{_CSS}</style></head>\n<body>\n{body}\n</body></html>"
     )
+
+
+def _search_form(elements: list[Element], i: int, base: str) -> tuple[str, int]:
+    """The search box at ``elements[i]`` with its button if one follows; and the next index."""
+    following = elements[i + 1] if i + 1 < len(elements) else None
+    button = following if following is not None and following.key == "search" else None
+    form = (
+        f'<form method="post" action="{base}/search" role="search">'
+        f'<input id="search_input" type="text" name="keywords" placeholder="Search..." '
+        f'aria-label="Search" required>'
+        + (f'<button class="btn" type="submit">{esc(button.text)}</button>' if button else "")
+        + "</form>"
+    )
+    return form, i + (2 if button else 1)
+
+
+def _radio_form(
+    elements: list[Element], i: int, base: str, options: dict[str, str], prefix: str
+) -> tuple[str, int]:
+    """The options of one group from ``elements[i]`` on as radio buttons (ids ``prefix_N``);
+    and the index after them."""
+    group = elements[i].group
+    radios = []
+    while i < len(elements) and elements[i].kind == "option" and elements[i].group == group:
+        o = elements[i]
+        rid = f"{prefix}_{len(radios)}"
+        checked = " checked" if options.get(group) == o.key else ""
+        radios.append(
+            f'<input type="radio" id="{rid}" name="value" value="{esc(o.key)}" data-group="{esc(group)}"'
+            f' onchange="this.form.submit()"{checked}><label for="{rid}">{esc(o.text)}</label>'
+        )
+        i += 1
+    form = (
+        f'<form method="post" action="{base}/click" class="radio-toolbar">{"".join(radios)}</form>'
+    )
+    return form, i
+
+
+def _element(e: Element, base: str) -> str:
+    """A product link (opening its box), a button, a heading or a paragraph."""
+    if e.kind == "link":
+        return (
+            f'<div class="product"><a class="product-link" href="{base}/click?value={quote(e.key)}">'
+            f"{esc(e.text)}</a>"
+        )
+    if e.kind == "button":
+        css = "btn purchase" if e.key == "buy now" else "btn"
+        return (
+            f'<form method="post" action="{base}/click"><input type="hidden" name="value" value="{esc(e.key)}">'
+            f'<button type="submit" class="{css}">{esc(e.text)}</button></form>'
+        )
+    if e.kind == "heading":
+        return f"<h3{_attr(e.anchor)}>{esc(e.text)}</h3>"
+    return f"<p{_attr(e.anchor)}>{esc(e.text)}</p>"
 
 
 class _TextCollector(HTMLParser):
@@ -155,7 +163,8 @@ def html_to_text(page: str) -> str:
     return SEP.join(collector.texts)
 
 
-def _home(splits: dict[str, int]) -> str:
+def home_html(splits: dict[str, int]) -> str:
+    """The start page: pick a split and a task id."""
     rows = "".join(f'<option value="{s}">{s} ({n} tasks)</option>' for s, n in splits.items())
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>WebShop</title>'
@@ -169,99 +178,14 @@ def _home(splits: dict[str, int]) -> str:
 
 
 def create_app(max_sessions: int = MAX_SESSIONS, **env_kwargs: Any):
-    """A FastAPI app serving the shop; ``env_kwargs`` go to :class:`WebShopEnv` (catalog, data)."""
+    """A FastAPI app serving the shop; ``env_kwargs`` go to :class:`WebShopEnv` (catalog, data).
+    The routes are :mod:`agentgym_envs.envs.webshop.routes`; the sessions are ``app.state``."""
     fastapi = require("fastapi", "webshop")
-    responses = require("fastapi.responses", "webshop")
-    from agentgym_envs.envs.webshop.env import WebShopEnv
+    from agentgym_envs.envs.webshop.routes import Sessions, router
 
-    HTMLResponse, RedirectResponse, JSONResponse = (
-        responses.HTMLResponse,
-        responses.RedirectResponse,
-        responses.JSONResponse,
-    )
-    Request = fastapi.Request
-    template = WebShopEnv(**env_kwargs)  # builds the shared catalog (and its index) up front
-    _ = template.catalog.index
-    sessions: OrderedDict[str, WebShopEnv] = OrderedDict()
-    lock = threading.Lock()
     app = fastapi.FastAPI(title="WebShop (agentgym-envs)", docs_url=None, redoc_url=None)
-    app.state.sessions = sessions
-
-    def get_env(sid: str) -> WebShopEnv:
-        with lock:
-            env = sessions.get(sid)
-            if env is None:
-                raise fastapi.HTTPException(404, f"unknown session {sid!r}: start one at /start")
-            sessions.move_to_end(sid)
-            return env
-
-    def page(sid: str, env: WebShopEnv):
-        assert env.shop is not None
-        return HTMLResponse(render_html(env.shop.elements(), sid, env.shop.state.options))
-
-    async def form(request) -> dict[str, str]:
-        body = (await request.body()).decode("utf-8", "replace")
-        return {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
-
-    @app.get("/")
-    def home():
-        return HTMLResponse(_home(template.tasks.splits()))
-
-    @app.get("/start")
-    def start(split: str = "test", task_id: int = 0, seed: int | None = None):
-        env = WebShopEnv(**env_kwargs)
-        try:
-            env.reset(seed=seed, options={"split": split, "task_id": task_id})
-        except AgentGymError as exc:
-            raise fastapi.HTTPException(400, str(exc)) from None
-        sid = secrets.token_hex(8)
-        with lock:
-            sessions[sid] = env
-            while len(sessions) > max_sessions:
-                sessions.popitem(last=False)
-        return RedirectResponse(f"/session/{sid}", status_code=303)
-
-    @app.get("/session/{sid}")
-    def show(sid: str):
-        return page(sid, get_env(sid))
-
-    def act(sid: str, action: str):
-        env = get_env(sid)
-        with lock:  # steps take well under a millisecond; one at a time keeps sessions consistent
-            if not env.done:
-                env.step(action)
-        return RedirectResponse(f"/session/{sid}", status_code=303)
-
-    @app.post("/session/{sid}/search")
-    async def search(sid: str, request: Request):
-        keywords = (await form(request)).get("keywords", "")
-        return act(sid, f"search[{keywords}]")
-
-    @app.post("/session/{sid}/click")
-    async def click_post(sid: str, request: Request):
-        return act(sid, f"click[{(await form(request)).get('value', '')}]")
-
-    @app.get("/session/{sid}/click")
-    def click_get(sid: str, value: str = ""):
-        return act(sid, f"click[{value}]")
-
-    @app.get("/session/{sid}/state")
-    def state(sid: str):
-        env = get_env(sid)
-        assert env.shop is not None
-        return JSONResponse(
-            {
-                "observation": env.shop.observation(),
-                "available_actions": env.shop.available_actions(),
-                "done": env.done,
-                "reward": env.shop.reward_info.reward if env.shop.reward_info else 0.0,
-                "score": env.score,
-                "success": env.success,
-                "task_id": env.task.task_id if env.task else None,
-                "split": env.task.split if env.task else None,
-            }
-        )
-
+    app.state.sessions = Sessions(max_sessions, env_kwargs)
+    app.include_router(router)
     return app
 
 
