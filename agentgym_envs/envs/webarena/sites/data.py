@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
+from itertools import count
 from pathlib import Path
 
 from agentgym_envs.envs.webarena.sites.common import password_hash
@@ -171,6 +173,16 @@ def _day(rng: random.Random, start: date, span: int) -> str:
 
 
 def _shop(conn: sqlite3.Connection, rng: random.Random) -> None:
+    _shop_products(conn, rng)
+    people = _shop_customers(conn, rng)
+    _shop_orders(conn, rng, people)
+    _shop_reviews(conn, rng)
+    conn.execute(
+        "INSERT INTO admin_users VALUES (?,?)", (ADMIN_USER, password_hash(ADMIN_PASSWORD))
+    )
+
+
+def _shop_products(conn: sqlite3.Connection, rng: random.Random) -> None:
     from agentgym_envs.envs.webshop.catalog import generated_catalog
 
     catalog = generated_catalog(NUM_PRODUCTS, SEED)
@@ -189,6 +201,10 @@ def _shop(conn: sqlite3.Connection, rng: random.Random) -> None:
                 "Enabled",
             ),
         )
+
+
+def _shop_customers(conn: sqlite3.Connection, rng: random.Random) -> list[tuple[str, str]]:
+    """The customers as (email, name), the test account first."""
     people = [(SHOP_USER, "Emma Lopez")] + [
         (f"{f.lower()}.{s.lower()}@example.com", f"{f} {s}")
         for f, s in zip(FIRST[:8], LAST[:8], strict=True)
@@ -199,11 +215,17 @@ def _shop(conn: sqlite3.Connection, rng: random.Random) -> None:
             "INSERT INTO shop_customers VALUES (?,?,?,?)",
             (email, name, password_hash(pw), f"{rng.randrange(10, 999)} Main St, Pittsburgh PA"),
         )
-    n_products = NUM_PRODUCTS
+    return people
+
+
+def _shop_orders(
+    conn: sqlite3.Connection, rng: random.Random, people: list[tuple[str, str]]
+) -> None:
+    """Sixty orders, two in three the test account's; complete ones have an invoice."""
     for oid in range(1, 61):
         email = SHOP_USER if oid % 3 != 0 else people[1 + oid % 8][0]
         items = [
-            (rng.randrange(1, n_products + 1), rng.randrange(1, 4))
+            (rng.randrange(1, NUM_PRODUCTS + 1), rng.randrange(1, 4))
             for _ in range(rng.randrange(1, 4))
         ]
         total = 0.0
@@ -224,8 +246,11 @@ def _shop(conn: sqlite3.Connection, rng: random.Random) -> None:
                 "VALUES (?,?,?,?)",
                 (f"{oid:09d}", oid, created, total),
             )
+
+
+def _shop_reviews(conn: sqlite3.Connection, rng: random.Random) -> None:
     rid = 0
-    for pid in range(1, n_products + 1):
+    for pid in range(1, NUM_PRODUCTS + 1):
         for _ in range(rng.randrange(0, 4)):
             rid += 1
             phrase = rng.choice(REVIEW_PHRASES)
@@ -242,9 +267,6 @@ def _shop(conn: sqlite3.Connection, rng: random.Random) -> None:
                     _day(rng, date(2022, 1, 1), 720),
                 ),
             )
-    conn.execute(
-        "INSERT INTO admin_users VALUES (?,?)", (ADMIN_USER, password_hash(ADMIN_PASSWORD))
-    )
 
 
 def _forum(conn: sqlite3.Connection, rng: random.Random) -> None:
@@ -295,7 +317,7 @@ def _code(conn: sqlite3.Connection, rng: random.Random) -> None:
     for username, name in CODE_USERS:
         pw = CODE_PASSWORD if username == CODE_USER else "hello5678"
         conn.execute("INSERT INTO code_users VALUES (?,?,?)", (username, name, password_hash(pw)))
-    issue_id = mr_id = commit_id = 0
+    issue_ids, mr_ids, commit_ids = count(1), count(1), count(1)
     for pid, (ns, name, desc) in enumerate(PROJECTS, start=1):
         conn.execute(
             "INSERT INTO code_projects VALUES (?,?,?,?,?)", (pid, ns, name, desc, rng.randrange(50))
@@ -306,57 +328,72 @@ def _code(conn: sqlite3.Connection, rng: random.Random) -> None:
                 conn.execute(
                     "INSERT INTO code_members VALUES (?,?,?)", (pid, username, rng.choice(ROLES))
                 )
-        for iid in range(1, rng.randrange(8, 14)):
-            issue_id += 1
-            labels = sorted(rng.sample(LABELS, rng.randrange(0, 3)))
-            conn.execute(
-                "INSERT INTO code_issues VALUES (?,?,?,?,?,?,?,?,?)",
-                (
-                    issue_id,
-                    pid,
-                    iid,
-                    f"{rng.choice(ISSUE_WORDS).capitalize()} ({name} #{iid})",
-                    "Steps to reproduce are in the description.",
-                    "opened" if rng.random() < 0.65 else "closed",
-                    ",".join(labels),
-                    rng.choice(CODE_USERS)[0],
-                    _day(rng, date(2023, 1, 1), 300),
-                ),
-            )
-        for iid in range(1, rng.randrange(3, 6)):
-            mr_id += 1
-            conn.execute(
-                "INSERT INTO code_merge_requests VALUES (?,?,?,?,?,?,?,?)",
-                (
-                    mr_id,
-                    pid,
-                    iid,
-                    f"Fix {rng.choice(ISSUE_WORDS)}",
-                    rng.choice(["opened", "merged", "closed"]),
-                    rng.choice(CODE_USERS)[0],
-                    f"feature-{iid}",
-                    "main",
-                ),
-            )
-        for _ in range(rng.randrange(10, 20)):
-            commit_id += 1
-            conn.execute(
-                "INSERT INTO code_commits VALUES (?,?,?,?,?,?)",
-                (
-                    commit_id,
-                    pid,
-                    f"{rng.getrandbits(40):010x}",
-                    rng.choice(CODE_USERS)[0],
-                    _day(rng, date(2023, 3, 1), 30),
-                    f"Update {rng.choice(ISSUE_WORDS)}",
-                ),
-            )
+        _code_issues(conn, rng, pid, name, issue_ids)
+        _code_merge_requests(conn, rng, pid, mr_ids)
+        _code_commits(conn, rng, pid, commit_ids)
         if pid <= 3:
             conn.execute(
                 "INSERT INTO code_todos (username, project_id, target, body, state) "
                 "VALUES (?,?,?,?,?)",
                 (CODE_USER, pid, f"Issue #{1}", f"You are mentioned in {name}", "pending"),
             )
+
+
+def _code_issues(
+    conn: sqlite3.Connection, rng: random.Random, pid: int, name: str, ids: Iterator[int]
+) -> None:
+    for iid in range(1, rng.randrange(8, 14)):
+        labels = sorted(rng.sample(LABELS, rng.randrange(0, 3)))
+        conn.execute(
+            "INSERT INTO code_issues VALUES (?,?,?,?,?,?,?,?,?)",
+            (
+                next(ids),
+                pid,
+                iid,
+                f"{rng.choice(ISSUE_WORDS).capitalize()} ({name} #{iid})",
+                "Steps to reproduce are in the description.",
+                "opened" if rng.random() < 0.65 else "closed",
+                ",".join(labels),
+                rng.choice(CODE_USERS)[0],
+                _day(rng, date(2023, 1, 1), 300),
+            ),
+        )
+
+
+def _code_merge_requests(
+    conn: sqlite3.Connection, rng: random.Random, pid: int, ids: Iterator[int]
+) -> None:
+    for iid in range(1, rng.randrange(3, 6)):
+        conn.execute(
+            "INSERT INTO code_merge_requests VALUES (?,?,?,?,?,?,?,?)",
+            (
+                next(ids),
+                pid,
+                iid,
+                f"Fix {rng.choice(ISSUE_WORDS)}",
+                rng.choice(["opened", "merged", "closed"]),
+                rng.choice(CODE_USERS)[0],
+                f"feature-{iid}",
+                "main",
+            ),
+        )
+
+
+def _code_commits(
+    conn: sqlite3.Connection, rng: random.Random, pid: int, ids: Iterator[int]
+) -> None:
+    for _ in range(rng.randrange(10, 20)):
+        conn.execute(
+            "INSERT INTO code_commits VALUES (?,?,?,?,?,?)",
+            (
+                next(ids),
+                pid,
+                f"{rng.getrandbits(40):010x}",
+                rng.choice(CODE_USERS)[0],
+                _day(rng, date(2023, 3, 1), 30),
+                f"Update {rng.choice(ISSUE_WORDS)}",
+            ),
+        )
 
 
 def seed_database(path: Path, seed: int = SEED) -> Path:
