@@ -19,6 +19,7 @@ require("fastapi", "server")
 
 import gymnasium as gym
 
+from agentgym_envs.server.deadline import REQUEST_TIMEOUT
 from agentgym_envs.server.protocol import protocol_for
 from agentgym_envs.server.routes import AgentGymApp, add_routes
 from agentgym_envs.server.service import EnvService
@@ -35,6 +36,7 @@ def create_app(
     *,
     max_sessions: int = 256,
     idle_timeout: float | None = 3600.0,
+    request_timeout: float | None = REQUEST_TIMEOUT,
     env_kwargs: dict[str, Any] | None = None,
 ) -> AgentGymApp:
     """A FastAPI app (:class:`~agentgym_envs.server.routes.AgentGymApp`) serving ``env_id``
@@ -44,6 +46,9 @@ def create_app(
         env_id: a registered id (``Wordle-v0`` or ``AgentGym/Wordle-v0``).
         max_sessions: most live sessions; past it ``/create`` replies with an error.
         idle_timeout: seconds after which an idle session may be evicted (``None``: never).
+        request_timeout: seconds a request may take before it is answered with HTTP 504 and
+            its session marked broken (``None``: no limit); see
+            :mod:`~agentgym_envs.server.deadline`.
         env_kwargs: keyword arguments for ``gymnasium.make``.
     """
     info = env_info(env_id)
@@ -79,7 +84,7 @@ def create_app(
     app.state.store = store
     app.state.env_id = info.id
     app.state.protocol = protocol
-    add_routes(app, service)
+    add_routes(app, service, request_timeout=request_timeout)
     return app
 
 

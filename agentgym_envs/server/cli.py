@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from agentgym_envs.server.deadline import REQUEST_TIMEOUT
+
 _LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 
 
@@ -20,6 +22,13 @@ def register_cli(app: typer.Typer) -> None:
             min=0.0,
             help="Evict sessions idle this many seconds (0: never).",
         ),
+        request_timeout: float = typer.Option(
+            REQUEST_TIMEOUT,
+            "--request-timeout",
+            min=0.0,
+            help="Answer a request still running after this many seconds with HTTP 504 and "
+            "mark its session broken (0: no limit).",
+        ),
         log_level: str = typer.Option("info", "--log-level", help="uvicorn log level."),
         access_log: bool = typer.Option(
             False, "--access-log/--no-access-log", help="Log every request (costs per step)."
@@ -35,5 +44,10 @@ def register_cli(app: typer.Typer) -> None:
         uvicorn = require("uvicorn", "server")
         from agentgym_envs.server.app import create_app
 
-        web = create_app(env_id, max_sessions=max_sessions, idle_timeout=idle_timeout or None)
+        web = create_app(
+            env_id,
+            max_sessions=max_sessions,
+            idle_timeout=idle_timeout or None,
+            request_timeout=request_timeout or None,
+        )
         uvicorn.run(web, host=host, port=port, log_level=log_level.lower(), access_log=access_log)

@@ -16,6 +16,13 @@ Service methods are synchronous. Each path starts out running them in the thread
 env (a SciWorld reset, a BabyAI path search) never holds up other sessions; once a path's calls
 have stayed under :data:`FAST_SECONDS` for :data:`FAST_CALLS` calls in a row it runs them on the
 event loop, which saves the thread hop, and goes back to the pool after the first slow call.
+
+A call in the pool has a deadline (``request_timeout``, :data:`REQUEST_TIMEOUT` by default): past
+it the client gets HTTP 504 and a one-line JSON error at once, and the session the call worked on
+is marked broken (:mod:`~agentgym_envs.server.deadline`), so a later request on it is refused
+rather than acting on a half-finished step. A call on the event loop cannot be interrupted:
+it runs there only after its path has been fast many times in a row, and the env's own
+per-step limits (:mod:`agentgym_envs.bounds`) bound it.
 """
 
 from __future__ import annotations
@@ -28,11 +35,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
 
+import anyio
+from anyio import to_thread
 from fastapi import FastAPI
-from starlette.concurrency import run_in_threadpool
 from starlette.types import Receive, Scope, Send
 
 from agentgym_envs.errors import AgentGymError
+from agentgym_envs.server.deadline import REQUEST_TIMEOUT, Request, RequestAbandoned, working_for
 from agentgym_envs.server.protocol import error, jsonable
 from agentgym_envs.server.service import EnvService
 from agentgym_envs.server.sessions import SessionError
@@ -97,8 +106,11 @@ def _dumps(reply: Any) -> bytes:
     return json.dumps(reply, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
-def add_routes(app: AgentGymApp, service: EnvService) -> None:
-    """Add every endpoint of ``service``'s family to ``app``."""
+def add_routes(
+    app: AgentGymApp, service: EnvService, request_timeout: float | None = REQUEST_TIMEOUT
+) -> None:
+    """Add every endpoint of ``service``'s family to ``app``; a request past
+    ``request_timeout`` seconds (``None``: no limit) is answered with HTTP 504."""
     wire = service.info.record.wire
     assert wire is not None
     posts: dict[str, Handler] = {
@@ -117,12 +129,16 @@ def add_routes(app: AgentGymApp, service: EnvService) -> None:
     session_keys = (service.protocol.session_key, "id", "env_idx")
     for prefix in ("", wire.url_prefix) if wire.url_prefix else ("",):
         for path, handler in posts.items():
-            app.endpoints["POST", prefix + path] = _post(Runner(handler))
+            run = Runner(handler, prefix + path, timeout=request_timeout)
+            app.endpoints["POST", prefix + path] = _post(run)
         for path, handler in gets.items():
-            app.endpoints["GET", prefix + path] = _get(Runner(handler), session_keys)
+            run = Runner(handler, prefix + path, timeout=request_timeout)
+            app.endpoints["GET", prefix + path] = _get(run, session_keys)
         for name in wire.get_endpoints:  # AgentGym's BabyAI posts {"id"} to /render
             run = Runner(
-                lambda body, name=name: service.family_endpoint(name, service.session_key(body))
+                lambda body, name=name: service.family_endpoint(name, service.session_key(body)),
+                f"{prefix}/{name}",
+                timeout=request_timeout,
             )
             app.endpoints["POST", f"{prefix}/{name}"] = _post(run)
     app.add_api_route("/", service.root, methods=["GET"])
@@ -134,6 +150,9 @@ class Runner:
 
     Args:
         handler: the service method; its failures become error replies.
+        name: the path, for messages.
+        timeout: seconds a call in the pool may take (``None``: no limit); past it the call is
+            abandoned (see the module docstring) and :class:`BadRequest` with status 504 raised.
         fast_seconds: a call under this counts as fast.
         fast_calls: fast calls in a row before the handler runs on the event loop.
     """
@@ -141,10 +160,15 @@ class Runner:
     def __init__(
         self,
         handler: Handler,
+        name: str = "request",
+        *,
+        timeout: float | None = None,
         fast_seconds: float = FAST_SECONDS,
         fast_calls: int = FAST_CALLS,
     ) -> None:
         self.handler = handler
+        self.name = name
+        self.timeout = timeout
         self.fast_seconds = fast_seconds
         self.fast_calls = fast_calls
         self.streak = 0
@@ -156,16 +180,40 @@ class Runner:
 
     async def __call__(self, arg: Any) -> Any:
         if self.inline:
-            reply, seconds = self._timed(arg)
+            reply, seconds = self._timed(arg, None)
         else:
-            reply, seconds = await run_in_threadpool(self._timed, arg)
+            request = Request(self.name, self.timeout)
+            with anyio.move_on_after(self.timeout) as scope:
+                reply, seconds = await to_thread.run_sync(
+                    self._timed, arg, request, abandon_on_cancel=self.timeout is not None
+                )
+            if scope.cancelled_caught:
+                self.streak = 0
+                raise self._abandon(request)
         self.streak = self.streak + 1 if seconds < self.fast_seconds else 0
         return reply
 
-    def _timed(self, arg: Any) -> tuple[Any, float]:
+    def _timed(self, arg: Any, request: Request | None) -> tuple[Any, float]:
         start = time.perf_counter()
-        reply = _guarded(self.handler, arg)
+        if request is None:
+            reply = _guarded(self.handler, arg)
+        else:
+            with working_for(request):
+                reply = _guarded(self.handler, arg)
         return reply, time.perf_counter() - start
+
+    def _abandon(self, request: Request) -> BadRequest:
+        held = request.abandon()
+        message = (
+            f"{self.name} took longer than the server's {self.timeout:g} s request limit "
+            "(agentgym serve --request-timeout)"
+        )
+        if self.name.endswith("/create"):
+            message += "; no session was created"
+        elif held:
+            message += "; its session is now broken: /close it and /create a new one"
+        logger.warning("%s", message)
+        return BadRequest(message, status=504)
 
 
 def _post(run: Runner) -> Endpoint:
@@ -248,7 +296,7 @@ def _guarded(handler: Handler, arg: Any) -> Any:
         return jsonable(handler(arg))
     except KeyError as exc:
         return error(f"missing key {exc}")
-    except (SessionError, AgentGymError, ValueError, TypeError) as exc:
+    except (SessionError, AgentGymError, ValueError, TypeError, RequestAbandoned) as exc:
         return error(str(exc))
     except Exception as exc:
         logger.exception("request failed")

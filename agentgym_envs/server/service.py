@@ -3,7 +3,8 @@
 :class:`EnvService` holds the session store and the family's wire adapter
 (:mod:`agentgym_envs.server.protocol`); its methods take a parsed request body (or a session id)
 and return the reply AgentGym's server would send. :mod:`agentgym_envs.server.routes` binds them
-to paths. A session's requests are serialised by its lock; different sessions run in parallel.
+to paths. A session's requests are serialised by its lock (:meth:`Session.taken
+<agentgym_envs.server.sessions.Session.taken>`); different sessions run in parallel.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+from agentgym_envs.server.deadline import RequestAbandoned, current_request
 from agentgym_envs.server.images import is_frame, png_base64
 from agentgym_envs.server.protocol import Protocol
 from agentgym_envs.server.sessions import Session, SessionStore, session_id
@@ -39,20 +41,25 @@ class EnvService:
     def create(self, body: dict[str, Any]) -> Any:
         session = self.store.create()
         try:
-            item = self.protocol.create_item(session.ordinal, body, sum(self.info.splits.values()))
-            observation = None
-            if item is not None:
-                with session.lock:
+            with session.taken():
+                item = self.protocol.create_item(
+                    session.ordinal, body, sum(self.info.splits.values())
+                )
+                observation = None
+                if item is not None:
                     observation = self._reset(session, {self.protocol.index_keys[0]: item})[0]
         except Exception:
             self.store.close(session.id)
             raise
+        request = current_request()
+        if request is not None and request.abandoned:  # answered already: no client has this id
+            self.store.close(session.id)
+            raise RequestAbandoned(f"/create of session {session.id} was abandoned")
         logger.info("created session %d", session.id)
         return self.protocol.create_reply(session.id, observation)
 
     def reset(self, body: dict[str, Any]) -> Any:
-        session = self.store.get(self.session_key(body))
-        with session.lock:
+        with self.store.get(self.session_key(body)).taken() as session:
             observation, info = self._reset(session, body)
             session.touch()
         return self.protocol.reset_reply(session.id, observation, info)
@@ -87,8 +94,7 @@ class EnvService:
             return self.protocol.actions_reply(session.env.unwrapped.available_actions())
 
     def detail(self, sid: Any) -> Any:
-        session = self.store.get(sid)
-        with session.lock:
+        with self.store.get(sid).taken() as session:
             if not session.started:
                 return {"id": session.id, "started": False}
             base = session.env.unwrapped
@@ -109,8 +115,7 @@ class EnvService:
         """A family endpoint of ``wire.get_endpoints``: the env's public attribute ``name``,
         called if it is a method (before the first reset too: Wordle's client asks first); an
         RGB frame is sent as a base64 PNG."""
-        session = self.store.get(sid)
-        with session.lock:
+        with self.store.get(sid).taken() as session:
             value = getattr(session.env.unwrapped, name, None)
             if value is None:
                 raise ValueError(f"{self.info.id} has no {name!r}")
@@ -139,9 +144,8 @@ class EnvService:
 
     @contextlib.contextmanager
     def started(self, sid: Any) -> Iterator[Session]:
-        """The session ``sid``, locked, after checking it has been reset."""
-        session = self.store.get(sid)
-        with session.lock:
+        """The session ``sid``, taken, after checking it has been reset."""
+        with self.store.get(sid).taken() as session:
             if not session.started:
                 raise ValueError(f"session {session.id} has not been reset: call /reset first")
             yield session

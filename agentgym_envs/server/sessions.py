@@ -7,18 +7,28 @@ first evicts sessions idle longer than ``idle_timeout`` and, if the store is sti
 timer. Session ids are random integers below 2**53 (JSON ints that every client's parser keeps
 exact), so one client cannot guess, step or close another's session; a session's ``ordinal`` is
 its place in creation order (TextCraft's ``/create`` starts session ``n`` on item ``n``).
+
+A session is worked on inside :meth:`Session.taken`, which holds its lock for the calling
+request (see :mod:`~agentgym_envs.server.deadline`): a request waits for the lock no longer than
+its deadline, and a session whose request was abandoned at its deadline is *broken* -- every
+later request on it is refused with a :class:`BrokenSessionError` until it is closed. A session
+closed (or evicted) while abandoned work still runs on it has its env closed when that work
+ends.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from agentgym_envs.server.deadline import current_request
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +43,14 @@ class UnknownSessionError(SessionError):
 
 class SessionLimitError(SessionError):
     pass
+
+
+class BrokenSessionError(SessionError):
+    """The session's state is unknown: a request on it was abandoned at its deadline."""
+
+
+class SessionBusyError(SessionError):
+    """Another request held the session for longer than this request's deadline."""
 
 
 #: Session ids are drawn from ``[ID_FLOOR, ID_CEILING)``.
@@ -63,6 +81,11 @@ class Session:
     last_used: float = field(default_factory=time.monotonic)
     #: The last observation sent on the wire (``None`` until the first reset).
     observation: str | None = None
+    #: Why the session may no longer be used (``None``: it may); see the module docstring.
+    broken: str | None = None
+    #: Whether the store has let go of the session (its env is closed once it is free).
+    closed: bool = False
+    _disposed: bool = False
 
     @property
     def started(self) -> bool:
@@ -71,6 +94,48 @@ class Session:
 
     def touch(self) -> None:
         self.last_used = time.monotonic()
+
+    @contextlib.contextmanager
+    def taken(self) -> Iterator[Session]:
+        """Hold the session for the current request (see the module docstring).
+
+        Raises:
+            SessionBusyError: when another request holds it past this one's deadline.
+            BrokenSessionError: when it is broken.
+            RequestAbandoned: when this request was abandoned while it waited.
+        """
+        request = current_request()
+        wait = request.remaining() if request is not None else None
+        if not self.lock.acquire(timeout=-1 if wait is None else wait):
+            raise SessionBusyError(
+                f"session {self.id} is busy with an earlier request that outlasted this one's "
+                "time limit"
+            )
+        try:
+            if self.broken is not None:
+                raise BrokenSessionError(self.broken)
+            if request is not None:
+                request.hold(self)
+            try:
+                yield self
+            finally:
+                if request is not None:
+                    request.let_go(self)
+        finally:
+            self.lock.release()
+            if self.closed:
+                self.dispose()
+
+    def dispose(self) -> None:
+        """Close the env now if no request holds the session, else when the holder lets go."""
+        if not self.lock.acquire(blocking=False):
+            return  # the holder's ``taken`` calls this again on its way out
+        try:
+            if not self._disposed:
+                self._disposed = True
+                _close(self.env)
+        finally:
+            self.lock.release()
 
 
 class SessionStore:
@@ -122,7 +187,8 @@ class SessionStore:
                     evicted.append(session)
         for session in evicted:
             logger.info("evicting idle session %d", session.id)
-            _close(session.env)
+            session.closed = True
+            session.dispose()
         return [s.id for s in evicted]
 
     def create(self) -> Session:
@@ -149,6 +215,18 @@ class SessionStore:
         return session
 
     def get(self, sid: Any) -> Session:
+        """The live session ``sid``.
+
+        Raises:
+            UnknownSessionError: for an id that names no live session.
+            BrokenSessionError: for a broken session (only ``close`` accepts those).
+        """
+        session = self._lookup(sid)
+        if session.broken is not None:
+            raise BrokenSessionError(session.broken)
+        return session
+
+    def _lookup(self, sid: Any) -> Session:
         key = session_id(sid)
         with self._lock:
             session = self._sessions.get(key)
@@ -161,17 +239,20 @@ class SessionStore:
             return session
 
     def close(self, sid: Any) -> None:
-        session = self.get(sid)
+        """Drop the session ``sid`` (broken ones too) and close its env once it is free."""
+        session = self._lookup(sid)
         with self._lock:
             self._sessions.pop(session.id, None)
-        _close(session.env)
+        session.closed = True
+        session.dispose()
 
     def close_all(self) -> None:
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()
         for session in sessions:
-            _close(session.env)
+            session.closed = True
+            session.dispose()
 
 
 def _close(env: Any) -> None:

@@ -11,6 +11,7 @@ import pytest
 from agentgym_envs.server.sessions import (
     ID_CEILING,
     ID_FLOOR,
+    BrokenSessionError,
     SessionLimitError,
     SessionStore,
     UnknownSessionError,
@@ -127,3 +128,24 @@ def test_concurrent_sessions_do_not_share_state():
             t.join()
         assert sorted(results) == list(range(6))
         assert all(r["turns"] == 3 and r["task_id"] == seed for seed, r in results.items())
+
+
+def test_a_session_closed_while_taken_closes_its_env_when_let_go():
+    store = SessionStore(Env, max_sessions=2, idle_timeout=None)
+    session = store.create()
+    with session.taken():
+        store.close(session.id)
+        assert not session.env.closed  # work still runs on it
+    assert session.env.closed
+
+
+def test_a_broken_session_is_refused_until_closed():
+    store = SessionStore(Env, max_sessions=2, idle_timeout=None)
+    session = store.create()
+    session.broken = f"session {session.id} is broken"
+    with pytest.raises(BrokenSessionError, match="is broken"):
+        store.get(session.id)
+    with pytest.raises(BrokenSessionError, match="is broken"), session.taken():
+        pass
+    store.close(session.id)
+    assert session.env.closed and len(store) == 0
