@@ -11,7 +11,6 @@ the same shop and score the same purchase.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -25,7 +24,6 @@ PRODUCT_WINDOW = 10
 SUB_PAGES = ("Description", "Features", "Reviews")
 BUY_NOW, BACK_TO_SEARCH, NEXT_PAGE, PREV_PAGE = "Buy Now", "Back to Search", "Next >", "< Prev"
 SEP = " [SEP] "
-_ACTION = re.compile(r"(.+)\[(.+)\]")
 
 
 class Element(NamedTuple):
@@ -63,11 +61,19 @@ class StepOutcome(NamedTuple):
 
 
 def parse_action(action: str) -> tuple[str, str | None]:
-    """WebShop's parser: ``name[arg]`` (greedy), else the whole text and ``None``; arg lower-cased."""
-    m = _ACTION.match(action.strip())
-    if m is None:
-        return action.strip().lower(), None
-    return m.group(1).strip().lower(), m.group(2).lower()
+    """WebShop's parser: ``name[arg]`` (greedy), else the whole text and ``None``; arg lower-cased.
+
+    The result of WebShop's ``re.match(r"(.+)\\[(.+)\\]", action)``, found in linear time (the
+    regex backtracks once per ``[`` over the rest of the line): on the first line, the arg ends at
+    the last ``]``, and the name at the last ``[`` that leaves the name and the arg non-empty.
+    """
+    text = action.strip()
+    line = text.split("\n", 1)[0]  # '.' stops at a newline
+    close = line.rfind("]")
+    open_ = line.rfind("[", 1, close - 1) if close >= 3 else -1
+    if open_ < 0:
+        return text.lower(), None
+    return line[:open_].strip().lower(), line[open_ + 1 : close].lower()
 
 
 class Shop:
