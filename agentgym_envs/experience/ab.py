@@ -159,40 +159,65 @@ def analyse(
     Returns success and score rows (``a``, ``b``, ``diff``, ``low``, ``high``, ``p_value``,
     ``test``, ``significant``) and, for paired mode, the per-env bootstrap rows.
     """
+    if mode == "paired":
+        return _analyse_paired(control, challenger, alpha=alpha, n_boot=n_boot, seed=seed)
+    if mode != "split":
+        raise AgentGymError(f"A/B mode {mode!r}: use 'paired' or 'split'")
+    return _analyse_split(control, challenger, alpha=alpha, n_boot=n_boot, seed=seed)
+
+
+def _analyse_paired(
+    control: Sequence[Mapping[str, Any]],
+    challenger: Sequence[Mapping[str, Any]],
+    *,
+    alpha: float,
+    n_boot: int,
+    seed: int,
+) -> dict[str, Any]:
+    """Every arm played every task: the sign test for success, the paired bootstrap for score."""
+    from agentgym_envs.benchmarks.report import compare_runs
+
+    cmp = compare_runs(
+        list(control), list(challenger), n_boot=n_boot, confidence=1 - alpha, seed=seed
+    )
+    pa, pb = _per_item(control), _per_item(challenger)
+    shared = sorted(set(pa) & set(pb))
+    sign = sign_test([pa[k][0] for k in shared], [pb[k][0] for k in shared])
+    out: dict[str, Any] = {"mode": "paired", "alpha": alpha, "tasks": len(shared)}
+    if cmp.overall_success is None or cmp.overall_score is None:
+        out["success"] = out["score"] = None
+        out["envs"] = []
+        return out
+    s, x = cmp.overall_success, cmp.overall_score
+    out["success"] = {"a": s.a, "b": s.b, "diff": s.diff, "low": s.low, "high": s.high, **sign}
+    out["score"] = {
+        "a": x.a,
+        "b": x.b,
+        "diff": x.diff,
+        "low": x.low,
+        "high": x.high,
+        "p_value": x.p_value,
+        "test": "paired bootstrap (bench compare)",
+    }
+    out["success"]["significant"] = sign["p_value"] < alpha
+    out["score"]["significant"] = x.low > 0 or x.high < 0
+    out["envs"] = cmp.as_dict()["envs"]
+    return out
+
+
+def _analyse_split(
+    control: Sequence[Mapping[str, Any]],
+    challenger: Sequence[Mapping[str, Any]],
+    *,
+    alpha: float,
+    n_boot: int,
+    seed: int,
+) -> dict[str, Any]:
+    """Each task went to one arm: Fisher's exact test for success, the unpaired bootstrap for
+    score (each task's mean score, scaled to [0, 1])."""
     from agentgym_envs.benchmarks.report import score_scale
 
     confidence = 1 - alpha
-    if mode == "paired":
-        from agentgym_envs.benchmarks.report import compare_runs
-
-        cmp = compare_runs(
-            list(control), list(challenger), n_boot=n_boot, confidence=confidence, seed=seed
-        )
-        pa, pb = _per_item(control), _per_item(challenger)
-        shared = sorted(set(pa) & set(pb))
-        sign = sign_test([pa[k][0] for k in shared], [pb[k][0] for k in shared])
-        out: dict[str, Any] = {"mode": mode, "alpha": alpha, "tasks": len(shared)}
-        if cmp.overall_success is None or cmp.overall_score is None:
-            out["success"] = out["score"] = None
-            out["envs"] = []
-            return out
-        s, x = cmp.overall_success, cmp.overall_score
-        out["success"] = {"a": s.a, "b": s.b, "diff": s.diff, "low": s.low, "high": s.high, **sign}
-        out["score"] = {
-            "a": x.a,
-            "b": x.b,
-            "diff": x.diff,
-            "low": x.low,
-            "high": x.high,
-            "p_value": x.p_value,
-            "test": "paired bootstrap (bench compare)",
-        }
-        out["success"]["significant"] = sign["p_value"] < alpha
-        out["score"]["significant"] = x.low > 0 or x.high < 0
-        out["envs"] = cmp.as_dict()["envs"]
-        return out
-    if mode != "split":
-        raise AgentGymError(f"A/B mode {mode!r}: use 'paired' or 'split'")
     pa, pb = _per_item(control), _per_item(challenger)
     succ_a, succ_b = [bool(r["success"]) for r in control], [bool(r["success"]) for r in challenger]
     fisher = fisher_test(succ_a, succ_b)
@@ -207,7 +232,7 @@ def analyse(
     xb = [x / score_scale(k[0]) for k, (_, x) in pb.items()]
     sx = unpaired_bootstrap(xa, xb, confidence=confidence, n_boot=n_boot, seed=seed + 1)
     return {
-        "mode": mode,
+        "mode": "split",
         "alpha": alpha,
         "tasks": len(pa) + len(pb),
         "success": {
@@ -302,13 +327,53 @@ def run_ab_test(
     the control. Episodes go into the store (one run per arm), so a test interrupted midway
     resumes where it stopped. See the module docstring for assignment, statistics and stops.
     """
-    from agentgym_envs.benchmarks.agenteval import agenteval_items
-    from agentgym_envs.benchmarks.runner import resolve_envs, run_benchmark
-    from agentgym_envs.experience.ingest import import_records
-    from agentgym_envs.experience.models import ABTest
-    from agentgym_envs.experience.versions import parse_label
+    from agentgym_envs.benchmarks.runner import resolve_envs
 
     labels = list(arms)
+    _check_settings(labels, mode, metric, looks)
+    w = [float((weights or {}).get(label, 1.0)) for label in labels]
+    config = {
+        "arms": [{"label": label, "policy": arms[label].describe()} for label in labels],
+        "weights": dict(zip(labels, w, strict=True)),
+        "mode": mode,
+        "envs": resolve_envs(envs),
+        "split": split,
+        "limit": limit,
+        "looks": looks,
+        "alpha": alpha,
+        "metric": metric,
+        "min_tasks": min_tasks,
+        "seed": seed,
+        "salt": name,
+    }
+    test_id = _open_test(store, name, config)
+    arms_run = _Arms(store, test_id, name, arms, w, mode, split, seed, concurrency)
+    batches = _batches(name, config["envs"], split, limit, looks)
+    stats = {"mode": mode, "alpha": alpha / (looks * (len(labels) - 1)), "n_boot": n_boot}
+    done = 0
+    for look, batch in enumerate(batches, 1):
+        done += len(batch)
+        arms_run.play(batch)
+        recs = ab_records(store, test_id)
+        comps = _compare(recs, labels, seed=seed, **stats)
+        significant = all(
+            c[metric] is not None and c[metric]["significant"] for c in comps.values()
+        )
+        last = look == len(batches)
+        if last or (significant and done >= min_tasks):
+            break
+        logger.info("A/B %s look %d/%d: continuing", name, look, looks)
+    decision = _decision(metric, comps, labels[0], significant, done)
+    result = ABResult(name, test_id, mode, labels[0], look, looks, not last, decision)
+    result.comparisons = comps
+    result.episodes = {k: len(v) for k, v in recs.items()}
+    _save_result(store, result)
+    return result
+
+
+def _check_settings(labels: Sequence[str], mode: str, metric: str, looks: int) -> None:
+    from agentgym_envs.experience.versions import parse_label
+
     if len(labels) < 2:
         raise AgentGymError("an A/B test needs two or more arms")
     for label in labels:
@@ -319,127 +384,133 @@ def run_ab_test(
         raise AgentGymError(f"A/B metric {metric!r}: use 'success' or 'score'")
     if looks < 1:
         raise AgentGymError(f"looks={looks}: use 1 or more")
-    w = [float((weights or {}).get(label, 1.0)) for label in labels]
-    env_ids = resolve_envs(envs)
-    config = {
-        "arms": [{"label": label, "policy": arms[label].describe()} for label in labels],
-        "weights": dict(zip(labels, w, strict=True)),
-        "mode": mode,
-        "envs": env_ids,
-        "split": split,
-        "limit": limit,
-        "looks": looks,
-        "alpha": alpha,
-        "metric": metric,
-        "min_tasks": min_tasks,
-        "seed": seed,
-        "salt": name,
-    }
-    with store.session() as s:
-        from sqlalchemy import select
 
+
+def _open_test(store, name: str, config: dict[str, Any]) -> int:
+    """The id of test ``name``, created with ``config`` or resumed if its settings match."""
+    from sqlalchemy import select
+
+    from agentgym_envs.experience.models import ABTest
+
+    def settings(c: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in c.items() if k != "arms"}
+
+    with store.session() as s:
         test = s.scalars(select(ABTest).where(ABTest.name == name)).one_or_none()
         if test is None:
             test = ABTest(name=name, config=config, status="running")
             s.add(test)
             s.flush()
-        elif {k: v for k, v in test.config.items() if k != "arms"} != {
-            k: v for k, v in config.items() if k != "arms"
-        }:
+        elif settings(test.config) != settings(config):
             raise AgentGymError(
                 f"A/B test {name!r} exists with other settings: give the new test another name"
             )
-        test_id = test.id
+        return test.id
+
+
+def _batches(salt: str, env_ids: Sequence[str], split: str, limit: int | None, looks: int):
+    """The test's tasks in a fixed hashed order, dealt into ``looks`` batches."""
+    from agentgym_envs.benchmarks.agenteval import agenteval_items
+
     items = [it for env_id in env_ids for it in agenteval_items(env_id, split, limit=limit)]
-    items.sort(key=lambda it: _order_key(name, it))
-    batches = [items[i::looks] for i in range(looks)] if looks > 1 else [items]
-    comparisons_n = len(labels) - 1
-    alpha_adj = alpha / (looks * comparisons_n)
-    result: ABResult | None = None
-    done_items: list = []
-    for look, batch in enumerate(batches, 1):
-        done_items += batch
+    items.sort(key=lambda it: _order_key(salt, it))
+    return [items[i::looks] for i in range(looks)] if looks > 1 else [items]
+
+
+@dataclass
+class _Arms:
+    """Plays each arm's share of a batch of tasks and stores the episodes in the arm's run."""
+
+    store: Any
+    test_id: int
+    name: str
+    policies: Mapping[str, Any]
+    weights: Sequence[float]
+    mode: str
+    split: str
+    seed: int
+    concurrency: int
+
+    def play(self, batch: Sequence[Any]) -> None:
+        labels = list(self.policies)
         for label in labels:
             mine = batch
-            if mode == "split":
-                mine = [it for it in batch if assign_arm(it.item_id, labels, w, salt=name) == label]
-            if not mine:
-                continue
-            per_env: dict[str, list] = defaultdict(list)
-            for it in mine:
-                per_env[it.env_id].append(it)
-            run = run_benchmark(
-                list(per_env),
-                arms[label],
-                items=dict(per_env),
-                out=None,
-                split=split,
-                seed=seed,
-                concurrency=concurrency,
-                reports=False,
-            )
-            records = [
-                (f"{r['env_id']}|{r['item_id']}|{int(r.get('sample', 0))}", r) for r in run.records
-            ]
-            import_records(
-                store,
-                records,
-                source_key=f"ab:{name}:{label}",
-                kind="ab",
-                name=f"{name} / {label}",
-                source=f"A/B test {name}",
-                config={"policy": arms[label].describe(), "split": split},
-                version=label,
-                ab_test_id=test_id,
-                arm=label,
-            )
-        recs = ab_records(store, test_id)
-        comps = {
-            label: analyse(
-                recs.get(labels[0], []),
-                recs.get(label, []),
-                mode=mode,
-                alpha=alpha_adj,
-                n_boot=n_boot,
-                seed=seed,
-            )
-            for label in labels[1:]
-        }
-        significant = all(
-            c[metric] is not None and c[metric]["significant"] for c in comps.values()
+            if self.mode == "split":
+                mine = [
+                    it
+                    for it in batch
+                    if assign_arm(it.item_id, labels, self.weights, salt=self.name) == label
+                ]
+            if mine:
+                self._play_arm(label, mine)
+
+    def _play_arm(self, label: str, items: Sequence[Any]) -> None:
+        from agentgym_envs.benchmarks.runner import run_benchmark
+        from agentgym_envs.experience.ingest import import_records
+
+        policy = self.policies[label]
+        per_env: dict[str, list] = defaultdict(list)
+        for it in items:
+            per_env[it.env_id].append(it)
+        run = run_benchmark(
+            list(per_env),
+            policy,
+            items=dict(per_env),
+            out=None,
+            split=self.split,
+            seed=self.seed,
+            concurrency=self.concurrency,
+            reports=False,
         )
-        enough = len(done_items) >= min_tasks
-        last = look == len(batches)
-        stop = last or (significant and enough)
-        if stop:
-            if significant:
-                worse_better = ", ".join(
-                    f"{lbl} {'better' if c[metric]['diff'] > 0 else 'worse'} than {labels[0]}"
-                    for lbl, c in comps.items()
-                )
-                decision = f"significant difference in {metric}: {worse_better}"
-            else:
-                decision = f"no significant difference in {metric} after {len(done_items)} tasks"
-            result = ABResult(
-                name,
-                test_id,
-                mode,
-                labels[0],
-                look,
-                looks,
-                stopped_early=not last,
-                decision=decision,
-                comparisons=comps,
-                episodes={k: len(v) for k, v in recs.items()},
-            )
-            break
-        logger.info("A/B %s look %d/%d: continuing", name, look, looks)
-    assert result is not None
+        records = [
+            (f"{r['env_id']}|{r['item_id']}|{int(r.get('sample', 0))}", r) for r in run.records
+        ]
+        import_records(
+            self.store,
+            records,
+            source_key=f"ab:{self.name}:{label}",
+            kind="ab",
+            name=f"{self.name} / {label}",
+            source=f"A/B test {self.name}",
+            config={"policy": policy.describe(), "split": self.split},
+            version=label,
+            ab_test_id=self.test_id,
+            arm=label,
+        )
+
+
+def _compare(
+    recs: Mapping[str, Sequence[Mapping[str, Any]]],
+    labels: Sequence[str],
+    **settings: Any,
+) -> dict[str, dict[str, Any]]:
+    """Each challenger against the control (the first label), by :func:`analyse`."""
+    return {
+        label: analyse(recs.get(labels[0], []), recs.get(label, []), **settings)
+        for label in labels[1:]
+    }
+
+
+def _decision(
+    metric: str, comps: Mapping[str, Mapping[str, Any]], control: str, significant: bool, n: int
+) -> str:
+    """The verdict in words, after ``n`` tasks."""
+    if not significant:
+        return f"no significant difference in {metric} after {n} tasks"
+    worse_better = ", ".join(
+        f"{lbl} {'better' if c[metric]['diff'] > 0 else 'worse'} than {control}"
+        for lbl, c in comps.items()
+    )
+    return f"significant difference in {metric}: {worse_better}"
+
+
+def _save_result(store, result: ABResult) -> None:
+    from agentgym_envs.experience.models import ABTest
+
     with store.session() as s:
-        test = s.get(ABTest, test_id)
+        test = s.get(ABTest, result.test_id)
         test.status = "stopped early" if result.stopped_early else "completed"
         test.result = _jsonable(result.as_dict())
-    return result
 
 
 def _jsonable(x: Any) -> Any:

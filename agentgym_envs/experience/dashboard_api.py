@@ -1,0 +1,100 @@
+"""The dashboard's JSON API under ``/api``: episodes and their rendered views, feedback (add,
+list, export), versions and runs.
+
+The app built by :func:`~agentgym_envs.experience.dashboard.create_app` carries the store as
+``app.state.store`` and the cache of rendered views as ``app.state.views``.
+"""
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from agentgym_envs.errors import AgentGymError
+from agentgym_envs.experience import dashboard_queries as queries
+from agentgym_envs.experience.feedback import add_feedback, export_feedback, list_feedback
+from agentgym_envs.experience.versions import list_versions
+from agentgym_envs.experience.views import episode_views
+
+router = APIRouter(prefix="/api")
+
+
+def _json(data: Any, status_code: int = 200) -> JSONResponse:
+    """``data`` as JSON, with what JSON has no type for (dates) written as text."""
+    return JSONResponse(json.loads(json.dumps(data, default=str)), status_code=status_code)
+
+
+@router.get("/episodes/{episode_id}")
+def api_episode(request: Request, episode_id: int):
+    return _json(queries.episode_detail(request.app.state.store, episode_id))
+
+
+@router.get("/episodes/{episode_id}/views")
+def api_views(request: Request, episode_id: int):
+    ep = queries.episode_detail(request.app.state.store, episode_id, feedback=False)
+    return JSONResponse(request.app.state.views.get(episode_id, lambda: episode_views(ep)))
+
+
+@router.post("/feedback", status_code=201)
+async def api_add_feedback(request: Request):
+    try:
+        body = await request.json()
+    except ValueError:
+        return JSONResponse({"error": "send a JSON object"}, status_code=400)
+    if not isinstance(body, dict) or "episode_id" not in body:
+        return JSONResponse(
+            {"error": "give episode_id (and step_index for an action)"}, status_code=400
+        )
+    try:
+        entry = add_feedback(
+            request.app.state.store,
+            int(body["episode_id"]),
+            step_index=None if body.get("step_index") is None else int(body["step_index"]),
+            label=body.get("label") or None,
+            score=None if body.get("score") in (None, "") else float(body["score"]),
+            comment=str(body.get("comment") or ""),
+            author=str(body.get("author") or ""),
+            source="human",
+        )
+    except (AgentGymError, TypeError, ValueError) as exc:
+        return JSONResponse({"error": str(exc)}, status_code=400)
+    return _json(entry, status_code=201)
+
+
+@router.get("/feedback")
+def api_feedback(
+    request: Request,
+    episode_id: int | None = None,
+    source: str | None = None,
+    limit: int | None = None,
+):
+    store = request.app.state.store
+    return _json(list_feedback(store, episode_id=episode_id, source=source, limit=limit))
+
+
+@router.get("/feedback/export")
+def api_export(request: Request, fmt: str = "jsonl", source: str | None = None):
+    try:
+        text = export_feedback(request.app.state.store, fmt=fmt, source=source)
+    except AgentGymError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=400)
+    media = "text/csv" if fmt == "csv" else "application/x-ndjson"
+    return Response(
+        text,
+        media_type=media,
+        headers={"Content-Disposition": f'attachment; filename="feedback.{fmt}"'},
+    )
+
+
+@router.get("/versions")
+def api_versions(request: Request):
+    return _json(list_versions(request.app.state.store))
+
+
+@router.get("/runs")
+def api_runs(request: Request):
+    return JSONResponse(queries.runs_summary(request.app.state.store))
+
+
+__all__ = ["router"]
