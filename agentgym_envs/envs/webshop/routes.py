@@ -1,4 +1,5 @@
-"""The shop's web routes (browser mode; the app is :func:`~agentgym_envs.envs.webshop.web.create_app`).
+"""The shop's web routes (browser mode; :func:`~agentgym_envs.envs.webshop.web.create_app`
+serves them).
 
 Each browser session is one :class:`~agentgym_envs.envs.webshop.env.WebShopEnv`; the app keeps
 them in ``app.state.sessions`` (:class:`Sessions`) and handlers take them as a dependency.

@@ -6,10 +6,11 @@ page is rendered from the same page elements as the text observation. So a purch
 the browser gets exactly the reward the text env gives for the same actions, and
 :func:`html_to_text` of any page equals the text observation.
 
-Routes (:mod:`agentgym_envs.envs.webshop.routes`): ``GET /`` (start form), ``GET /start?split=test&task_id=0`` (new session, redirects
-to it), ``GET /session/{sid}`` (the current page), ``POST /session/{sid}/search``
-(``keywords``), ``POST /session/{sid}/click`` (``value``), ``GET /session/{sid}/click?value=``
-(product links), ``GET /session/{sid}/state`` (JSON: observation, actions, reward, score).
+Routes (in :mod:`agentgym_envs.envs.webshop.routes`): ``GET /`` (start form),
+``GET /start?split=test&task_id=0`` (new session, redirects to it), ``GET /session/{sid}`` (the
+current page), ``POST /session/{sid}/search`` (``keywords``), ``POST /session/{sid}/click``
+(``value``), ``GET /session/{sid}/click?value=`` (product links), ``GET /session/{sid}/state``
+(JSON: observation, actions, reward, score).
 """
 
 import logging
