@@ -71,3 +71,48 @@ def tokenizer():
     except Exception as exc:
         pytest.skip(f"needs the local model: {exc}")
     return transformers.AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+
+
+#: The toy policy's words: Maze's four actions, each one token.
+MAZE_MOVES = ("move up", "move down", "move left", "move right")
+
+
+def tiny_maze_policy(seed: int = 0):
+    """A randomly initialised one-layer Llama over a seven-token ChatML vocabulary whose
+    ordinary tokens are Maze's four actions (everything else reads as ``[UNK]``).
+
+    Returns ``(model, tokenizer)``. It trains in seconds on CPU, and its samples differ in
+    what the env makes of them -- a move toward the goal, a move elsewhere, an unparsable
+    reply -- which SmolLM2-135M on a loaded 2-core machine cannot show within a test's time.
+    """
+    import torch
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    special = ["<|im_start|>", "<|im_end|>"]
+    vocab = {token: i for i, token in enumerate(["[UNK]", *special, *MAZE_MOVES])}
+    core = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    core.add_special_tokens([AddedToken(t, special=True) for t in special])
+    core.add_tokens([AddedToken(m, normalized=False) for m in MAZE_MOVES])
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core, unk_token="[UNK]", pad_token="[UNK]", eos_token="<|im_end|>"
+    )
+    tokenizer.chat_template = (
+        "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
+        "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    )
+    torch.manual_seed(seed)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=1024,
+        bos_token_id=None,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    return LlamaForCausalLM(config), tokenizer
