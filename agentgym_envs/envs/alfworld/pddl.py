@@ -304,78 +304,103 @@ def parse_problem(text: str, task_text: str = "") -> tuple[Scene, Goal]:
     if define is None:
         raise BadDataError("not a PDDL problem: no (define ...)")
     sections = {str(x[0]).lower(): x[1:] for x in define if isinstance(x, list) and x}
-    kinds: dict[str, str] = {}
-    names: list[str] = []
-    pending: list[str] = []
-    toks = sections.get(":objects", [])
-    i = 0
-    while i < len(toks):
-        if toks[i] == "-" and i + 1 < len(toks):
-            for n in pending:
-                kinds[n.lower()] = toks[i + 1].lower()
-                names.append(n)
-            pending = []
-            i += 2
-        else:
-            pending.append(toks[i])
-            i += 1
-    facts: dict[str, list[list[str]]] = {}
-    for f in sections.get(":init", []):
-        if isinstance(f, list) and f and all(isinstance(x, str) for x in f):
-            facts.setdefault(f[0].lower(), []).append(f[1:])
-    original = {n.lower(): n for n in names}
-
-    def orig(n: str) -> str:
-        return original.get(n.lower(), n)
-
-    def pairs(pred: str) -> dict[str, str]:
-        return {a[0].lower(): a[1] for a in facts.get(pred, []) if len(a) == 2}
-
-    def ones(pred: str) -> set[str]:
-        return {a[0].lower() for a in facts.get(pred, []) if a}
-
-    rtype, r_at = pairs("receptacletype"), pairs("receptacleatlocation")
-    otype, o_in, o_at = pairs("objecttype"), pairs("inreceptacle"), pairs("objectatlocation")
-    openable = ones("openable")
-    receptacles = tuple(
-        Receptacle(
-            orig(n),
-            _class(rtype.get(n.lower(), n.split("_bar_")[0])),
-            orig(r_at[n.lower()]),
-            n.lower() in openable,
-        )
-        for n in names
-        if kinds.get(n.lower()) == "receptacle" and n.lower() in r_at
-    )
-    prop_sets = {p: ones(p.lower()) for p in AFFORDANCES + STATES}
-    items = []
-    for n in names:
-        if kinds.get(n.lower()) != "object":
-            continue
-        key = n.lower()
-        items.append(
-            Item(
-                orig(n),
-                _class(otype.get(key, n.split("_bar_")[0])),
-                orig(o_in[key]) if key in o_in else None,
-                orig(o_at[key]) if key in o_at else None,
-                frozenset(p for p in AFFORDANCES if key in prop_sets[p]),
-                frozenset(s for s in STATES if key in prop_sets[s]),
-            )
-        )
-    locations = tuple(orig(n) for n in names if kinds.get(n.lower()) == "location")
-    at = facts.get("atlocation", [])
+    problem = _Problem(sections.get(":objects", []), sections.get(":init", []))
+    at = problem.facts.get("atlocation", [])
     if not at:
         raise BadDataError("PDDL problem has no (atLocation agent ...) fact")
-    start = orig(at[0][1])
     can_contain = frozenset(
-        (_class(a[0]), _class(a[1])) for a in facts.get("cancontain", []) if len(a) == 2
+        (_class(a[0]), _class(a[1])) for a in problem.facts.get("cancontain", []) if len(a) == 2
     )
     goal_section = sections.get(":goal")
     if not goal_section:
         raise BadDataError("PDDL problem has no (:goal ...)")
     goal = goal_from_formula(goal_section, task_text)
-    return Scene(receptacles, tuple(items), locations, start, can_contain), goal
+    scene = Scene(
+        problem.receptacles(),
+        problem.items(),
+        problem.locations(),
+        problem.orig(at[0][1]),
+        can_contain,
+    )
+    return scene, goal
+
+
+class _Problem:
+    """A problem's typed objects and ``:init`` facts, read into the engine's records."""
+
+    def __init__(self, objects: list, init: list) -> None:
+        #: lower-cased name -> PDDL type; names in declaration order, as written
+        self.kinds: dict[str, str] = {}
+        self.names: list[str] = []
+        pending: list[str] = []
+        i = 0
+        while i < len(objects):
+            if objects[i] == "-" and i + 1 < len(objects):
+                for n in pending:
+                    self.kinds[n.lower()] = objects[i + 1].lower()
+                    self.names.append(n)
+                pending = []
+                i += 2
+            else:
+                pending.append(objects[i])
+                i += 1
+        self.facts: dict[str, list[list[str]]] = {}
+        for f in init:
+            if isinstance(f, list) and f and all(isinstance(x, str) for x in f):
+                self.facts.setdefault(f[0].lower(), []).append(f[1:])
+        self.original = {n.lower(): n for n in self.names}
+
+    def orig(self, n: str) -> str:
+        """``n`` as the problem declares it (PDDL is case-insensitive, ids are not)."""
+        return self.original.get(n.lower(), n)
+
+    def pairs(self, pred: str) -> dict[str, str]:
+        return {a[0].lower(): a[1] for a in self.facts.get(pred, []) if len(a) == 2}
+
+    def ones(self, pred: str) -> set[str]:
+        return {a[0].lower() for a in self.facts.get(pred, []) if a}
+
+    def of_kind(self, kind: str) -> list[str]:
+        return [n for n in self.names if self.kinds.get(n.lower()) == kind]
+
+    def receptacles(self) -> tuple[Receptacle, ...]:
+        rtype, r_at, openable = (
+            self.pairs("receptacletype"),
+            self.pairs("receptacleatlocation"),
+            self.ones("openable"),
+        )
+        return tuple(
+            Receptacle(
+                self.orig(n),
+                _class(rtype.get(n.lower(), n.split("_bar_")[0])),
+                self.orig(r_at[n.lower()]),
+                n.lower() in openable,
+            )
+            for n in self.of_kind("receptacle")
+            if n.lower() in r_at
+        )
+
+    def items(self) -> tuple[Item, ...]:
+        otype, o_in = self.pairs("objecttype"), self.pairs("inreceptacle")
+        o_at = self.pairs("objectatlocation")
+        prop_sets = {p: self.ones(p.lower()) for p in AFFORDANCES + STATES}
+        items = []
+        for n in self.of_kind("object"):
+            key = n.lower()
+            items.append(
+                Item(
+                    self.orig(n),
+                    _class(otype.get(key, n.split("_bar_")[0])),
+                    self.orig(o_in[key]) if key in o_in else None,
+                    self.orig(o_at[key]) if key in o_at else None,
+                    frozenset(p for p in AFFORDANCES if key in prop_sets[p]),
+                    frozenset(s for s in STATES if key in prop_sets[s]),
+                )
+            )
+        return tuple(items)
+
+    def locations(self) -> tuple[str, ...]:
+        return tuple(self.orig(n) for n in self.of_kind("location"))
 
 
 _TASK_LINE = re.compile(r"Your task is to: (.*?)\.\"")

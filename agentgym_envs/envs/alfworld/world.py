@@ -390,83 +390,92 @@ class Engine:
         act = self.commands().get(command)
         if act is None:
             return NOTHING
-        kind = act[0]
-        if kind == "goto":
-            r = act[1]
-            self.agent = self.r_loc[r]
-            self._commands = None
-            where = self.r_name[r] if self.grammar == "0.4.2" else self.loc_names[self.agent]
-            text = f"You arrive at {where}. {self.describe_receptacle(r)}"
-        elif kind == "look":
-            text = self.look()
-        elif kind == "inventory":
-            text = self.inventory()
-        elif kind == "help":
-            text = HELP_TEXT
-        elif kind == "examine_r":
-            text = self.describe_receptacle(act[1])
-        elif kind == "examine_o":
-            text = self.describe_item(act[1])
-        elif kind == "open":
-            r = act[1]
-            self.opened.add(r)
-            self._commands = None
-            text = f"You open the {self.r_name[r]}. {self.describe_receptacle(r)}"
-        elif kind == "close":
-            r = act[1]
-            self.opened.discard(r)
-            self._commands = None
-            text = f"You close the {self.r_name[r]}."
-        elif kind == "take":
-            o, r = act[1], act[2]
-            self.i_in[o] = None
-            self.i_at[o] = None
-            self.holding = o
-            self.taken_from.add((o, r))
-            self._commands = None
-            text = f"You pick up the {self.i_name[o]} from the {self.r_name[r]}."
-        elif kind == "put":
-            o, r = act[1], act[2]
-            self.i_in[o] = r
-            self.i_at[o] = self.agent
-            self.holding = None
-            self.taken_from.discard((o, r))
-            self._commands = None
-            if self.grammar == "0.4.2":
-                text = f"You move the {self.i_name[o]} to the {self.r_name[r]}."
-            else:
-                text = f"You put the {self.i_name[o]} in/on the {self.r_name[r]}."
-        elif kind == "heat":
-            o, r = act[1], act[2]
-            self.hot.add(o)
-            self.cool.discard(o)
-            text = f"You heat the {self.i_name[o]} using the {self.r_name[r]}."
-        elif kind == "cool":
-            o, r = act[1], act[2]
-            self.cool.add(o)
-            self.hot.discard(o)
-            text = f"You cool the {self.i_name[o]} using the {self.r_name[r]}."
-        elif kind == "clean":
-            o, r = act[1], act[2]
-            self.clean.add(o)
-            text = f"You clean the {self.i_name[o]} using the {self.r_name[r]}."
-        elif kind == "slice":
-            o, k = act[1], act[2]
-            self.sliced.add(o)
-            text = f"You sliced the {self.i_name[o]} with the {self.i_name[k]}."
-        elif kind == "use":
-            o = act[1]
-            if o in self.on:
-                self.on.discard(o)
-            else:
-                self.on.add(o)
-            self.toggled.add(o)
-            text = f"You turn on the {self.i_name[o]}."
-        else:  # pragma: no cover - every kind is handled above
-            text = NOTHING
+        text = self._ACTIONS[act[0]](self, *act[1:])
         # like TextWorld's ``won``: whether the goal holds now (not latched)
         self.won = goal_holds(self.goal, self)
         return text
+
+    def _do_goto(self, r: int) -> str:
+        self.agent = self.r_loc[r]
+        self._commands = None
+        where = self.r_name[r] if self.grammar == "0.4.2" else self.loc_names[self.agent]
+        return f"You arrive at {where}. {self.describe_receptacle(r)}"
+
+    def _do_help(self) -> str:
+        return HELP_TEXT
+
+    def _do_open(self, r: int) -> str:
+        self.opened.add(r)
+        self._commands = None
+        return f"You open the {self.r_name[r]}. {self.describe_receptacle(r)}"
+
+    def _do_close(self, r: int) -> str:
+        self.opened.discard(r)
+        self._commands = None
+        return f"You close the {self.r_name[r]}."
+
+    def _do_take(self, o: int, r: int) -> str:
+        self.i_in[o] = None
+        self.i_at[o] = None
+        self.holding = o
+        self.taken_from.add((o, r))
+        self._commands = None
+        return f"You pick up the {self.i_name[o]} from the {self.r_name[r]}."
+
+    def _do_put(self, o: int, r: int) -> str:
+        self.i_in[o] = r
+        self.i_at[o] = self.agent
+        self.holding = None
+        self.taken_from.discard((o, r))
+        self._commands = None
+        if self.grammar == "0.4.2":
+            return f"You move the {self.i_name[o]} to the {self.r_name[r]}."
+        return f"You put the {self.i_name[o]} in/on the {self.r_name[r]}."
+
+    def _do_heat(self, o: int, r: int) -> str:
+        self.hot.add(o)
+        self.cool.discard(o)
+        return f"You heat the {self.i_name[o]} using the {self.r_name[r]}."
+
+    def _do_cool(self, o: int, r: int) -> str:
+        self.cool.add(o)
+        self.hot.discard(o)
+        return f"You cool the {self.i_name[o]} using the {self.r_name[r]}."
+
+    def _do_clean(self, o: int, r: int) -> str:
+        self.clean.add(o)
+        return f"You clean the {self.i_name[o]} using the {self.r_name[r]}."
+
+    def _do_slice(self, o: int, knife: int) -> str:
+        self.sliced.add(o)
+        return f"You sliced the {self.i_name[o]} with the {self.i_name[knife]}."
+
+    def _do_use(self, o: int, r: int) -> str:
+        if o in self.on:
+            self.on.discard(o)
+        else:
+            self.on.add(o)
+        self.toggled.add(o)
+        return f"You turn on the {self.i_name[o]}."
+
+    #: What each kind of command (the first element of a :meth:`commands` value) does.
+    _ACTIONS = {
+        "goto": _do_goto,
+        "look": look,
+        "inventory": inventory,
+        "help": _do_help,
+        "examine_r": describe_receptacle,
+        "examine_o": describe_item,
+        "open": _do_open,
+        "close": _do_close,
+        "take": _do_take,
+        "put": _do_put,
+        "heat": _do_heat,
+        "cool": _do_cool,
+        "clean": _do_clean,
+        "slice": _do_slice,
+        "use": _do_use,
+    }
 
     # -- helpers for experts and tests -------------------------------------------------------
     def where(self, name: str) -> str | None:

@@ -187,74 +187,114 @@ def _offer_actions(
     xs: range,
     ys: range,
 ) -> None:
-    things = view.things
-    actions, errors, targets = view.actions, view.errors, view.targets
-    blocked = {t.pos for t in things if t.kind in _BLOCKING}
-    carrying = mg.carrying
+    """Fill ``view``'s actions, errors and targets in AgentGym's listing order."""
+    blocked = {t.pos for t in view.things if t.kind in _BLOCKING}
+    offers = _Offers(view, mg.carrying, pos, d, blocked, xs, ys)
+    offers.turns_and_forward(barriers)
+    if offers.carrying is None:
+        offers.numbered("pickup", ("wall", "door", "goal"), [PICKUP])
+    offers.drop()
+    offers.doors()
+    offers.goal()
+    offers.numbered("go to", ("wall", "goal"), [])
+    view.actions["check available actions"] = []
 
-    def path_to(t: Thing, arrive: bool = False) -> list[int] | None:
-        return find_path(pos, d, t.pos, blocked, xs, ys, arrive)
 
-    actions["turn left"] = [LEFT]
-    actions["turn right"] = [RIGHT]
-    if not barriers or barriers[0][1] > 1:
-        actions["move forward"] = [FORWARD]
-    else:
-        errors["move forward"] = "There is a barrier in front of you, you can't move forward."
+@dataclass
+class _Offers:
+    """The steps of :func:`_offer_actions`, each adding one group of actions to ``view``."""
 
-    if carrying is None:
+    view: View
+    carrying: Any
+    pos: tuple[int, int]
+    d: int
+    blocked: set[tuple[int, int]]
+    xs: range
+    ys: range
+
+    def path_to(self, t: Thing, arrive: bool = False) -> list[int] | None:
+        return find_path(self.pos, self.d, t.pos, self.blocked, self.xs, self.ys, arrive)
+
+    def turns_and_forward(self, barriers: list[tuple[str, int]]) -> None:
+        actions = self.view.actions
+        actions["turn left"] = [LEFT]
+        actions["turn right"] = [RIGHT]
+        if not barriers or barriers[0][1] > 1:
+            actions["move forward"] = [FORWARD]
+        else:
+            self.view.errors["move forward"] = (
+                "There is a barrier in front of you, you can't move forward."
+            )
+
+    def numbered(self, verb: str, skip: tuple[str, ...], tail: list[int]) -> None:
+        """``<verb> <name> <n>`` for each thing not of a ``skip`` kind, numbered per name; a
+        number only advances on things with a path (AgentGym's counters)."""
+        actions, errors, targets = self.view.actions, self.view.errors, self.view.targets
         counts: dict[str, int] = {}
-        for t in things:
-            if t.kind in ("wall", "door", "goal"):
+        for t in self.view.things:
+            if t.kind in skip:
                 continue
-            path = path_to(t)
-            first = f"pickup {t.name} 1"
+            path = self.path_to(t)
+            first = f"{verb} {t.name} 1"
             if path is not None:
                 counts[t.name] = 1 if first not in actions else counts[t.name] + 1
-                name = f"pickup {t.name} {counts[t.name]}"
-                actions[name], targets[name] = path + [PICKUP], t
+                name = f"{verb} {t.name} {counts[t.name]}"
+                actions[name], targets[name] = path + tail, t
             else:
-                name = first if first not in actions else f"pickup {t.name} {counts[t.name] + 1}"
+                name = first if first not in actions else f"{verb} {t.name} {counts[t.name] + 1}"
                 errors[name] = f"You cannot {name}, as there is no path leading to it."
 
-    if carrying is not None:
-        ahead = (pos[0] + DIR_VEC[d][0], pos[1] + DIR_VEC[d][1])
-        if any(t.pos == ahead and t.kind in _BLOCKING for t in things):
+    def drop(self) -> None:
+        errors = self.view.errors
+        if self.carrying is None:
+            errors["drop"] = "You cannot drop the object, as you are not carrying anything."
+            return
+        ahead = (self.pos[0] + DIR_VEC[self.d][0], self.pos[1] + DIR_VEC[self.d][1])
+        if any(t.pos == ahead and t.kind in _BLOCKING for t in self.view.things):
             errors["drop"] = (
                 "You cannot drop the object, as there is already an object in front of you."
             )
         else:
-            actions["drop"] = [DROP]
-    else:
-        errors["drop"] = "You cannot drop the object, as you are not carrying anything."
+            self.view.actions["drop"] = [DROP]
 
-    doors: dict[str, int] = {}
-    for t in things:
-        if t.kind != "door":
-            continue
-        doors[t.name] = doors.get(t.name, 0) + 1
-        label = f"{t.name} {doors[t.name]}"
-        state = t.name.split(" ")[1]
-        if state == "open":
-            path = path_to(t, arrive=True)
-            name = f"go through {label}"
-            if path is not None:
-                actions[name], targets[name] = path, t
+    def doors(self) -> None:
+        doors: dict[str, int] = {}
+        for t in self.view.things:
+            if t.kind != "door":
+                continue
+            doors[t.name] = doors.get(t.name, 0) + 1
+            label = f"{t.name} {doors[t.name]}"
+            state = t.name.split(" ")[1]
+            if state == "open":
+                self._go_through(t, label)
             else:
-                errors[name] = f"You cannot {name}, as there is no path leading to it."
-            continue
+                self._toggle_and_go_through(t, label, state, doors)
+
+    def _go_through(self, t: Thing, label: str) -> None:
+        path = self.path_to(t, arrive=True)
+        name = f"go through {label}"
+        if path is not None:
+            self.view.actions[name], self.view.targets[name] = path, t
+        else:
+            self.view.errors[name] = f"You cannot {name}, as there is no path leading to it."
+
+    def _toggle_and_go_through(
+        self, t: Thing, label: str, state: str, doors: dict[str, int]
+    ) -> None:
+        actions, errors, targets = self.view.actions, self.view.errors, self.view.targets
         name = f"toggle and go through {label}"
+        carrying = self.carrying
         if state == "locked":
             if carrying is None or carrying.type != "key":
                 errors[name] = f"You cannot {name}, as you are not carrying a key."
-                continue
+                return
             if carrying.color != t.color:
                 errors[name] = (
                     f"You cannot {name}, as the color of the key you are carrying does not match "
                     "the color of door."
                 )
-                continue
-        path = path_to(t)
+                return
+        path = self.path_to(t)
         if path is not None:
             actions[name], targets[name] = path + [TOGGLE, FORWARD], t
         else:
@@ -270,29 +310,17 @@ def _offer_actions(
                 f"You cannot go through {label}, as it is closed. You should toggle it first."
             )
 
-    for t in things:
-        if t.kind != "goal":
-            continue
-        path = path_to(t, arrive=True)
-        if path is not None:
-            actions["go to goal"] = path
-        else:
-            errors["go to goal"] = "You cannot go to the goal, as there is no path leading to it."
-
-    counts = {}
-    for t in things:
-        if t.kind in ("wall", "goal"):
-            continue
-        path = path_to(t)
-        first = f"go to {t.name} 1"
-        if path is not None:
-            counts[t.name] = 1 if first not in actions else counts[t.name] + 1
-            name = f"go to {t.name} {counts[t.name]}"
-            actions[name], targets[name] = path, t
-        else:
-            name = first if first not in actions else f"go to {t.name} {counts[t.name] + 1}"
-            errors[name] = f"You cannot {name}, as there is no path leading to it."
-    actions["check available actions"] = []
+    def goal(self) -> None:
+        for t in self.view.things:
+            if t.kind != "goal":
+                continue
+            path = self.path_to(t, arrive=True)
+            if path is not None:
+                self.view.actions["go to goal"] = path
+            else:
+                self.view.errors["go to goal"] = (
+                    "You cannot go to the goal, as there is no path leading to it."
+                )
 
 
 def action_line(actions: dict[str, list[int]]) -> str:
