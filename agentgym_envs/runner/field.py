@@ -16,11 +16,12 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import statistics
 import threading
 import uuid
 from collections import defaultdict
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -308,6 +309,31 @@ class _EnvPool:
                 logger.debug("closing %s failed", env, exc_info=True)
 
 
+class _CtrlC:
+    """SIGINT as two events (first press, second press) for the ``with`` block's duration.
+
+    Off the main thread (where Python cannot install handlers) the events never fire and a
+    KeyboardInterrupt, if any, goes to the main thread as usual.
+    """
+
+    def __init__(self) -> None:
+        self.pressed = threading.Event()
+        self.again = threading.Event()
+        self._previous: Any = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        (self.again if self.pressed.is_set() else self.pressed).set()
+
+    def __enter__(self) -> _CtrlC:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
 class FieldRunner:
     """Plays the plans of one profile into one output folder, sending events to ``bus``.
 
@@ -523,34 +549,37 @@ class FieldRunner:
         pool = _EnvPool(self.profile, "plain" if self.chain.scripted else self.profile.model.format)
         status, code = "completed", EXIT_OK
         executor = ThreadPoolExecutor(self.profile.concurrency, thread_name_prefix="agentgym-field")
-        futures: list[Future[None]] = []
-        try:
-            futures = [executor.submit(self._play, pool, *job) for job in todo]
-            pending = set(futures)
-            while pending:
-                done, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
-                for f in done:
-                    if f.exception() is not None:
-                        raise f.exception()  # type: ignore[misc]
-                if self.fatal is not None:
-                    break
-        except KeyboardInterrupt:
-            status, code = "interrupted", EXIT_INTERRUPTED
-            self.stop.set()
-            in_flight = sum(1 for f in futures if f.running())
-            logger.warning(
-                "interrupted: finishing %d episode(s) in flight (Ctrl-C again to abandon them)",
-                in_flight,
-            )
+        # Ctrl-C only sets flags here: a KeyboardInterrupt raised at an arbitrary point of the
+        # main thread can leave a future's lock held and the workers waiting on it for good.
+        with _CtrlC() as ctrl_c:
             try:
-                executor.shutdown(wait=True, cancel_futures=True)
-            except KeyboardInterrupt:
-                logger.warning("abandoning the episodes in flight")
-                self.abandoned = True
-        finally:
-            self.stop.set()
-            executor.shutdown(wait=False, cancel_futures=True)
-            self.store.close()
+                pending = {executor.submit(self._play, pool, *job) for job in todo}
+                while pending and not ctrl_c.pressed.is_set() and self.fatal is None:
+                    done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                    for f in done:
+                        if f.exception() is not None:
+                            raise f.exception()  # type: ignore[misc]
+                if ctrl_c.pressed.is_set():
+                    status, code = "interrupted", EXIT_INTERRUPTED
+                    self.stop.set()
+                    for f in pending:
+                        f.cancel()
+                    in_flight = [f for f in pending if not f.cancelled()]
+                    logger.warning(
+                        "interrupted: finishing %d episode(s) in flight "
+                        "(Ctrl-C again to abandon them)",
+                        len(in_flight),
+                    )
+                    while in_flight and not ctrl_c.again.is_set():
+                        _, not_done = wait(in_flight, timeout=0.5)
+                        in_flight = list(not_done)
+                    if in_flight:
+                        logger.warning("abandoning the episodes in flight")
+                        self.abandoned = True
+            finally:
+                self.stop.set()
+                executor.shutdown(wait=False, cancel_futures=True)
+                self.store.close()
         if status == "completed" and self.fatal is not None:
             status, code = "failed", EXIT_ENDPOINT
         summaries = [self._summary(p) for p in self.plans]

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import pytest
 
-from agentgym_envs.envs.sciworld.simulator import SimulatorPool
+from agentgym_envs.envs.sciworld.simulator import SimulatorPool, _process_state
 
 from .conftest import _skip_without_simulator
 
@@ -35,6 +36,13 @@ def _assert_env_error(result):
     assert terminated and info["outcome"] == "env_error" and info["reward_valid"] is False
 
 
+def _wait_until_stopped(pid: int) -> None:
+    deadline = time.monotonic() + 60
+    while _process_state(pid) not in ("T", "t"):
+        assert time.monotonic() < deadline, "the JVM never showed as stopped"
+        time.sleep(0.01)
+
+
 def _next_step_after_the_error(env):
     obs, _, _, _, info = env.step("look around")
     assert info["error"] == "episode has ended" and "Interface" not in obs
@@ -56,6 +64,7 @@ def test_a_frozen_jvm_is_detected_killed_and_reported(own_env):
     env, pool = own_env
     old = pool.jvms[0]
     os.kill(old.pid, signal.SIGSTOP)
+    _wait_until_stopped(old.pid)  # SIGSTOP lands asynchronously; a loaded machine shows the lag
     try:
         result = env.step("look around")
         _assert_env_error(result)
