@@ -2,7 +2,9 @@
 
 * :class:`Tool` / :class:`Toolkit` -- a tool is a name, a description, a JSON schema of its
   arguments and a pure function over the family's backend; arguments are validated
-  (:func:`validate_arguments`) and a bad call is feedback that names the problem.
+  (:func:`validate_arguments`) and a bad call is feedback that names the problem. The other
+  families declare their function-calling tools as :class:`Tool` s too, and the
+  function-calling wrapper checks native tool calls with the same validator.
 * :func:`parse_tool_action` -- AgentGym's ``Action: <tool> with Action Input: {...}`` grammar
   and JSON tool calls.
 * :func:`answers_match` -- answer comparison robust to number formatting, case and units.
@@ -15,6 +17,7 @@ from agentgym_envs.tools.env import PlanExpert, PlanStep, ToolEnv, ToolTask, fin
 from agentgym_envs.tools.grammar import FORMAT_ERROR, ParsedAction, parse_tool_action
 from agentgym_envs.tools.progress import ProgressTracker, Record, Subgoal
 from agentgym_envs.tools.tool import (
+    SCHEMA_KEYWORDS,
     Tool,
     ToolError,
     Toolkit,
@@ -26,6 +29,7 @@ from agentgym_envs.tools.tool import (
 
 __all__ = [
     "FORMAT_ERROR",
+    "SCHEMA_KEYWORDS",
     "ParsedAction",
     "PlanExpert",
     "PlanStep",

@@ -9,7 +9,12 @@ message as the observation.
 Arguments are checked against the schema by :func:`validate_arguments` before the function
 runs. Like the live services behind AgentGym, numbers given as numeric strings and ids given
 as numbers are accepted (they are coerced to the schema's type); anything else that does not
-fit is a problem named in the feedback.
+fit is a problem named in the feedback. The same function checks a model's native tool calls
+strictly (:class:`~agentgym_envs.wrappers.FunctionCalling`), without conversions.
+
+Families that are not tool-use families declare their function-calling tools the same way: a
+:class:`Tool` without a function only describes the call (:meth:`TextEnv.tool_schemas
+<agentgym_envs.core.TextEnv.tool_schemas>`), and the family turns the call into its action text.
 """
 
 from __future__ import annotations
@@ -39,23 +44,29 @@ class ToolError(Exception):
 
 def param(
     type: str | list[str],
-    description: str,
+    description: str = "",
     *,
     enum: Iterable[Any] | None = None,
     items: dict[str, Any] | None = None,
     pattern: str | None = None,
     minimum: float | None = None,
     maximum: float | None = None,
+    min_items: int | None = None,
     required: bool = True,
 ) -> dict[str, Any]:
-    """One argument's JSON schema (``required`` is read by :func:`schema`, then dropped)."""
+    """One argument's JSON schema (``required`` is read by :func:`schema`, then dropped).
+
+    An empty ``description`` is left out of the schema.
+    """
     kinds = type if isinstance(type, list) else [type]
     unknown = [k for k in kinds if k not in _TYPE_NAMES]
     if unknown:
         raise ValueError(
             f"unknown JSON schema type {unknown[0]!r}: use one of {', '.join(_TYPE_NAMES)}"
         )
-    spec: dict[str, Any] = {"type": type, "description": description}
+    spec: dict[str, Any] = {"type": type}
+    if description:
+        spec["description"] = description
     if enum is not None:
         spec["enum"] = list(enum)
     if items is not None:
@@ -66,6 +77,8 @@ def param(
         spec["minimum"] = minimum
     if maximum is not None:
         spec["maximum"] = maximum
+    if min_items is not None:
+        spec["minItems"] = min_items
     if not required:
         spec["x-optional"] = True
     return spec
@@ -89,65 +102,125 @@ def schema(**properties: dict[str, Any]) -> dict[str, Any]:
 
 DATE = r"^\d{4}-\d{2}-\d{2}$"
 
-
-def _coerce(value: Any, spec: Mapping[str, Any], where: str, problems: list[str]) -> Any:
-    kind = spec.get("type")
-    kinds = kind if isinstance(kind, list) else [kind] if kind else []
-    out = value
-    if kinds and not any(_is_type(value, k) for k in kinds):
-        for k in kinds:
-            converted = _convert(value, k)
-            if converted is not _FAIL:
-                out = converted
-                break
-        else:
-            problems.append(
-                f"{where} must be {' or '.join(_TYPE_NAMES.get(k, k) for k in kinds)}, got {_describe(value)}"
-            )
-            return value
-    if "enum" in spec and out not in spec["enum"]:
-        folded = {str(e).lower(): e for e in spec["enum"]}
-        if isinstance(out, str) and out.strip().lower() in folded:
-            out = folded[out.strip().lower()]
-        else:
-            problems.append(f"{where} must be one of {spec['enum']}, got {out!r}")
-            return out
-    if "pattern" in spec and isinstance(out, str) and not re.search(spec["pattern"], out):
-        hint = spec.get("description", "")
-        problems.append(
-            f"{where} {out!r} is not in the expected format ({hint or spec['pattern']})"
-        )
-    if isinstance(out, (int, float)) and not isinstance(out, bool):
-        if "minimum" in spec and out < spec["minimum"]:
-            problems.append(f"{where} must be >= {spec['minimum']}, got {out}")
-        if "maximum" in spec and out > spec["maximum"]:
-            problems.append(f"{where} must be <= {spec['maximum']}, got {out}")
-    if isinstance(out, list) and "items" in spec:
-        out = [_coerce(v, spec["items"], f"{where}[{i}]", problems) for i, v in enumerate(out)]
-    if isinstance(out, dict) and "properties" in spec:
-        out = _check_object(out, spec, where, problems)
-    return out
-
+#: JSON-schema keywords :func:`validate_arguments` checks, or ignores as annotations.
+SCHEMA_KEYWORDS = frozenset(
+    [
+        "type",
+        "enum",
+        "const",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "pattern",
+        "minLength",
+        "maxLength",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minItems",
+        "maxItems",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "description",
+        "title",
+        "default",
+        "examples",
+        "format",
+        "strict",
+    ]
+)
 
 _FAIL = object()
 
 
-def _is_type(value: Any, kind: str) -> bool:
-    if kind == "string":
-        return isinstance(value, str)
-    if kind == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "number":
-        return (
-            isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-        )
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "array":
-        return isinstance(value, list)
-    if kind == "object":
-        return isinstance(value, dict)
-    return True
+def validate_arguments(
+    schema: Mapping[str, Any], arguments: Any, *, coerce: bool
+) -> tuple[dict[str, Any], list[str]]:
+    """Check ``arguments`` against an object schema; return the arguments and every problem.
+
+    ``problems`` names each way the call breaks the schema (empty when it is valid). The
+    arguments come back with only the schema's properties. With ``coerce=True`` (how the tool
+    families read a call, like the live services behind AgentGym) numbers written as text,
+    ids given as numbers, ``"true"``/``"false"`` and enum values in another case are converted
+    to the schema's type; with ``coerce=False`` (a model's native tool call) the call must
+    match the schema as it is. :data:`SCHEMA_KEYWORDS` lists the keywords checked;
+    ``anyOf`` / ``oneOf`` / ``allOf`` alternatives are matched without conversions.
+    """
+    problems: list[str] = []
+    out = _check(arguments, {"type": "object", **schema}, "arguments", coerce, problems)
+    return (dict(out) if isinstance(out, Mapping) else {}), problems
+
+
+def _check(
+    value: Any, spec: Mapping[str, Any], path: str, coerce: bool, problems: list[str]
+) -> Any:
+    """``value`` checked against ``spec`` (converted when ``coerce``); problems are appended."""
+    kind = spec.get("type")
+    if kind is not None:
+        kinds = [kind] if isinstance(kind, str) else list(kind)
+        conformed = _conform(value, kinds, coerce)
+        if conformed is _FAIL:
+            problems.append(f"{path} must be of type {' or '.join(kinds)}, got {_short(value)}")
+            return value
+        value = conformed
+    _check_alternatives(value, spec, path, problems)
+    if "const" in spec and value != spec["const"]:
+        problems.append(f"{path} must be {_short(spec['const'])}, got {_short(value)}")
+    if "enum" in spec and value not in spec["enum"]:
+        folded = {str(e).lower(): e for e in spec["enum"]}
+        if coerce and isinstance(value, str) and value.strip().lower() in folded:
+            value = folded[value.strip().lower()]
+        else:
+            problems.append(f"{path} must be one of {list(spec['enum'])}, got {_short(value)}")
+    if isinstance(value, str):
+        _check_string(value, spec, path, problems)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        _check_number(value, spec, path, problems)
+    elif isinstance(value, (list, tuple)):
+        value = _check_array(value, spec, path, coerce, problems)
+    elif isinstance(value, Mapping):
+        value = _check_object(value, spec, path, coerce, problems)
+    return value
+
+
+def _conform(value: Any, kinds: list[str], coerce: bool) -> Any:
+    """``value`` as one of the JSON types ``kinds`` (converted when ``coerce``), or ``_FAIL``."""
+    for kind in kinds:
+        if _type_ok(value, kind):
+            if coerce and kind == "integer" and isinstance(value, float):
+                return int(value)
+            if coerce and kind == "array" and isinstance(value, tuple):
+                return list(value)
+            return value
+    if coerce:
+        for kind in kinds:
+            converted = _convert(value, kind)
+            if converted is not _FAIL:
+                return converted
+    return _FAIL
+
+
+def _type_ok(value: Any, kind: str) -> bool:
+    if kind in ("integer", "number"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        if isinstance(value, float) and not math.isfinite(value):
+            return False
+        return kind == "number" or isinstance(value, int) or value.is_integer()
+    types = _TYPES.get(kind)
+    return True if types is None else isinstance(value, types)
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "boolean": (bool,),
+    "array": (list, tuple),
+    "object": (dict,),
+    "null": (type(None),),
+}
 
 
 def _convert(value: Any, kind: str) -> Any:
@@ -161,60 +234,113 @@ def _convert(value: Any, kind: str) -> Any:
             return _FAIL
         if not math.isfinite(number):
             return _FAIL
-        value = number
-    if kind == "integer" and isinstance(value, float) and value.is_integer():
-        return int(value)
-    if kind == "number" and isinstance(value, float) and math.isfinite(value):
-        return value
-    if kind == "array" and isinstance(value, tuple):
-        return list(value)
+        if kind == "number":
+            return number
+        return int(number) if number.is_integer() else _FAIL
     if kind == "boolean" and isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
     return _FAIL
 
 
-def _describe(value: Any) -> str:
+def _short(value: Any) -> str:
     text = repr(value)
-    if len(text) > 40:
-        text = text[:37] + "..."
-    return f"{type(value).__name__} {text}"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_alternatives(
+    value: Any, spec: Mapping[str, Any], path: str, problems: list[str]
+) -> None:
+    for key in ("anyOf", "oneOf"):
+        options = spec.get(key)
+        if isinstance(options, list) and options:
+            matches = sum(not _problems(sub, value, path) for sub in options)
+            if matches == 0 or (key == "oneOf" and matches > 1):
+                problems.append(
+                    f"{path} must match {'exactly' if key == 'oneOf' else 'at least'} one of "
+                    f"{len(options)} alternatives, got {_short(value)}"
+                )
+    for sub in spec.get("allOf") or []:
+        problems += _problems(sub, value, path)
+
+
+def _problems(spec: Mapping[str, Any], value: Any, path: str) -> list[str]:
+    problems: list[str] = []
+    _check(value, spec, path, False, problems)
+    return problems
+
+
+def _check_string(value: str, spec: Mapping[str, Any], path: str, problems: list[str]) -> None:
+    if "minLength" in spec and len(value) < spec["minLength"]:
+        problems.append(
+            f"{path} must have at least {spec['minLength']} characters, got {_short(value)}"
+        )
+    if "maxLength" in spec and len(value) > spec["maxLength"]:
+        problems.append(
+            f"{path} must have at most {spec['maxLength']} characters, got {_short(value)}"
+        )
+    if "pattern" in spec and re.search(spec["pattern"], value) is None:
+        hint = f" (expected format: {spec['description']})" if spec.get("description") else ""
+        problems.append(f"{path} must match {spec['pattern']}{hint}, got {_short(value)}")
+
+
+def _check_number(value: float, spec: Mapping[str, Any], path: str, problems: list[str]) -> None:
+    for key, relation, holds in _BOUNDS:
+        if key in spec and not holds(value, spec[key]):
+            problems.append(f"{path} must be {relation} {spec[key]}, got {_short(value)}")
+
+
+_BOUNDS: tuple[tuple[str, str, Callable[[float, float], bool]], ...] = (
+    ("minimum", ">=", lambda v, b: v >= b),
+    ("maximum", "<=", lambda v, b: v <= b),
+    ("exclusiveMinimum", ">", lambda v, b: v > b),
+    ("exclusiveMaximum", "<", lambda v, b: v < b),
+)
+
+
+def _check_array(
+    value: list[Any] | tuple[Any, ...],
+    spec: Mapping[str, Any],
+    path: str,
+    coerce: bool,
+    problems: list[str],
+) -> Any:
+    if "minItems" in spec and len(value) < spec["minItems"]:
+        problems.append(f"{path} must have at least {spec['minItems']} items")
+    if "maxItems" in spec and len(value) > spec["maxItems"]:
+        problems.append(f"{path} must have at most {spec['maxItems']} items")
+    items = spec.get("items")
+    if not isinstance(items, Mapping):
+        return value
+    checked = [_check(v, items, f"{path}[{i}]", coerce, problems) for i, v in enumerate(value)]
+    return checked if coerce else value
 
 
 def _check_object(
-    args: Mapping[str, Any], spec: Mapping[str, Any], where: str, problems: list[str]
+    value: Mapping[str, Any],
+    spec: Mapping[str, Any],
+    path: str,
+    coerce: bool,
+    problems: list[str],
 ) -> dict[str, Any]:
-    props = spec.get("properties", {})
+    """The declared properties of ``value``, checked; missing and unexpected ones are problems."""
+    top = path == "arguments"
+    props = spec.get("properties") or {}
+    for name in spec.get("required") or []:
+        if name not in value:
+            problems.append(f"missing argument {name!r}" if top else f"{path} is missing {name!r}")
+    extra = spec.get("additionalProperties", True)
     out: dict[str, Any] = {}
-    for name in spec.get("required", []):
-        if name not in args:
-            problems.append(
-                f"missing argument {name!r}" if not where else f"{where} is missing {name!r}"
-            )
-    for name, value in args.items():
-        if name not in props:
-            if spec.get("additionalProperties", True) is False:
-                known = ", ".join(props) or "none"
-                problems.append(f"unexpected argument {name!r} (arguments: {known})")
-            continue
-        label = f"{where}.{name}" if where else f"argument {name!r}"
-        out[name] = _coerce(value, props[name], label, problems)
+    for name, item in value.items():
+        where = f"argument {name!r}" if top else f"{path}.{name}"
+        if name in props:
+            out[name] = _check(item, props[name], where, coerce, problems)
+        elif extra is False:
+            label = name if top else where
+            allowed = ", ".join(repr(p) for p in props) or "none"
+            problems.append(f"unexpected argument {label!r} (allowed: {allowed})")
+        elif isinstance(extra, Mapping):
+            out[name] = _check(item, extra, where, coerce, problems)
     return out
-
-
-def validate_arguments(
-    arguments: Any, parameters: Mapping[str, Any]
-) -> tuple[dict[str, Any], list[str]]:
-    """Check ``arguments`` against an object schema; return the coerced arguments and problems.
-
-    ``problems`` is empty when the call is valid. Supported keywords: ``type`` (one or a list),
-    ``enum``, ``pattern``, ``minimum``, ``maximum``, ``items``, ``properties``, ``required``,
-    ``additionalProperties``.
-    """
-    if not isinstance(arguments, Mapping):
-        return {}, [f"the action input must be a dict of arguments, got {_describe(arguments)}"]
-    problems: list[str] = []
-    out = _check_object(arguments, parameters, "", problems)
-    return out, problems
 
 
 @dataclass(frozen=True)
@@ -222,12 +348,13 @@ class Tool:
     """One tool: what an agent sees (name, description, argument schema, returns) and the code.
 
     ``function(backend, **arguments)`` is pure over the backend: the same backend state and
-    arguments give the same result.
+    arguments give the same result. A tool without a function only declares a call (the
+    function-calling tools of the families that are not tool-use families).
     """
 
     name: str
     description: str
-    function: Callable[..., Any] = field(repr=False, compare=False)
+    function: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     parameters: dict[str, Any] = field(default_factory=lambda: schema())
     returns: str = ""
     #: Other names a call may use for this tool (AgentBoard's spelling variants).
@@ -238,9 +365,12 @@ class Tool:
         return list(self.parameters.get("properties", {}))
 
     def validate(self, arguments: Any) -> tuple[dict[str, Any], list[str]]:
-        return validate_arguments(arguments, self.parameters)
+        """The call's arguments read as the tool families read them (with conversions)."""
+        return validate_arguments(self.parameters, arguments, coerce=True)
 
     def __call__(self, backend: Any, arguments: Mapping[str, Any]) -> Any:
+        if self.function is None:
+            raise TypeError(f"tool {self.name!r} declares a call and has no function to run")
         return self.function(backend, **arguments)
 
     def openai_schema(self) -> dict[str, Any]:
@@ -329,6 +459,7 @@ def action_text(name: str, arguments: Mapping[str, Any]) -> str:
 
 __all__ = [
     "DATE",
+    "SCHEMA_KEYWORDS",
     "Tool",
     "ToolError",
     "Toolkit",

@@ -39,7 +39,6 @@ from agentgym_envs.wrappers.function_calling import (
     ParsedToolCall,
     ToolCall,
     parse_tool_call,
-    schema_problems,
 )
 from agentgym_envs.wrappers.history import ChatHistory
 from agentgym_envs.wrappers.limits import (
@@ -176,7 +175,6 @@ __all__ = [
     "parse_react",
     "parse_tool_call",
     "read_trajectories",
-    "schema_problems",
     "token_counter",
     "truncate_text",
 ]

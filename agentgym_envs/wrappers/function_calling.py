@@ -13,10 +13,9 @@ Each family declares its tools (:meth:`~agentgym_envs.core.TextEnv.tool_schemas`
   string; a list of calls;
 * text: that JSON, JSON in a code fence, or Hermes/Qwen ``<tool_call>{...}</tool_call>`` tags.
 
-:func:`schema_problems` checks arguments strictly against the tool's JSON schema (the subset tool
-schemas use: ``type``, ``enum``, ``const``, ``properties``, ``required``,
-``additionalProperties``, ``items``, ``pattern``, length, size and range bounds, ``anyOf`` /
-``oneOf`` / ``allOf``; :data:`SCHEMA_KEYWORDS` lists them) and names every problem.
+A call's arguments are checked strictly (no conversions) against the tool's JSON schema by
+:func:`agentgym_envs.tools.validate_arguments`, the validator the tool families use, which names
+every problem.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ import gymnasium as gym
 
 from agentgym_envs.core import TextEnv
 from agentgym_envs.errors import unknown_name
+from agentgym_envs.tools.tool import validate_arguments
 from agentgym_envs.wrappers.conversation import as_mapping
 
 #: What the FunctionCalling wrapper appends to a family's instructions.
@@ -198,144 +198,6 @@ def parse_tool_call(action: Any) -> ParsedToolCall:
         return ParsedToolCall(error=f"the tool call could not be read ({type(exc).__name__})")
 
 
-# -- JSON-schema validation (the subset tool schemas use) ------------------------------------
-
-#: JSON-schema keywords :func:`schema_problems` checks, or ignores as annotations.
-SCHEMA_KEYWORDS = frozenset(
-    [
-        "type",
-        "enum",
-        "const",
-        "properties",
-        "required",
-        "additionalProperties",
-        "items",
-        "pattern",
-        "minLength",
-        "maxLength",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "minItems",
-        "maxItems",
-        "anyOf",
-        "oneOf",
-        "allOf",
-        "description",
-        "title",
-        "default",
-        "examples",
-        "format",
-        "strict",
-    ]
-)
-
-_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "array": (list, tuple),
-    "object": (dict,),
-    "null": (type(None),),
-}
-
-
-def _type_ok(value: Any, kind: str) -> bool:
-    if kind in ("integer", "number") and isinstance(value, bool):
-        return False
-    if kind == "integer" and isinstance(value, float):
-        return value.is_integer()
-    types = _TYPES.get(kind)
-    return True if types is None else isinstance(value, types)
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, default=str)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def schema_problems(schema: Mapping[str, Any], value: Any, path: str = "arguments") -> list[str]:
-    """Every way ``value`` breaks ``schema``, one message each (empty when it is valid).
-
-    Strict, without conversions: a model's native tool call must match its schema. The tool
-    families' own check, which also converts (numbers written as text),
-    is :func:`agentgym_envs.tools.validate_arguments`.
-    """
-    errors: list[str] = []
-    kind = schema.get("type")
-    if kind is not None:
-        kinds = [kind] if isinstance(kind, str) else list(kind)
-        if not any(_type_ok(value, k) for k in kinds):
-            return [f"{path} must be of type {' or '.join(kinds)}, got {_short(value)}"]
-    for key in ("anyOf", "oneOf"):
-        if isinstance(schema.get(key), list) and schema[key]:
-            matches = sum(not schema_problems(sub, value, path) for sub in schema[key])
-            if matches == 0 or (key == "oneOf" and matches > 1):
-                errors.append(
-                    f"{path} must match {'exactly' if key == 'oneOf' else 'at least'} one of "
-                    f"{len(schema[key])} alternatives, got {_short(value)}"
-                )
-    for sub in schema.get("allOf", []) or []:
-        errors += schema_problems(sub, value, path)
-    if "const" in schema and value != schema["const"]:
-        errors.append(f"{path} must be {_short(schema['const'])}, got {_short(value)}")
-    if "enum" in schema and value not in schema["enum"]:
-        options = ", ".join(_short(v) for v in schema["enum"])
-        errors.append(f"{path} must be one of {options}, got {_short(value)}")
-    if isinstance(value, str):
-        if "minLength" in schema and len(value) < schema["minLength"]:
-            errors.append(
-                f"{path} must have at least {schema['minLength']} characters, got {_short(value)}"
-            )
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
-            errors.append(
-                f"{path} must have at most {schema['maxLength']} characters, got {_short(value)}"
-            )
-        if "pattern" in schema and re.search(schema["pattern"], value) is None:
-            errors.append(f"{path} must match {schema['pattern']}, got {_short(value)}")
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if "minimum" in schema and value < schema["minimum"]:
-            errors.append(f"{path} must be >= {schema['minimum']}, got {_short(value)}")
-        if "maximum" in schema and value > schema["maximum"]:
-            errors.append(f"{path} must be <= {schema['maximum']}, got {_short(value)}")
-        if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
-            errors.append(f"{path} must be > {schema['exclusiveMinimum']}, got {_short(value)}")
-        if "exclusiveMaximum" in schema and value >= schema["exclusiveMaximum"]:
-            errors.append(f"{path} must be < {schema['exclusiveMaximum']}, got {_short(value)}")
-    if isinstance(value, (list, tuple)):
-        if "minItems" in schema and len(value) < schema["minItems"]:
-            errors.append(f"{path} must have at least {schema['minItems']} items")
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            errors.append(f"{path} must have at most {schema['maxItems']} items")
-        if isinstance(schema.get("items"), Mapping):
-            for i, item in enumerate(value):
-                errors += schema_problems(schema["items"], item, f"{path}[{i}]")
-    if isinstance(value, Mapping):
-        props = schema.get("properties", {}) or {}
-        for name in schema.get("required", []) or []:
-            if name not in value:
-                errors.append(
-                    f"missing required argument {name!r}"
-                    if path == "arguments"
-                    else f"{path} is missing {name!r}"
-                )
-        extra = schema.get("additionalProperties", True)
-        for name, item in value.items():
-            where = name if path == "arguments" else f"{path}.{name}"
-            if name in props:
-                errors += schema_problems(
-                    props[name], item, f"argument {where!r}" if path == "arguments" else where
-                )
-            elif extra is False:
-                allowed = ", ".join(repr(p) for p in props) or "none"
-                errors.append(f"unexpected argument {where!r} (allowed: {allowed})")
-            elif isinstance(extra, Mapping):
-                errors += schema_problems(extra, item, where)
-    return errors
-
-
 def _signature(tool: Mapping[str, Any]) -> str:
     fn = tool.get("function", tool)
     params = (fn.get("parameters") or {}).get("properties", {}) or {}
@@ -413,8 +275,8 @@ class FunctionCalling(gym.Wrapper[str, Any, str, str], gym.utils.RecordConstruct
                 call = ToolCall(folded[0], call.arguments, call.id)
         if call.name not in schemas:
             return None, unknown_name("tool", call.name, schemas)
-        problems = schema_problems(
-            schemas[call.name].get("parameters") or {"type": "object"}, call.arguments
+        _, problems = validate_arguments(
+            schemas[call.name].get("parameters") or {}, call.arguments, coerce=False
         )
         if problems:
             return None, f"bad call to {call.name!r}: " + "; ".join(problems)
@@ -446,11 +308,9 @@ class FunctionCalling(gym.Wrapper[str, Any, str, str], gym.utils.RecordConstruct
 
 
 __all__ = [
-    "SCHEMA_KEYWORDS",
     "TOOLS_NOTE",
     "FunctionCalling",
     "ParsedToolCall",
     "ToolCall",
     "parse_tool_call",
-    "schema_problems",
 ]

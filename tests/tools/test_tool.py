@@ -15,7 +15,9 @@ SCHEMA = schema(
 
 def test_valid_call_passes_and_coerces_numbers_given_as_text():
     args, problems = validate_arguments(
-        {"latitude": "40.7", "day": "2023-01-02", "order": "ASC", "ids": ["3", 4.0]}, SCHEMA
+        SCHEMA,
+        {"latitude": "40.7", "day": "2023-01-02", "order": "ASC", "ids": ["3", 4.0]},
+        coerce=True,
     )
     assert problems == []
     assert args == {"latitude": 40.7, "day": "2023-01-02", "order": "asc", "ids": [3, 4]}
@@ -25,34 +27,34 @@ def test_valid_call_passes_and_coerces_numbers_given_as_text():
     "arguments, needle",
     [
         ({"day": "2023-01-02", "order": "asc"}, "missing argument 'latitude'"),
-        ({"latitude": "north", "day": "2023-01-02", "order": "asc"}, "must be number"),
+        ({"latitude": "north", "day": "2023-01-02", "order": "asc"}, "must be of type number"),
         ({"latitude": 100, "day": "2023-01-02", "order": "asc"}, "<= 90"),
-        ({"latitude": 1, "day": "Jan 2", "order": "asc"}, "not in the expected format"),
+        ({"latitude": 1, "day": "Jan 2", "order": "asc"}, "(expected format: YYYY-MM-DD)"),
         ({"latitude": 1, "day": "2023-01-02", "order": "up"}, "one of ['asc', 'des']"),
         (
             {"latitude": 1, "day": "2023-01-02", "order": "asc", "ids": [1.5]},
-            "'ids'[0] must be integer",
+            "'ids'[0] must be of type integer",
         ),
         (
             {"latitude": 1, "day": "2023-01-02", "order": "asc", "colour": "red"},
             "unexpected argument 'colour'",
         ),
-        ({"latitude": True, "day": "2023-01-02", "order": "asc"}, "must be number"),
+        ({"latitude": True, "day": "2023-01-02", "order": "asc"}, "must be of type number"),
     ],
 )
 def test_problems_are_named(arguments, needle):
-    _, problems = validate_arguments(arguments, SCHEMA)
+    _, problems = validate_arguments(SCHEMA, arguments, coerce=True)
     assert any(needle in p for p in problems), problems
 
 
 def test_non_dict_input():
-    _, problems = validate_arguments(["x"], SCHEMA)
-    assert problems and "dict" in problems[0]
+    _, problems = validate_arguments(SCHEMA, ["x"], coerce=True)
+    assert problems == ["arguments must be of type object, got ['x']"]
 
 
 def test_type_lists_and_optional_arguments():
     args, problems = validate_arguments(
-        {"latitude": 0, "day": "2023-01-02", "order": "des", "flag": True}, SCHEMA
+        SCHEMA, {"latitude": 0, "day": "2023-01-02", "order": "des", "flag": True}, coerce=True
     )
     assert problems == [] and args["flag"] is True
 
@@ -86,3 +88,13 @@ def test_toolkit_rejects_duplicates_and_suggests_close_names():
 def test_param_rejects_unknown_types():
     with pytest.raises(ValueError, match="unknown JSON schema type"):
         param("float", "x")
+
+
+def test_strict_validation_converts_nothing():
+    arguments = {"latitude": "40.7", "day": "2023-01-02", "order": "ASC", "ids": [4.0]}
+    checked, problems = validate_arguments(SCHEMA, arguments, coerce=False)
+    assert problems == [
+        "argument 'latitude' must be of type number, got '40.7'",
+        "argument 'order' must be one of ['asc', 'des'], got 'ASC'",
+    ]
+    assert checked == arguments

@@ -18,8 +18,8 @@ import gymnasium as gym
 import pytest
 
 from agentgym_envs import ENV_INFO, expert_policy
+from agentgym_envs.tools import SCHEMA_KEYWORDS
 from agentgym_envs.wrappers import ReAct, format_react, parse_react
-from agentgym_envs.wrappers.function_calling import SCHEMA_KEYWORDS
 
 IDS = sorted(ENV_INFO)
 STEPS = 4

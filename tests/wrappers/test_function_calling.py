@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentgym_envs.wrappers import FunctionCalling, ToolCall, parse_tool_call, schema_problems
+from agentgym_envs.tools import validate_arguments
+from agentgym_envs.wrappers import FunctionCalling, ToolCall, parse_tool_call
 from agentgym_envs.wrappers.function_calling import ParsedToolCall
 from tests.wrappers.fakes import CounterEnv
 
@@ -164,14 +165,14 @@ SCHEMA = {
         ({"word": "crane"}, []),
         ({"word": "crane", "n": 2, "mode": "fast", "tags": ["a"]}, []),
         ({"word": "crane", "n": 2.0}, []),
-        ({}, ["missing required argument 'word'"]),
-        ({"word": "cr"}, ["argument 'word' must match ^[a-z]{5}$, got \"cr\""]),
+        ({}, ["missing argument 'word'"]),
+        ({"word": "cr"}, ["argument 'word' must match ^[a-z]{5}$, got 'cr'"]),
         ({"word": 5}, ["argument 'word' must be of type string, got 5"]),
-        ({"word": "crane", "n": True}, ["argument 'n' must be of type integer, got true"]),
+        ({"word": "crane", "n": True}, ["argument 'n' must be of type integer, got True"]),
         ({"word": "crane", "n": 9}, ["argument 'n' must be <= 3, got 9"]),
         (
             {"word": "crane", "mode": "warp"},
-            ['argument \'mode\' must be one of "fast", "slow", got "warp"'],
+            ["argument 'mode' must be one of ['fast', 'slow'], got 'warp'"],
         ),
         ({"word": "crane", "tags": ["a", 1]}, ["argument 'tags'[1] must be of type string, got 1"]),
         ({"word": "crane", "tags": ["a", "b", "c"]}, ["argument 'tags' must have at most 2 items"]),
@@ -182,7 +183,7 @@ SCHEMA = {
     ],
 )
 def test_validate_arguments_names_each_problem(arguments, problems) -> None:
-    assert schema_problems(SCHEMA, arguments) == problems
+    assert validate_arguments(SCHEMA, arguments, coerce=False)[1] == problems
 
 
 # -- the wrapper ---------------------------------------------------------------------------
@@ -228,7 +229,7 @@ def test_valid_call_steps_env() -> None:
             {"name": "press", "arguments": {"button": "inc", "times": 2}},
             "argument 'times' must be <= 1",
         ),
-        ({"name": "press", "arguments": {}}, "missing required argument 'button'"),
+        ({"name": "press", "arguments": {}}, "missing argument 'button'"),
         ({"name": "note", "arguments": {"text": "hi"}}, "notes are not actions"),
         ("press the button", "no tool call"),
         (
@@ -262,7 +263,7 @@ def test_wordle_and_maze_tools() -> None:
     env = FunctionCalling(gym.make("AgentGym/Maze-v0"))
     env.reset(options={"split": "test", "task_id": 0})
     obs, _, _, _, info = env.step('{"name": "move", "arguments": {"direction": "north"}}')
-    assert "argument 'direction' must be one of" in obs and '"up"' in obs and '"north"' in obs
+    assert "argument 'direction' must be one of" in obs and "'up'" in obs and "'north'" in obs
 
 
 def test_bad_call_after_the_end_keeps_the_episode_terminated() -> None:
