@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentgym_envs.envs.sheet.engine import a1, col_letter, display
+from agentgym_envs.envs.sheet.world import a1, col_letter, display
 from agentgym_envs.tools import PlanStep, Subgoal, ToolTask
 from agentgym_envs.tools.tasks import GeneratedToolTasks
 

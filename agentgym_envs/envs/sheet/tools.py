@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentgym_envs.bounds import LimitExceeded, compile_user_regex, regex_search
-from agentgym_envs.envs.sheet.engine import (
+from agentgym_envs.envs.sheet.world import (
     OPERATORS,
     SheetError,
     Workbook,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 
-from agentgym_envs.envs.todo.backend import ACCOUNT, Account, SeedTask
+from agentgym_envs.envs.todo.world import ACCOUNT, Account, SeedTask
 
 _THEMES: dict[str, tuple[tuple[str, str, str], ...]] = {
     "Work Projects": (

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentgym_envs.envs.todo.accounts import generate_account
-from agentgym_envs.envs.todo.backend import (
+from agentgym_envs.envs.todo.world import (
     ACCOUNT,
     Account,
     SeedTask,

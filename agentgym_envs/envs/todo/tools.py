@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from agentgym_envs.envs.todo.backend import TodoBackend
+from agentgym_envs.envs.todo.world import TodoBackend
 from agentgym_envs.tools import Tool, ToolError, Toolkit, param, schema
 from agentgym_envs.tools.env import check_valid_actions_tool, finish_tool
 from agentgym_envs.tools.tool import DATE

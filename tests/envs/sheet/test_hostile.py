@@ -10,7 +10,7 @@ import textwrap
 import gymnasium as gym
 
 import agentgym_envs  # noqa: F401
-from agentgym_envs.envs.sheet.engine import MAX_CELLS, MAX_COLS
+from agentgym_envs.envs.sheet.world import MAX_CELLS, MAX_COLS
 from agentgym_envs.tools import action_text
 
 

@@ -4,7 +4,7 @@ import gymnasium as gym
 import pytest
 
 import agentgym_envs  # noqa: F401
-from agentgym_envs.envs.sheet.engine import (
+from agentgym_envs.envs.sheet.world import (
     Sheet,
     SheetError,
     a1,

@@ -5,7 +5,7 @@ import pickle
 import gymnasium as gym
 
 import agentgym_envs  # noqa: F401
-from agentgym_envs.envs.todo.backend import (
+from agentgym_envs.envs.todo.world import (
     ACCOUNT,
     PROJECT_IDS,
     TodoBackend,
