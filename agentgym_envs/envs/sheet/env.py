@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from agentgym_envs.envs.sheet.world import OPERATORS, Sheet, parse_a1
 from agentgym_envs.envs.sheet.tasks import SheetTask, SheetTasks
 from agentgym_envs.envs.sheet.tools import SHEET_TOOLS, SheetBackend
+from agentgym_envs.envs.sheet.world import OPERATORS, Sheet, parse_a1
 from agentgym_envs.tools import Tool, ToolEnv
 
 HINT = """Here are some common senses you may need:

@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from agentgym_envs.envs.todo.world import TodoBackend, project_id, task_id
 from agentgym_envs.envs.todo.tasks import TodoTask, TodoTasks, expected_state
 from agentgym_envs.envs.todo.tools import TODO_TOOLS
+from agentgym_envs.envs.todo.world import TodoBackend, project_id, task_id
 from agentgym_envs.tools import Tool, ToolEnv
 from agentgym_envs.tools.answers import answer_matcher
 

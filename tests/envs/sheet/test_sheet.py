@@ -4,6 +4,8 @@ import gymnasium as gym
 import pytest
 
 import agentgym_envs  # noqa: F401
+from agentgym_envs.envs.sheet.env import match_score
+from agentgym_envs.envs.sheet.tools import SHEET_TOOLS
 from agentgym_envs.envs.sheet.world import (
     Sheet,
     SheetError,
@@ -13,8 +15,6 @@ from agentgym_envs.envs.sheet.world import (
     parse_a1,
     parse_formula,
 )
-from agentgym_envs.envs.sheet.env import match_score
-from agentgym_envs.envs.sheet.tools import SHEET_TOOLS
 from agentgym_envs.tools import action_text
 
 

@@ -5,6 +5,8 @@ import pickle
 import gymnasium as gym
 
 import agentgym_envs  # noqa: F401
+from agentgym_envs.envs.todo.tasks import expected_state
+from agentgym_envs.envs.todo.tools import TODO_TOOLS
 from agentgym_envs.envs.todo.world import (
     ACCOUNT,
     PROJECT_IDS,
@@ -12,8 +14,6 @@ from agentgym_envs.envs.todo.world import (
     initial_state,
     task_id,
 )
-from agentgym_envs.envs.todo.tasks import expected_state
-from agentgym_envs.envs.todo.tools import TODO_TOOLS
 from agentgym_envs.tools import action_text
 
 
