@@ -6,6 +6,7 @@ Areas with commands of their own (benchmarks, datasets, the web shop) expose
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import os
@@ -268,6 +269,32 @@ def _one_line(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
+def _port_checked(command) -> None:
+    """Make every ``--port`` option of ``command`` and its subcommands refuse anything but a TCP
+    port (1 to 65535) with a message that says so, before the command runs -- whichever area
+    added the command."""
+    for param in getattr(command, "params", ()):
+        if param.name == "port" and not getattr(param, "_port_checked", False):
+            param.process_value = functools.partial(_port_value, param, param.process_value)
+            param._port_checked = True
+    for sub in getattr(command, "commands", {}).values():
+        _port_checked(sub)
+
+
+def _port_value(param, process, ctx, value):
+    """``param.process_value`` after checking the raw ``value`` is a TCP port."""
+    if value is not None:
+        try:
+            port = int(str(value).strip())
+        except ValueError:
+            port = None
+        if port is None or not 1 <= port <= 65535:
+            raise typer.BadParameter(
+                f"{value!r} is not a TCP port: give a number from 1 to 65535", ctx=ctx, param=param
+            )
+    return process(ctx, value)
+
+
 def main() -> None:
     """Console entry point: every error is one line on stderr and a non-zero exit.
 
@@ -282,7 +309,9 @@ def main() -> None:
         from click import exceptions as click_errors
 
     try:
-        code = app(standalone_mode=False)
+        command = typer.main.get_command(app)
+        _port_checked(command)
+        code = command(standalone_mode=False)
         if isinstance(code, int) and code:
             raise SystemExit(code)
     except click_errors.UsageError as exc:

@@ -5,6 +5,7 @@ The main CLI calls :func:`register_cli` with its ``typer.Typer`` app.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -14,6 +15,11 @@ from rich.console import Console
 from rich.table import Table
 
 from agentgym_envs.errors import AgentGymError
+
+try:  # typer >= 0.26 carries its own click
+    from typer._click.exceptions import UsageError
+except ImportError:  # pragma: no cover
+    from click.exceptions import UsageError
 
 console = Console()
 
@@ -118,9 +124,10 @@ def _print_sources(families: dict) -> None:
 
 # Options of ``agentgym bench`` (module constants: typer reads them from the signature).
 _ENVS = typer.Option(
-    "agenteval",
+    None,
     "--envs",
-    help="Env ids (comma-separated), 'all' (every installed id) or 'agenteval' (one id per AgentEval family).",
+    help="What to run: env ids (comma-separated), 'all' (every installed id) or 'agenteval' "
+    "(one id per AgentEval family); with --items, the files' envs by default.",
 )
 _POLICY = typer.Option(
     "expert",
@@ -196,7 +203,7 @@ _ALLOW_STAND_IN = typer.Option(
 @bench_app.callback()
 def bench(
     ctx: typer.Context,
-    envs: str = _ENVS,
+    envs: str | None = _ENVS,
     policy: str = _POLICY,
     split: str = _SPLIT,
     n_samples: int = _N_SAMPLES,
@@ -230,30 +237,24 @@ def bench(
         return
     from agentgym_envs.benchmarks.runner import run_benchmark
 
-    rounds: int | str = (
-        "default" if max_rounds == "default" else _int_option("--max-rounds", max_rounds)
-    )
-    if out is None:
-        out = Path("bench-runs") / f"{policy}-{time.strftime('%Y%m%d-%H%M%S')}"
-    server = None
-    try:
-        if policy == "local":
-            server = _start_local(n_ctx)
-            base_url, model = server.base_url, model or server.alias
-        spec = _policy_spec(
-            policy,
-            fmt,
-            base_url=base_url,
-            model=model,
-            api_key=api_key,
-            temperature=temperature,
-            top_p=top_p,
-            max_tokens=max_tokens,
-            sample_seed=sample_seed,
-            timeout=timeout,
-            max_retries=max_retries,
-            history=history,
-        )
+    envs = _envs_to_run(ctx, envs, items)
+    rounds = "default" if max_rounds == "default" else _int_option("--max-rounds", max_rounds)
+    out = out or Path("bench-runs") / f"{policy}-{time.strftime('%Y%m%d-%H%M%S')}"
+    with _policy(
+        policy,
+        fmt,
+        n_ctx=n_ctx,
+        base_url=base_url,
+        model=model,
+        api_key=api_key,
+        temperature=temperature,
+        top_p=top_p,
+        max_tokens=max_tokens,
+        sample_seed=sample_seed,
+        timeout=timeout,
+        max_retries=max_retries,
+        history=history,
+    ) as spec:
         result = run_benchmark(
             envs,
             spec,
@@ -270,10 +271,35 @@ def bench(
             prompts=prompts,
             prompts_source=prompts_source,
         )
+    _print_run(result, split, out)
+
+
+def _envs_to_run(ctx: typer.Context, envs: str | None, items: Path | None) -> str:
+    """``--envs``; required unless ``--items`` names the envs (a bare ``agentgym bench`` would
+    otherwise start a run of every family)."""
+    if envs is not None:
+        return envs
+    if items is not None:
+        return "agenteval"
+    raise UsageError(
+        "say what to run: --envs Wordle-v0 (env ids, comma-separated), --envs agenteval "
+        "(one id per AgentEval family) or --envs all (every installed id)",
+        ctx=ctx,
+    )
+
+
+@contextlib.contextmanager
+def _policy(policy: str, fmt: str, *, n_ctx: int, base_url: str | None, model: str | None, **kw):
+    """The policy spec of ``--policy``; for ``local``, with the local model server running
+    until the block ends."""
+    server = _start_local(n_ctx) if policy == "local" else None
+    try:
+        if server is not None:
+            base_url, model = server.base_url, model or server.alias
+        yield _policy_spec(policy, fmt, base_url=base_url, model=model, **kw)
     finally:
         if server is not None:
             server.stop()
-    _print_run(result, split, out)
 
 
 def _start_local(n_ctx: int):

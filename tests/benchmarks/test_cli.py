@@ -142,6 +142,13 @@ def test_bench_refuses_agentgym_ids_on_stand_ins_unless_asked(app, tmp_path):
     assert summary["config"]["families"]["AgentGym/WebShop-v0"]["items"] == "embedded stand-in"
 
 
+def test_bare_bench_is_a_usage_error_not_a_full_run(app, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(app, ["bench"])
+    assert r.exit_code == 2 and "say what to run" in r.output and "--envs all" in r.output
+    assert not (tmp_path / "bench-runs").exists()
+
+
 def test_bench_bad_options(app, tmp_path):
     from agentgym_envs.errors import AgentGymError
 

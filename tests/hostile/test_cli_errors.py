@@ -39,6 +39,9 @@ def _agentgym(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         (["run", "Maze-v0", "--policy", "nope"], "unknown policy 'nope'"),
         (["run", "--config", "/nonexistent/profile.yaml"], "no such profile file"),
         (["serve", "Maze-v0", "--max-sessions", "0"], "sessions"),
+        (["serve", "Maze-v0", "--port", "99999"], "from 1 to 65535"),
+        (["serve", "Maze-v0", "--request-timeout", "-1"], "--request-timeout"),
+        (["bench"], "--envs"),
     ],
 )
 def test_bad_options_are_one_line_errors(args, says):
@@ -60,3 +63,26 @@ def test_an_output_path_that_is_a_file_is_a_one_line_error(tmp_path):
 def test_good_commands_still_succeed():
     done = _agentgym("run", "Maze-v0", "--episodes", "1")
     assert done.returncode == 0 and "100.0%" in done.stdout, done.stderr[-1500:]
+
+
+def _port_commands(command, path=()):
+    for param in getattr(command, "params", ()):
+        if param.name == "port":
+            yield path
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from _port_commands(sub, (*path, name))
+
+
+def test_every_port_option_refuses_what_is_not_a_tcp_port():
+    import typer
+
+    from agentgym_envs import cli
+
+    command = typer.main.get_command(cli.app)
+    cli._port_checked(command)
+    paths = list(_port_commands(command))
+    assert {("serve",), ("llm", "serve"), ("serve-shop",), ("dashboard",)} <= set(paths)
+    for path in paths:
+        for port in ("99999", "65536", "0", "-1", "abc", "80.5", ""):
+            with pytest.raises(typer.BadParameter, match="from 1 to 65535"):
+                command.main([*path, "--port", port], standalone_mode=False, prog_name="agentgym")
