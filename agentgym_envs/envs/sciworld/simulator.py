@@ -128,38 +128,7 @@ class JVM:
         self.simulators: weakref.WeakSet[Simulator] = weakref.WeakSet()
         self.closed = False
         started = time.perf_counter()
-        try:
-            port, proc = py4j.launch_gateway(
-                classpath=jar,
-                javaopts=opts,
-                die_on_exit=True,
-                cwd=cwd,
-                return_proc=True,
-                java_path=java,
-            )
-        except Exception:
-            if not deterministic:
-                raise SimulatorError(f"could not start the ScienceWorld JVM ({java})") from None
-            opts = [o for o in opts if o not in DETERMINISM_OPTS]
-            self.deterministic = False
-            logger.warning(
-                "the ScienceWorld JVM did not start with %s; retrying without them (object order, "
-                "and so some observations, may then differ between loads of the same task)",
-                " ".join(DETERMINISM_OPTS),
-            )
-            try:
-                port, proc = py4j.launch_gateway(
-                    classpath=jar,
-                    javaopts=opts,
-                    die_on_exit=True,
-                    cwd=cwd,
-                    return_proc=True,
-                    java_path=java,
-                )
-            except Exception as exc:
-                raise SimulatorError(
-                    f"could not start the ScienceWorld JVM ({java}): {exc}"
-                ) from exc
+        port, proc, opts = self._launch(py4j, java, jar, cwd, opts)
         self.java_opts = tuple(opts)
         self.process = proc
         self.gateway = py4j.JavaGateway(
@@ -180,6 +149,44 @@ class JVM:
             time.perf_counter() - started,
             " ".join(opts),
         )
+
+    def _launch(
+        self, py4j: Any, java: str, jar: str, cwd: str, opts: list[str]
+    ) -> tuple[int, Any, list[str]]:
+        """Start the gateway JVM: (port, process, the options it runs with).
+
+        When it does not start with the determinism options, retry once without them.
+        """
+
+        def launch(javaopts: list[str]) -> tuple[int, Any]:
+            return py4j.launch_gateway(
+                classpath=jar,
+                javaopts=javaopts,
+                die_on_exit=True,
+                cwd=cwd,
+                return_proc=True,
+                java_path=java,
+            )
+
+        try:
+            port, proc = launch(opts)
+        except Exception:
+            if not self.requested_deterministic:
+                raise SimulatorError(f"could not start the ScienceWorld JVM ({java})") from None
+            opts = [o for o in opts if o not in DETERMINISM_OPTS]
+            self.deterministic = False
+            logger.warning(
+                "the ScienceWorld JVM did not start with %s; retrying without them (object order, "
+                "and so some observations, may then differ between loads of the same task)",
+                " ".join(DETERMINISM_OPTS),
+            )
+            try:
+                port, proc = launch(opts)
+            except Exception as exc:
+                raise SimulatorError(
+                    f"could not start the ScienceWorld JVM ({java}): {exc}"
+                ) from exc
+        return port, proc, opts
 
     @property
     def pid(self) -> int:
