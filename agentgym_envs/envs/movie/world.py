@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 from agentgym_envs.names import FIRST_NAMES, LAST_NAMES
 
@@ -469,26 +471,10 @@ class Catalog:
                 self.credits[pid].append((m, "crew", job))
 
     def search_movie(self, query: str) -> list[Movie]:
-        q = " ".join(query.casefold().split())
-        exact = [m for m in self._by_title if m.title.casefold() == q]
-        words = q.split()
-        partial = [
-            m
-            for m in self._by_title
-            if m not in exact and all(w in m.title.casefold() for w in words)
-        ]
-        return exact + partial
+        return _search(self._by_title, lambda m: m.title, query)
 
     def search_person(self, query: str) -> list[Person]:
-        q = " ".join(query.casefold().split())
-        exact = [p for p in self._by_name if p.name.casefold() == q]
-        words = q.split()
-        partial = [
-            p
-            for p in self._by_name
-            if p not in exact and all(w in p.name.casefold() for w in words)
-        ]
-        return exact + partial
+        return _search(self._by_name, lambda p: p.name, query)
 
     def people_in(self, movie: Movie, job: str | None = None) -> list[Person]:
         return [self.people[pid] for pid, j in movie.crew if job is None or j == job]
@@ -647,6 +633,19 @@ def _alternative_titles(rng: random.Random, title: str) -> tuple[tuple[str, str,
         )
         for cc in sorted(rng.sample(["GB", "FR", "DE", "JP", "CA", "ES", "IT"], rng.randint(0, 3)))
     )
+
+
+_Row = TypeVar("_Row")
+
+
+def _search(rows: list[_Row], name_of: Callable[[_Row], str], query: str) -> list[_Row]:
+    """Rows whose name is ``query`` (case-folded, spaces collapsed), then rows whose name
+    holds every word of it; each group in ``rows`` order."""
+    q = " ".join(query.casefold().split())
+    exact = [r for r in rows if name_of(r).casefold() == q]
+    words = q.split()
+    partial = [r for r in rows if r not in exact and all(w in name_of(r).casefold() for w in words)]
+    return exact + partial
 
 
 @lru_cache(maxsize=1)
