@@ -16,6 +16,7 @@ from agentgym_envs.envs.alfworld.tasks import (
     default_data_path,
 )
 from agentgym_envs.envs.alfworld.world import GRAMMARS, NOTHING, Engine
+from agentgym_envs.tools.tool import Tool, Toolkit, param, schema
 
 log = logging.getLogger(__name__)
 
@@ -250,30 +251,14 @@ class AlfWorldEnv(TextEnv):
     }
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        tools = []
-        for name, (description, params) in self._TOOLS.items():
-            tools.append(
-                {
-                    "type": "function",
-                    "function": {
-                        "name": name,
-                        "description": description,
-                        "parameters": {
-                            "type": "object",
-                            "properties": {
-                                p: {
-                                    "type": "string",
-                                    "description": f"the {p}'s name with its number, e.g. 'apple 1'",
-                                }
-                                for p in params
-                            },
-                            "required": list(params),
-                            "additionalProperties": False,
-                        },
-                    },
-                }
-            )
-        return tools
+        def named(p: str) -> dict[str, Any]:
+            return param("string", f"the {p}'s name with its number, e.g. 'apple 1'")
+
+        tools = [
+            Tool(name, description, parameters=schema(**{p: named(p) for p in params}))
+            for name, (description, params) in self._TOOLS.items()
+        ]
+        return Toolkit(tools).openai_schemas()
 
     def action_from_tool_call(self, name: str, arguments: dict[str, Any]) -> str:
         if name not in self._TOOLS:

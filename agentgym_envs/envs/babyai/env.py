@@ -11,6 +11,7 @@ from agentgym_envs.envs.babyai import view as V
 from agentgym_envs.envs.babyai.levels import make_level, reset_level
 from agentgym_envs.envs.babyai.tasks import BabyAITask, BabyAITasks
 from agentgym_envs.errors import require
+from agentgym_envs.tools.tool import Tool, Toolkit, param, schema
 
 NOT_RECOGNIZED = V.NOT_RECOGNIZED
 COMPLETED = "\n The task is completed."
@@ -264,47 +265,28 @@ class BabyAIEnv(TextEnv):
         )
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        def tool(name: str, description: str, arg: str | None = None) -> dict[str, Any]:
-            props = (
-                {
-                    arg: {
-                        "type": "string",
-                        "description": "as the observation names it, e.g. 'red ball 1'",
-                    }
-                }
-                if arg
-                else {}
-            )
-            return {
-                "type": "function",
-                "function": {
-                    "name": name,
-                    "description": description,
-                    "parameters": {
-                        "type": "object",
-                        "properties": props,
-                        "required": [arg] if arg else [],
-                        "additionalProperties": False,
-                    },
-                },
-            }
+        def tool(name: str, description: str, arg: str | None = None) -> Tool:
+            named = param("string", "as the observation names it, e.g. 'red ball 1'")
+            return Tool(name, description, parameters=schema(**({arg: named} if arg else {})))
 
-        return [
-            tool("turn_left", "Turn 90 degrees to the left."),
-            tool("turn_right", "Turn 90 degrees to the right."),
-            tool("move_forward", "Move one cell forward."),
-            tool("go_to", "Walk up to a visible object and face it.", "object"),
-            tool("pickup", "Walk up to a visible object and pick it up.", "object"),
-            tool("go_through", "Walk into the doorway of a visible open door.", "door"),
-            tool(
-                "toggle_and_go_through",
-                "Open a visible closed (or locked, with its key) door and step in.",
-                "door",
-            ),
-            tool("toggle", "Open or close the door, or open the box, right in front of you."),
-            tool("drop", "Put down the carried object in front of you."),
-            tool("check_available_actions", "List the actions you can take now."),
-        ]
+        return Toolkit(
+            [
+                tool("turn_left", "Turn 90 degrees to the left."),
+                tool("turn_right", "Turn 90 degrees to the right."),
+                tool("move_forward", "Move one cell forward."),
+                tool("go_to", "Walk up to a visible object and face it.", "object"),
+                tool("pickup", "Walk up to a visible object and pick it up.", "object"),
+                tool("go_through", "Walk into the doorway of a visible open door.", "door"),
+                tool(
+                    "toggle_and_go_through",
+                    "Open a visible closed (or locked, with its key) door and step in.",
+                    "door",
+                ),
+                tool("toggle", "Open or close the door, or open the box, right in front of you."),
+                tool("drop", "Put down the carried object in front of you."),
+                tool("check_available_actions", "List the actions you can take now."),
+            ]
+        ).openai_schemas()
 
     def action_from_tool_call(self, name: str, arguments: dict[str, Any]) -> str:
         simple = {

@@ -7,6 +7,7 @@ from typing import Any
 from agentgym_envs.core import StepResult, TextEnv
 from agentgym_envs.envs.maze.layouts import FREE
 from agentgym_envs.envs.maze.tasks import DoubleTMazeTasks, MazeTask, RandomMazeTasks
+from agentgym_envs.tools.tool import Tool, param, schema
 
 MOVES = {"left": (0, -1), "right": (0, 1), "up": (-1, 0), "down": (1, 0)}
 #: The moves in the order AgentGym's ``/available_actions`` lists them.
@@ -197,21 +198,9 @@ class MazeEnv(TextEnv):
         )
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": "move",
-                    "description": "Move one cell in the maze.",
-                    "parameters": {
-                        "type": "object",
-                        "properties": {"direction": {"type": "string", "enum": list(MOVES)}},
-                        "required": ["direction"],
-                        "additionalProperties": False,
-                    },
-                },
-            }
-        ]
+        direction = param("string", enum=MOVES)
+        move = Tool("move", "Move one cell in the maze.", parameters=schema(direction=direction))
+        return [move.openai_schema()]
 
     def action_from_tool_call(self, name: str, arguments: dict[str, Any]) -> str:
         if name != "move":

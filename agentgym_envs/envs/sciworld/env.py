@@ -20,6 +20,7 @@ from agentgym_envs.envs.sciworld.simulator import (
 )
 from agentgym_envs.envs.sciworld.tasks import SciWorldTask, SciWorldTasks, gold_data
 from agentgym_envs.errors import BadTaskError, require
+from agentgym_envs.tools.tool import Tool, param, schema
 
 logger = logging.getLogger(__name__)
 
@@ -383,23 +384,12 @@ class SciWorldEnv(TextEnv):
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         grammar = ", ".join(t for t, _ in ACTIONS)
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": "act",
-                    "description": "Send one ScienceWorld action. Grammar: " + grammar + ".",
-                    "parameters": {
-                        "type": "object",
-                        "properties": {
-                            "action": {"type": "string", "description": "e.g. 'go to kitchen'"}
-                        },
-                        "required": ["action"],
-                        "additionalProperties": False,
-                    },
-                },
-            }
-        ]
+        act = Tool(
+            "act",
+            "Send one ScienceWorld action. Grammar: " + grammar + ".",
+            parameters=schema(action=param("string", "e.g. 'go to kitchen'")),
+        )
+        return [act.openai_schema()]
 
     # -- pickling: a copy gets its own simulator and replays the episode so far --------------
     def __getstate__(self) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from agentgym_envs.envs.searchqa.scoring import exact_match, f1_score, final_ans
 from agentgym_envs.envs.searchqa.tasks import GeneratedQATasks, QAFileTasks, SearchQATask
 from agentgym_envs.envs.searchqa.world import world
 from agentgym_envs.errors import BadDataError
+from agentgym_envs.tools.tool import Tool, Toolkit, param, schema
 
 #: AgentGym's client's ``conversation_start`` instruction (``agentenv/envs/searchqa.py``).
 CONVERSATION_START = (
@@ -227,25 +228,19 @@ class SearchQAEnv(TextEnv):
         return CONVERSATION_START
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        def tool(name: str, arg: str, description: str) -> dict[str, Any]:
-            return {
-                "type": "function",
-                "function": {
-                    "name": name,
-                    "description": description,
-                    "parameters": {
-                        "type": "object",
-                        "properties": {arg: {"type": "string"}},
-                        "required": [arg],
-                        "additionalProperties": False,
-                    },
-                },
-            }
-
-        return [
-            tool("search", "query", f"Search the corpus; returns the top {self.topk} passages."),
-            tool("answer", "answer", "Give the final answer (a short phrase)."),
+        tools = [
+            Tool(
+                "search",
+                f"Search the corpus; returns the top {self.topk} passages.",
+                parameters=schema(query=param("string")),
+            ),
+            Tool(
+                "answer",
+                "Give the final answer (a short phrase).",
+                parameters=schema(answer=param("string")),
+            ),
         ]
+        return Toolkit(tools).openai_schemas()
 
     def action_from_tool_call(self, name: str, arguments: dict[str, Any]) -> str:
         if name == "search":

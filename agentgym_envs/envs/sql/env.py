@@ -27,6 +27,7 @@ from agentgym_envs.envs.sql.execution import (
 )
 from agentgym_envs.envs.sql.tasks import BIRD_PATH_ENV, BirdTasks, EmbeddedSQLTasks, SQLTask
 from agentgym_envs.errors import require
+from agentgym_envs.tools.tool import Tool, Toolkit, param, schema
 
 log = logging.getLogger(__name__)
 
@@ -471,38 +472,18 @@ class BirdSQLEnv(TextEnv):
         return text
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        def tool(name: str, description: str) -> dict[str, Any]:
-            return {
-                "type": "function",
-                "function": {
-                    "name": name,
-                    "description": description,
-                    "parameters": {
-                        "type": "object",
-                        "properties": {
-                            "sql": {"type": "string", "description": "one SQLite SELECT statement"}
-                        },
-                        "required": ["sql"],
-                        "additionalProperties": False,
-                    },
-                },
-            }
-
-        tools = [
-            tool(
-                "submit_sql",
-                "Give the final answer: the SQL query whose result answers the question.",
-            )
-        ]
-        if self.interactive:
-            tools.insert(
-                0,
-                tool(
-                    "run_sql",
-                    "Run an exploratory SQL query and see its result (not the final answer).",
-                ),
-            )
-        return tools
+        sql = schema(sql=param("string", "one SQLite SELECT statement"))
+        run = Tool(
+            "run_sql",
+            "Run an exploratory SQL query and see its result (not the final answer).",
+            parameters=sql,
+        )
+        submit = Tool(
+            "submit_sql",
+            "Give the final answer: the SQL query whose result answers the question.",
+            parameters=sql,
+        )
+        return Toolkit([run, submit] if self.interactive else [submit]).openai_schemas()
 
     def action_from_tool_call(self, name: str, arguments: dict[str, Any]) -> str:
         names = [t["function"]["name"] for t in self.tool_schemas()]

@@ -12,6 +12,7 @@ from agentgym_envs.envs.textcraft.crafting import CraftingTree, Game, item_id_to
 from agentgym_envs.envs.textcraft.recipes import MINECRAFT_VERSION
 from agentgym_envs.envs.textcraft.tasks import TextCraftTask, TextCraftTasks
 from agentgym_envs.errors import BadTaskError, require
+from agentgym_envs.tools.tool import Tool, Toolkit, param, schema
 
 
 class TextCraftEnv(TextEnv):
@@ -209,51 +210,27 @@ class TextCraftEnv(TextEnv):
         )
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        counted = {
-            "type": "object",
-            "properties": {"count": {"type": "integer", "minimum": 1}, "item": {"type": "string"}},
-            "required": ["count", "item"],
-            "additionalProperties": False,
-        }
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": "get",
-                    "description": "Fetch a base material (not craftable) into the inventory.",
-                    "parameters": counted,
-                },
-            },
-            {
-                "type": "function",
-                "function": {
-                    "name": "craft",
-                    "description": "Craft one batch of an item from ingredients in the inventory.",
-                    "parameters": {
-                        "type": "object",
-                        "properties": {
-                            "count": {"type": "integer", "minimum": 1},
-                            "item": {"type": "string"},
-                            "ingredients": {"type": "array", "items": counted, "minItems": 1},
-                        },
-                        "required": ["count", "item", "ingredients"],
-                        "additionalProperties": False,
-                    },
-                },
-            },
-            {
-                "type": "function",
-                "function": {
-                    "name": "inventory",
-                    "description": "List the inventory.",
-                    "parameters": {
-                        "type": "object",
-                        "properties": {},
-                        "additionalProperties": False,
-                    },
-                },
-            },
+        counted = schema(count=param("integer", minimum=1), item=param("string"))
+        ingredients = param("array", items=counted, min_items=1)
+        inventory = {"type": "object", "properties": {}, "additionalProperties": False}
+        tools = [
+            Tool(
+                "get",
+                "Fetch a base material (not craftable) into the inventory.",
+                parameters=counted,
+            ),
+            Tool(
+                "craft",
+                "Craft one batch of an item from ingredients in the inventory.",
+                parameters=schema(
+                    count=param("integer", minimum=1),
+                    item=param("string"),
+                    ingredients=ingredients,
+                ),
+            ),
+            Tool("inventory", "List the inventory.", parameters=inventory),
         ]
+        return Toolkit(tools).openai_schemas()
 
     def action_from_tool_call(self, name: str, arguments: dict[str, Any]) -> str:
         if name == "inventory":

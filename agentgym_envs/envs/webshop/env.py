@@ -26,6 +26,7 @@ from agentgym_envs.envs.webshop.tasks import (
     WebShopTask,
 )
 from agentgym_envs.errors import BadDataError, require
+from agentgym_envs.tools.tool import Tool, Toolkit, param, schema
 
 _RANDOM_WORDS = 4
 #: Most work (count of '[' x length of the action's line) the ``name[arg]`` parse may take:
@@ -219,30 +220,19 @@ class WebShopEnv(TextEnv):
         )
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        def tool(name: str, desc: str, arg: str, arg_desc: str) -> dict[str, Any]:
-            return {
-                "type": "function",
-                "function": {
-                    "name": name,
-                    "description": desc,
-                    "parameters": {
-                        "type": "object",
-                        "properties": {arg: {"type": "string", "description": arg_desc}},
-                        "required": [arg],
-                        "additionalProperties": False,
-                    },
-                },
-            }
-
-        return [
-            tool("search", "Search the shop for products.", "keywords", "search keywords"),
-            tool(
+        keywords = param("string", "search keywords")
+        value = param(
+            "string", "the clickable's text, e.g. 'Buy Now', 'Next >', 'B0ABC12345', 'x-large'"
+        )
+        tools = [
+            Tool("search", "Search the shop for products.", parameters=schema(keywords=keywords)),
+            Tool(
                 "click",
                 "Click a button, a product id or an option value shown on the page.",
-                "value",
-                "the clickable's text, e.g. 'Buy Now', 'Next >', 'B0ABC12345', 'x-large'",
+                parameters=schema(value=value),
             ),
         ]
+        return Toolkit(tools).openai_schemas()
 
     def action_from_tool_call(self, name: str, arguments: dict[str, Any]) -> str:
         if name == "search":

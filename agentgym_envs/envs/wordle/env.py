@@ -20,6 +20,7 @@ from agentgym_envs.envs.wordle.tasks import (
     embedded_tasks,
     read_vocab_file,
 )
+from agentgym_envs.tools.tool import Tool, param, schema
 
 MAX_GUESSES = 6
 GAMES = ("lmrl", "classic")
@@ -249,27 +250,9 @@ class WordleEnv(TextEnv):
         )
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": "guess",
-                    "description": "Guess a five-letter word.",
-                    "parameters": {
-                        "type": "object",
-                        "properties": {
-                            "word": {
-                                "type": "string",
-                                "description": "five letters a-z",
-                                "pattern": "^[A-Za-z]{5}$",
-                            }
-                        },
-                        "required": ["word"],
-                        "additionalProperties": False,
-                    },
-                },
-            }
-        ]
+        word = param("string", "five letters a-z", pattern="^[A-Za-z]{5}$")
+        guess = Tool("guess", "Guess a five-letter word.", parameters=schema(word=word))
+        return [guess.openai_schema()]
 
     def action_from_tool_call(self, name: str, arguments: dict[str, Any]) -> str:
         if name != "guess":
