@@ -280,6 +280,29 @@ def dumps(value: Any) -> str:
 class ToolEnv(AgentGymScoring, BaseToolEnv):
     """Base of the tool-use families (see the module docstring).
 
+    What every tool family (Weather, Movie, Academia, Sheet, TODOList) shares, stated here once:
+
+    * Identical to AgentGym: the first observation, the ``Observation: ...\\nGive me one
+      action.`` framing, the format-error text, the answer comparison and the reward its server
+      returns.
+    * Replies: by default a reply is read as AgentGym's servers read it: the
+      ``... with Action Input: ...`` must end the reply, on one line; otherwise the observation
+      is their format-error text (``Format error, please response in the format of  "Action:
+      [your action] with Action Input: [your action input]``, reward unchanged). Their
+      ``ERROR | ...`` texts answer a last line without ``Action:`` (``TypeError(...)``), an input
+      Python's ``eval`` rejects such as JSON's ``true`` (``Exception(Parameters in action input
+      are not valid, ...)``), an unknown tool name (``Invalid action: <name>.``) and a missing
+      argument (``KeyError('<arg>')``); a dispatched action whose line says ``finish`` ends the
+      episode, as there. ``parser="lenient"`` reads a multi-line input, text after the action,
+      JSON's literals, tool names in other case and JSON tool calls, and ends only on the
+      ``finish`` tool.
+    * Answers (the families graded on a ``finish`` answer): compared as AgentGym compares them,
+      Python ``==`` on the ``finish`` input read as a literal, lists sorted (``"18.5"`` is not
+      ``18.5``, ``"Fair"`` is not ``"fair"``); ``answer_match="lenient"`` accepts other
+      spellings (numbers within tolerance, units, case, list order).
+    * ``info["agentgym_reward"]`` at every step is the reward AgentGym's server returns for it
+      (the running score; AgentGym's client scores an episode by its last reward).
+
     Args:
         tasks: the family's task source.
         answer_match: ``"agentgym"`` (Python ``==``, as AgentGym compares) or ``"lenient"``.

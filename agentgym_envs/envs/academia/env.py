@@ -40,8 +40,8 @@ class AcademiaEnv(ToolEnv):
     (480 papers with authors, year, venue, citations, keywords; edges = citations) and an
     AuthorNet (300 authors with organisations; edges = co-authorship with the papers written
     together). The agent loads a graph, checks nodes, neighbours and edges, and answers.
-    Identical to AgentGym: the first observation, the ``Observation: ...\\nGive me one action.``
-    framing, the format-error text, the answer comparison and the reward its server returns.
+    Identical to AgentGym in everything the tool envs share
+    (:class:`~agentgym_envs.tools.env.ToolEnv`).
     Stand-ins: the DBLP/AMiner graphs (generated) and the tasks (generated; AgentGym's item
     ids do not name these tasks).
 
@@ -51,16 +51,8 @@ class AcademiaEnv(ToolEnv):
     ``neighborCheck``), ``paperNodeCheck(node)``, ``authorNodeCheck(node)``,
     ``authorEdgeCheck(node1, node2)``, ``paperEdgeCheck(node1, node2)``, ``check_valid_actions``,
     ``finish(answer)``.
-    By default a reply is read as AgentGym's servers read it: the ``... with Action Input: ...``
-    must end the reply, on one line; otherwise the observation is their format-error text
-    (``Format error, please response in the format of  "Action: [your action] with Action
-    Input: [your action input]``, reward unchanged). Their ``ERROR | ...`` texts answer a last
-    line without ``Action:`` (``TypeError(...)``), an input Python's ``eval`` rejects such as
-    JSON's ``true`` (``Exception(Parameters in action input are not valid, ...)``), an unknown
-    tool name (``Invalid action: <name>.``) and a missing argument (``KeyError('<arg>')``);
-    a dispatched action whose line says ``finish`` ends the episode, as there.
-    ``parser="lenient"`` reads a multi-line input, text after the action, JSON's literals,
-    tool names in other case and JSON tool calls, and ends only on the ``finish`` tool.
+    Replies are read as AgentGym's servers read them (``parser``, see
+    :class:`~agentgym_envs.tools.env.ToolEnv`).
 
     ## Observation Space
     ``Observation: <result>\\nGive me one action.``; AgentBoard's texts for a graph that is not
@@ -72,12 +64,8 @@ class AcademiaEnv(ToolEnv):
     ## Rewards
     As AgentGym's Academia server: the raw progress rate over its one subgoal, the answer --
     1.0 once the answer is reached, else 0; the step reward is the increase.
-    The answer is compared as AgentGym compares it: Python ``==`` on the ``finish`` input read
-    as a literal, lists sorted (``"18.5"`` is not ``18.5``, ``"Fair"`` is not ``"fair"``);
-    ``answer_match="lenient"`` accepts other spellings (numbers within tolerance, units,
-    case, list order).
-    ``info["agentgym_reward"]`` at every step is the reward AgentGym's server returns for it
-    (the running score; AgentGym's client scores an episode by its last reward).
+    The answer is compared, and ``info["agentgym_reward"]`` reported, as in every tool env
+    (:class:`~agentgym_envs.tools.env.ToolEnv`).
 
     ## Episode End
     ``finish`` terminates. AgentGym's max rounds is 12.
@@ -89,14 +77,11 @@ class AcademiaEnv(ToolEnv):
 
     ## Arguments
     ``train_size``: generated train tasks (default 1,000; test has AgentEval's 20).
-    ``answer_match``: ``"agentgym"`` (default) or ``"lenient"``. ``parser``: ``"agentgym"`` (default)
-    or ``"lenient"``.
+    ``answer_match``, ``parser``: as in every tool env (:class:`~agentgym_envs.tools.env.ToolEnv`).
 
     ## Version History
-    v0: initial release. Answers are compared with AgentGym's ``==`` by default (the
-    lenient matcher is ``answer_match="lenient"``), replies AgentGym cannot read get its
-    format-error text (``parser="lenient"`` reads them as before), and every step carries
-    ``info["agentgym_reward"]``.
+    v0: initial release, with AgentGym's answer comparison, reply reading and wire reward by
+    default (:class:`~agentgym_envs.tools.env.ToolEnv`).
     """
 
     family = "academia"

@@ -61,8 +61,8 @@ class SheetEnv(ToolEnv):
     formulas that follow later edits) holds the task's workbook: the task's ``SheetN`` and two
     other sheets. Tasks are operations (update from given data, sort, insert, delete by a
     condition, add totals or averages) judged by the final sheet.
-    Identical to AgentGym: the first observation, the ``Observation: ...\\nGive me one action.``
-    framing, the format-error text, the answer comparison and the reward its server returns.
+    Identical to AgentGym in everything the tool envs share
+    (:class:`~agentgym_envs.tools.env.ToolEnv`).
     Stand-ins: the spreadsheets (an in-memory engine with generated workbooks) and the tasks
     (generated; AgentGym's item ids do not name these tasks).
 
@@ -78,16 +78,8 @@ class SheetEnv(ToolEnv):
     ``get_all_values``, ``get_range_values``, ``get_cell_value``, ``get_value_by_formula``,
     ``filter_cells(query, in_row, in_column)``, ``finish`` (no arguments), in AgentGym's order
     (its Sheet server has no ``check_valid_actions``; an unknown name's error lists the tools).
-    By default a reply is read as AgentGym's servers read it: the ``... with Action Input: ...``
-    must end the reply, on one line; otherwise the observation is their format-error text
-    (``Format error, please response in the format of  "Action: [your action] with Action
-    Input: [your action input]``, reward unchanged). Their ``ERROR | ...`` texts answer a last
-    line without ``Action:`` (``TypeError(...)``), an input Python's ``eval`` rejects such as
-    JSON's ``true`` (``Exception(Parameters in action input are not valid, ...)``), an unknown
-    tool name (``Invalid action: <name>.``) and a missing argument (``KeyError('<arg>')``);
-    a dispatched action whose line says ``finish`` ends the episode, as there.
-    ``parser="lenient"`` reads a multi-line input, text after the action, JSON's literals,
-    tool names in other case and JSON tool calls, and ends only on the ``finish`` tool.
+    Replies are read as AgentGym's servers read them (``parser``, see
+    :class:`~agentgym_envs.tools.env.ToolEnv`).
 
     ## Observation Space
     ``Observation: <result>\\nGive me one action.`` -- most edits reply with the whole sheet as
@@ -102,8 +94,8 @@ class SheetEnv(ToolEnv):
     expected sheet over their overlapping region (0 before a sheet is open), as a running
     maximum; the step reward is its increase. The share is high as soon as the right sheet is
     open (most cells are unchanged by a task) -- use ``success`` for solved / not solved.
-    ``info["agentgym_reward"]`` at every step is the reward AgentGym's server returns for it
-    (the running score; AgentGym's client scores an episode by its last reward).
+    ``info["agentgym_reward"]``: AgentGym's wire reward, as in every tool env
+    (:class:`~agentgym_envs.tools.env.ToolEnv`).
 
     ## Episode End
     ``finish`` terminates. AgentGym's max rounds is 15.
@@ -116,8 +108,7 @@ class SheetEnv(ToolEnv):
 
     ## Arguments
     ``train_size``: generated train tasks (default 500; test has AgentEval's 20).
-    ``parser``: ``"agentgym"`` (default)
-    or ``"lenient"``.
+    ``parser``: as in every tool env (:class:`~agentgym_envs.tools.env.ToolEnv`).
 
     ## Version History
     v0: initial release. Replies AgentGym cannot read get its format-error text

@@ -53,8 +53,8 @@ class WeatherEnv(ToolEnv):
     ``finish``. AgentGym calls the live Open-Meteo APIs; here a gazetteer of real cities and a
     deterministic daily climate (seasonal temperature, rain, snow, PM2.5 air quality) for any
     place and date serve the same tools, so every run is reproducible offline.
-    Identical to AgentGym: the first observation, the ``Observation: ...\\nGive me one action.``
-    framing, the format-error text, the answer comparison and the reward its server returns.
+    Identical to AgentGym in everything the tool envs share
+    (:class:`~agentgym_envs.tools.env.ToolEnv`).
     Stand-ins: the Open-Meteo data (a generated offline climate) and the tasks (generated in
     AgentGym's kinds of questions; AgentGym's item ids do not name these tasks).
 
@@ -69,16 +69,8 @@ class WeatherEnv(ToolEnv):
     ``get_air_quality_level(air_quality_index)``, ``get_elevation(latitude, longitude)``,
     ``get_distance(latitude1, longitude1, latitude2, longitude2)``, ``check_valid_actions``,
     ``finish(answer)``.
-    By default a reply is read as AgentGym's servers read it: the ``... with Action Input: ...``
-    must end the reply, on one line; otherwise the observation is their format-error text
-    (``Format error, please response in the format of  "Action: [your action] with Action
-    Input: [your action input]``, reward unchanged). Their ``ERROR | ...`` texts answer a last
-    line without ``Action:`` (``TypeError(...)``), an input Python's ``eval`` rejects such as
-    JSON's ``true`` (``Exception(Parameters in action input are not valid, ...)``), an unknown
-    tool name (``Invalid action: <name>.``) and a missing argument (``KeyError('<arg>')``);
-    a dispatched action whose line says ``finish`` ends the episode, as there.
-    ``parser="lenient"`` reads a multi-line input, text after the action, JSON's literals,
-    tool names in other case and JSON tool calls, and ends only on the ``finish`` tool.
+    Replies are read as AgentGym's servers read them (``parser``, see
+    :class:`~agentgym_envs.tools.env.ToolEnv`).
 
     ## Observation Space
     Reset: ``Now new trial starts.\\nYou should perform actions to accomplish the goal: <goal>\\n
@@ -94,12 +86,8 @@ class WeatherEnv(ToolEnv):
     As AgentGym's Weather server: 1.0 once the answer is reached (the ``finish`` answer, or a
     tool result equal to it), else 0 -- AgentGym maps any progress above 0 to 1 and its tasks'
     only subgoal is the answer. The step reward is the increase of that score.
-    The answer is compared as AgentGym compares it: Python ``==`` on the ``finish`` input read
-    as a literal, lists sorted (``"18.5"`` is not ``18.5``, ``"Fair"`` is not ``"fair"``);
-    ``answer_match="lenient"`` accepts other spellings (numbers within tolerance, units,
-    case, list order).
-    ``info["agentgym_reward"]`` at every step is the reward AgentGym's server returns for it
-    (the running score; AgentGym's client scores an episode by its last reward).
+    The answer is compared, and ``info["agentgym_reward"]`` reported, as in every tool env
+    (:class:`~agentgym_envs.tools.env.ToolEnv`).
 
     ## Episode End
     ``finish`` terminates. AgentGym's max rounds is 10 (a wrapper's turn limit).
@@ -113,14 +101,11 @@ class WeatherEnv(ToolEnv):
     ## Arguments
     ``train_size``: number of generated train tasks (default 1,000; the test split has
     AgentEval's 20).
-    ``answer_match``: ``"agentgym"`` (default) or ``"lenient"``. ``parser``: ``"agentgym"`` (default)
-    or ``"lenient"``.
+    ``answer_match``, ``parser``: as in every tool env (:class:`~agentgym_envs.tools.env.ToolEnv`).
 
     ## Version History
-    v0: initial release. Answers are compared with AgentGym's ``==`` by default (the
-    lenient matcher is ``answer_match="lenient"``), replies AgentGym cannot read get its
-    format-error text (``parser="lenient"`` reads them as before), and every step carries
-    ``info["agentgym_reward"]``.
+    v0: initial release, with AgentGym's answer comparison, reply reading and wire reward by
+    default (:class:`~agentgym_envs.tools.env.ToolEnv`).
     """
 
     family = "weather"
