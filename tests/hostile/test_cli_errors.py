@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
 
 import pytest
+
+pytest.importorskip("typer")
+from agentgym_envs.cli import main
 
 _MAIN = "from agentgym_envs.cli import main; main()"
 
@@ -44,12 +48,25 @@ def _agentgym(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         (["bench"], "--envs"),
     ],
 )
-def test_bad_options_are_one_line_errors(args, says):
-    done = _agentgym(*args, stdin="quit\n")
-    lines = done.stderr.strip().splitlines()
-    assert done.returncode == 2, (done.returncode, done.stderr[-1500:])
+def test_bad_options_are_one_line_errors(args, says, monkeypatch, capsys):
+    # in this process: main() is the console entry point; the subprocess tests below prove
+    # that the installed command behaves the same
+    monkeypatch.delenv("AGENTGYM_DEBUG", raising=False)
+    monkeypatch.setattr(sys, "argv", ["agentgym", *args])
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    with pytest.raises(SystemExit) as done:
+        main()
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert done.value.code == 2, captured.err[-1500:]
     assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0], lines
-    assert "Traceback" not in done.stdout
+    assert "Traceback" not in captured.out
+
+
+def test_the_command_exits_2_with_one_line():
+    done = _agentgym("serve", "Maze-v0", "--port", "-1")
+    assert done.returncode == 2, (done.returncode, done.stderr[-1500:])
+    assert done.stderr.count("\n") == 1 and "from 1 to 65535" in done.stderr
 
 
 def test_an_output_path_that_is_a_file_is_a_one_line_error(tmp_path):
