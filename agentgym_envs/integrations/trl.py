@@ -300,6 +300,10 @@ class TextRollout:
         reward: ``"score"``, ``"success"`` or ``"return"`` (the sum of step rewards, shaping
             included).
         shaping: :class:`~agentgym_envs.wrappers.RewardShaping` keyword arguments.
+        reply_prefix: text every model turn starts with, written for the model (prefilled,
+            as in ``Action:``) and kept out of the loss; the env reads it with the reply. A
+            small model that has yet to learn the reply format then spends its few tokens on
+            the action.
     """
 
     def __init__(
@@ -312,8 +316,10 @@ class TextRollout:
         reward: str = "return",
         shaping: Mapping[str, Any] | None = None,
         env_kwargs: Mapping[str, Any] | None = None,
+        reply_prefix: str = "",
     ) -> None:
         self.rows = {_prompt_key(row["prompt"]): row for row in dataset}
+        self.reply_prefix = reply_prefix
         self.max_turns = max_turns
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
@@ -360,7 +366,8 @@ class TextRollout:
                 prompt_ids = tok.apply_chat_template(
                     prompt, add_generation_prompt=True, tokenize=True, return_dict=False
                 )
-                prompt_ids = list(prompt_ids)
+                prefix_ids = tok.encode(self.reply_prefix, add_special_tokens=False)
+                prompt_ids = list(prompt_ids) + prefix_ids
                 ids: list[int] = []
                 logprobs: list[float] = []
                 mask: list[int] = []
@@ -386,7 +393,9 @@ class TextRollout:
                     ids += new
                     logprobs += [float(lps[i, t]) for i, t in enumerate(new)]
                     mask += [1] * len(new)
-                    reply = tok.decode([t for t in new if t != eos], skip_special_tokens=True)
+                    reply = self.reply_prefix + tok.decode(
+                        [t for t in new if t != eos], skip_special_tokens=True
+                    )
                     obs, _, done = session.step(reply)
                     if done:
                         if new[-1] != eos:
@@ -397,7 +406,7 @@ class TextRollout:
                     turn = ("" if new[-1] == eos else "<|im_end|>") + (
                         f"\n<|im_start|>user\n{obs}<|im_end|>\n<|im_start|>assistant\n"
                     )
-                    env_ids = tok.encode(turn, add_special_tokens=False)
+                    env_ids = tok.encode(turn, add_special_tokens=False) + prefix_ids
                     ids += env_ids
                     logprobs += [0.0] * len(env_ids)
                     mask += [0] * len(env_ids)

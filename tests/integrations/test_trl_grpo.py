@@ -127,3 +127,42 @@ def test_grpo_steps_learn_from_rewards_our_env_gives(tmp_path) -> None:
     # (b) the policy's parameters moved, and toward the rewarded action
     assert any(not torch.equal(before[n], p.detach()) for n, p in model.named_parameters())
     assert p_down() > p_before
+
+
+def test_reply_prefix_is_prefilled_outside_the_loss(tmp_path) -> None:
+    from trl import GRPOConfig, GRPOTrainer
+
+    from agentgym_envs.integrations.trl import TextRollout, build_text_dataset, rollout_reward
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    model, tokenizer = tiny_maze_policy(seed=1)
+    data = build_text_dataset("AgentGym/Maze-v0", task_ids=[TASK])
+    rollout = TextRollout(data, max_turns=TURNS, max_new_tokens=1, reply_prefix="Action:")
+    args = GRPOConfig(
+        output_dir=str(tmp_path),
+        per_device_train_batch_size=4,
+        num_generations=4,
+        max_steps=1,
+        use_cpu=True,
+        report_to="none",
+        save_strategy="no",
+        disable_tqdm=True,
+    )
+    trainer = GRPOTrainer(
+        model=model,
+        processing_class=tokenizer,
+        args=args,
+        train_dataset=data,
+        reward_funcs=[rollout_reward],
+        rollout_func=rollout,
+    )
+    out = rollout([data[0]["prompt"]] * 6, trainer)
+    prefix = tokenizer.encode("Action:", add_special_tokens=False)
+    assert prefix and out["prompt_ids"][0][-len(prefix) :] == prefix
+    for ids, mask, result in zip(out["completion_ids"], out["env_mask"], rollout.results):
+        # every later turn opens with the prefix too, as env tokens (mask 0)
+        starts = [i for i in range(1, len(mask)) if mask[i] and not mask[i - 1]]
+        assert len(starts) == result.turns - 1
+        assert all(ids[i - len(prefix) : i] == prefix and not mask[i - 1] for i in starts)
+        replies = ["Action:" + r for r in _replies(ids, mask, tokenizer)]
+        assert _replay(replies)[1] == result.outcome
