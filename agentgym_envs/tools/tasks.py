@@ -19,8 +19,9 @@ def _generated(make_task: MakeTask, split: str, task_id: int) -> Task:
 class GeneratedToolTasks(TaskSource):
     """Tasks built by the family's ``make_task(split, task_id)`` (deterministic, cached).
 
-    A family subclasses this and sets ``item_prefix``, ``make_task`` (a staticmethod),
-    ``train_size`` and ``test_size`` (AgentEval's 20 by default).
+    A family subclasses this and sets ``item_prefix`` (read from its record:
+    ``family_record("weather").item_prefix``), ``make_task`` (a staticmethod), ``train_size``
+    and ``test_size`` (AgentEval's 20 by default).
     """
 
     make_task: ClassVar[MakeTask]

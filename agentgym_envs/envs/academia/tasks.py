@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentgym_envs.envs.academia.world import Academia, academia
+from agentgym_envs.spec import family_record
 from agentgym_envs.tools import PlanStep, Subgoal, ToolTask
 from agentgym_envs.tools.tasks import GeneratedToolTasks
 
@@ -340,7 +341,7 @@ def make_task(split: str, task_id: int) -> AcademiaTask:
 class AcademiaTasks(GeneratedToolTasks):
     """Generated graph questions: test 20 (AgentEval's size), train 1,000."""
 
-    item_prefix = "academia"
+    item_prefix = family_record("academia").item_prefix
     train_size = TRAIN_SIZE
     test_size = TEST_SIZE
     make_task = staticmethod(make_task)

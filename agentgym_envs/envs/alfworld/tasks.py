@@ -27,6 +27,7 @@ from agentgym_envs.envs.alfworld import vocab
 from agentgym_envs.envs.alfworld.generator import generate
 from agentgym_envs.envs.alfworld.world import Goal, Scene
 from agentgym_envs.errors import BadDataError
+from agentgym_envs.spec import family_record
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ def _generated(split: str, task_id: int) -> tuple[Scene, Goal]:
 class GeneratedAlfworldTasks(TaskSource):
     """Seeded households and goals (see the module docstring)."""
 
-    item_prefix = "alfworld"
+    item_prefix = family_record("alfworld").item_prefix
 
     def __init__(self, train_size: int = TRAIN_SIZE, test_size: int = TEST_SIZE) -> None:
         self._sizes = {"train": int(train_size), "test": int(test_size)}
@@ -125,7 +126,7 @@ def _keep(task_dir: str) -> bool:
 class OfficialAlfworldTasks(TaskSource):
     """ALFWorld's own games from a data folder (see the module docstring)."""
 
-    item_prefix = "alfworld"
+    item_prefix = family_record("alfworld").item_prefix
     user_data = True
 
     def __init__(self, data_path: str | Path, mappings_path: str | Path | None = None) -> None:

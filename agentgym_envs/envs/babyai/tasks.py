@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from agentgym_envs.core import Task, TaskSource
 from agentgym_envs.envs.babyai.levels import N_LEVELS, level_and_seed
 from agentgym_envs.errors import BadTaskError
+from agentgym_envs.spec import family_record
 
 #: AgentEval's BabyAI test size; items 0..89 cover every level (seeds 0 and 1, seed 2 for 10).
 TEST_SIZE = 90
@@ -30,7 +31,7 @@ class BabyAITasks(TaskSource):
     ``i // 40``, exactly as AgentGym's server resets ``data_idx = i``.
     """
 
-    item_prefix = "babyai"
+    item_prefix = family_record("babyai").item_prefix
 
     def __init__(self, total: int = TOTAL) -> None:
         if total <= TEST_SIZE:

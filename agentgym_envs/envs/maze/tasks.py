@@ -16,6 +16,7 @@ from agentgym_envs.envs.maze.layouts import (
     shortest_path,
 )
 from agentgym_envs.errors import BadTaskError
+from agentgym_envs.spec import env_info, family_record
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class DoubleTMazeTasks(TaskSource):
     test items are these 25 starts).
     """
 
-    item_prefix = "maze"
+    item_prefix = family_record("maze").item_prefix
     #: AgentGym's index of its goal-cell entry, which its server cannot reset.
     GOAL_ITEM = 25
 
@@ -69,7 +70,7 @@ class RandomMazeTasks(TaskSource):
     """Seeded perfect mazes of ``rows`` x ``cols`` rooms; start and goal at least
     ``min_distance`` moves apart. Train and test draw from disjoint seed ranges."""
 
-    item_prefix = "maze_random"
+    item_prefix = env_info("MazeRandom-v0").item_prefix
     _SEED_BASE: ClassVar[dict[str, int]] = {"train": 1_000_000, "test": 0}
 
     def __init__(

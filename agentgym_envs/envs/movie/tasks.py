@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from agentgym_envs.envs.movie.tools import crew_list
 from agentgym_envs.envs.movie.world import COUNTRIES, Catalog, Movie, catalog
+from agentgym_envs.spec import family_record
 from agentgym_envs.tools import PlanStep, Subgoal, ToolTask
 from agentgym_envs.tools.tasks import GeneratedToolTasks
 
@@ -394,7 +395,7 @@ def make_task(split: str, task_id: int) -> MovieTask:
 class MovieTasks(GeneratedToolTasks):
     """Generated film questions: test 20 (AgentEval's size), train 1,000."""
 
-    item_prefix = "movie"
+    item_prefix = family_record("movie").item_prefix
     train_size = TRAIN_SIZE
     test_size = TEST_SIZE
     make_task = staticmethod(make_task)

@@ -27,6 +27,7 @@ from typing import Any
 
 from agentgym_envs.core import Task, TaskSource
 from agentgym_envs.errors import BadTaskError
+from agentgym_envs.spec import family_record
 
 #: ScienceWorld's tasks in ``tasks.json`` order: (id, name, variations in scienceworld 1.2.3).
 SCIWORLD_TASKS: tuple[tuple[str, str, int], ...] = (
@@ -156,7 +157,7 @@ def clean_test_items() -> tuple[tuple[str, int], ...]:
 class SciWorldTasks(TaskSource):
     """ScienceWorld task variations; ``index`` picks the numbering (see the module docstring)."""
 
-    item_prefix = "sciworld"
+    item_prefix = family_record("sciworld").item_prefix
 
     def __init__(self, index: str = "clean") -> None:
         if index not in INDEXES:

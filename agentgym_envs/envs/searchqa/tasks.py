@@ -18,6 +18,7 @@ from typing import Any
 from agentgym_envs.core import Task, TaskSource
 from agentgym_envs.envs.searchqa.world import CATEGORIES, Question, world
 from agentgym_envs.errors import BadDataError, BadTaskError, require
+from agentgym_envs.spec import family_record
 
 #: AgentGym's item-id ranges of its test data, by source data set (end exclusive).
 AGENTGYM_TEST_RANGES = {
@@ -53,7 +54,7 @@ def agentgym_question(text: str) -> str:
 
 
 class _IndexedTasks(TaskSource):
-    item_prefix = "searchqa"
+    item_prefix = family_record("searchqa").item_prefix
 
     def agentgym_index(self, split: str, task_id: int) -> int:
         return task_id if split == "test" else self.size("test") + task_id

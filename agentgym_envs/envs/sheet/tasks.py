@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentgym_envs.envs.sheet.world import a1, col_letter, display
+from agentgym_envs.spec import family_record
 from agentgym_envs.tools import PlanStep, Subgoal, ToolTask
 from agentgym_envs.tools.tasks import GeneratedToolTasks
 
@@ -503,7 +504,7 @@ def make_task(split: str, task_id: int) -> SheetTask:
 class SheetTasks(GeneratedToolTasks):
     """Generated sheet operations: test 20 (AgentEval's size), train 500."""
 
-    item_prefix = "sheet"
+    item_prefix = family_record("sheet").item_prefix
     train_size = TRAIN_SIZE
     test_size = TEST_SIZE
     make_task = staticmethod(make_task)

@@ -17,6 +17,7 @@ from agentgym_envs.envs.sql.build import cache_base, ensure_databases, ensure_qu
 from agentgym_envs.envs.sql.databases import all_specs
 from agentgym_envs.envs.sql.questions import Question
 from agentgym_envs.errors import BadDataError, BadTaskError
+from agentgym_envs.spec import family_record
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +124,7 @@ class EmbeddedSQLTasks(TaskSource):
     (the numbering :func:`export_bird_folder` gives AgentGym's server).
     """
 
-    item_prefix = "sqlgym"
+    item_prefix = family_record("sql").item_prefix
 
     def __init__(self, cache_dir: str | os.PathLike | None = None) -> None:
         paths, self._split = _embedded(str(cache_base(cache_dir)))
@@ -229,7 +230,7 @@ class BirdTasks(TaskSource):
     from ``database_description/*.csv`` are shown where BIRD has them.
     """
 
-    item_prefix = "sqlgym"
+    item_prefix = family_record("sql").item_prefix
     user_data = True
 
     def __init__(self, path: str | os.PathLike) -> None:

@@ -12,6 +12,7 @@ from agentgym_envs.envs.textcraft import recipes
 from agentgym_envs.envs.textcraft.crafting import NS, CraftingTree, item_id_to_str
 from agentgym_envs.envs.textcraft.hashorder import ALGORITHMS
 from agentgym_envs.errors import BadTaskError
+from agentgym_envs.spec import family_record
 
 #: AgentEval's TextCraft test size.
 TEST_SIZE = 100
@@ -48,7 +49,7 @@ class TextCraftTasks(TaskSource):
     ``i`` crafts goal ``i % 544``. The test split is 100 goals spaced evenly along that order
     (every depth in proportion); the train split is the other 444."""
 
-    item_prefix = "textcraft"
+    item_prefix = family_record("textcraft").item_prefix
 
     def __init__(
         self,

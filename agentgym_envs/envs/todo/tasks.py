@@ -26,6 +26,7 @@ from agentgym_envs.envs.todo.world import (
     project_id,
     task_id,
 )
+from agentgym_envs.spec import family_record
 from agentgym_envs.tools import PlanStep, Subgoal, ToolTask
 from agentgym_envs.tools.tasks import GeneratedToolTasks
 
@@ -403,7 +404,7 @@ def make_task(split: str, task_id_: int) -> TodoTask:
 class TodoTasks(GeneratedToolTasks):
     """Generated questions and operations: test 20 (AgentEval's size), train 600."""
 
-    item_prefix = "todo"
+    item_prefix = family_record("todo").item_prefix
     train_size = TRAIN_SIZE
     test_size = TEST_SIZE
     make_task = staticmethod(make_task)

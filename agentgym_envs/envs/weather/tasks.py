@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentgym_envs.envs.weather import world
+from agentgym_envs.spec import family_record
 from agentgym_envs.tools import PlanStep, Subgoal, ToolTask
 from agentgym_envs.tools.tasks import GeneratedToolTasks
 
@@ -433,7 +434,7 @@ def make_task(split: str, task_id: int) -> WeatherTask:
 class WeatherTasks(GeneratedToolTasks):
     """Generated weather questions: test 20 (AgentEval's size), train 1,000."""
 
-    item_prefix = "weather"
+    item_prefix = family_record("weather").item_prefix
     train_size = TRAIN_SIZE
     test_size = TEST_SIZE
     make_task = staticmethod(make_task)

@@ -27,6 +27,7 @@ from agentgym_envs.envs.webarena.sites.data import (
     seed_database,
 )
 from agentgym_envs.errors import BadDataError
+from agentgym_envs.spec import family_record
 
 #: WebArena's placeholders -> site keys.
 PLACEHOLDERS = {
@@ -902,7 +903,7 @@ class GeneratedTasks(TaskSource):
     """Tasks from the templates over the seeded sites: 20 test tasks (five per site) and the
     other instances of every template as train tasks."""
 
-    item_prefix = "webarena"
+    item_prefix = family_record("webarena").item_prefix
 
     def __init__(self) -> None:
         self._train, self._test = generated_configs()
@@ -929,7 +930,7 @@ class ConfigTasks(TaskSource):
             not given stay as they are (those tasks cannot reach the site).
     """
 
-    item_prefix = "webarena"
+    item_prefix = family_record("webarena").item_prefix
     user_data = True
 
     def __init__(self, path: str | Path, urls: dict[str, str]) -> None:

@@ -31,6 +31,7 @@ from agentgym_envs.envs.webshop import vocab
 from agentgym_envs.envs.webshop.catalog import Catalog, Product
 from agentgym_envs.envs.webshop.reward import get_reward, price_threshold, title_nouns
 from agentgym_envs.errors import BadDataError, BadTaskError
+from agentgym_envs.spec import family_record
 
 logger = logging.getLogger(__name__)
 
@@ -134,7 +135,7 @@ class GeneratedWebShopTasks(TaskSource):
     seeded with the catalog seed, the split and ``i``.
     """
 
-    item_prefix = "webshop"
+    item_prefix = family_record("webshop").item_prefix
 
     def __init__(
         self,
@@ -241,7 +242,7 @@ class OriginalWebShopTasks(TaskSource):
     ``webshop_test.json``), by default the first 200 goals.
     """
 
-    item_prefix = "webshop"
+    item_prefix = family_record("webshop").item_prefix
     user_data = True
 
     def __init__(self, catalog: Catalog, test_items: Sequence[int] | None = None) -> None:

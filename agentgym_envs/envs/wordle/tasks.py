@@ -16,6 +16,7 @@ from pathlib import Path
 
 from agentgym_envs.core import Task, TaskSource
 from agentgym_envs.errors import BadDataError
+from agentgym_envs.spec import env_info, family_record
 
 TEST_SIZE = 25  # AgentEval's Wordle split
 #: Train seeds of the LMRL game: AgentGym items ``wordle_0 .. wordle_3498``; the test seeds
@@ -88,7 +89,7 @@ class EmbeddedWordleTasks(TaskSource):
     ``wordle_classic_N`` (train first, then test): they are not AgentGym's games.
     """
 
-    item_prefix = "wordle_classic"
+    item_prefix = env_info("WordleClassic-v0").item_prefix
 
     def __init__(self) -> None:
         answers = list(_embedded("answers.txt"))
@@ -112,7 +113,7 @@ class LmrlWordleTasks(TaskSource):
     default): AgentGym's item index is the seed, train first, then test.
     """
 
-    item_prefix = "wordle"
+    item_prefix = family_record("wordle").item_prefix
 
     def __init__(
         self, words: tuple[str, ...] = LMRL_WORDS, train_size: int = LMRL_TRAIN_SIZE
@@ -136,7 +137,7 @@ class VocabFileWordleTasks(TaskSource):
     Item ids are ``wordle_classic_N``.
     """
 
-    item_prefix = "wordle_classic"
+    item_prefix = env_info("WordleClassic-v0").item_prefix
 
     def __init__(self, path: str | Path, train_size: int = 10_000) -> None:
         self.answers = read_vocab_file(path)
