@@ -356,9 +356,7 @@ def run_ab_test(
         arms_run.play(batch)
         recs = ab_records(store, test_id)
         comps = _compare(recs, labels, seed=seed, **stats)
-        significant = all(
-            c[metric] is not None and c[metric]["significant"] for c in comps.values()
-        )
+        significant = _all_significant(comps, metric)
         last = look == len(batches)
         if last or (significant and done >= min_tasks):
             break
@@ -489,6 +487,10 @@ def _compare(
         label: analyse(recs.get(labels[0], []), recs.get(label, []), **settings)
         for label in labels[1:]
     }
+
+
+def _all_significant(comps: Mapping[str, Mapping[str, Any]], metric: str) -> bool:
+    return all(c[metric] is not None and c[metric]["significant"] for c in comps.values())
 
 
 def _decision(

@@ -324,6 +324,19 @@ def _arm_policy(text: str, base_url: str | None, model: str | None):
     raise AgentGymError(f"arm policy {text!r}: use expert, random or openai")
 
 
+def _parse_arms(arms: list[str], base_url: str | None, model: str | None):
+    """``--arm LABEL=POLICY[:WEIGHT]`` options as (label -> policy spec, label -> weight)."""
+    specs, weights = {}, {}
+    for arm in arms:
+        label, sep, rest = arm.partition("=")
+        if not sep:
+            raise AgentGymError(f"--arm {arm!r}: write LABEL=POLICY[:WEIGHT]")
+        policy, _, weight = rest.partition(":")
+        specs[label] = _arm_policy(policy, base_url, model)
+        weights[label] = float(weight) if weight else 1.0
+    return specs, weights
+
+
 @ab_app.command("run")
 def ab_run(
     name: Annotated[str, typer.Argument(help="Test name (rerun the same name to resume).")],
@@ -365,14 +378,7 @@ def ab_run(
     """Run an A/B test between versions and report differences with significance."""
     from agentgym_envs.experience.ab import run_ab_test
 
-    specs, weights = {}, {}
-    for arm in arms:
-        label, sep, rest = arm.partition("=")
-        if not sep:
-            raise AgentGymError(f"--arm {arm!r}: write LABEL=POLICY[:WEIGHT]")
-        policy, _, weight = rest.partition(":")
-        specs[label] = _arm_policy(policy, base_url, model)
-        weights[label] = float(weight) if weight else 1.0
+    specs, weights = _parse_arms(arms, base_url, model)
     r = run_ab_test(
         _store(db),
         name,

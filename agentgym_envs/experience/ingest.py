@@ -305,7 +305,7 @@ def _write_episodes(store, run_id: int, rows: list[dict[str, Any]], auto_feedbac
     Bulk inserts (``executemany``; ids come back in order with ``RETURNING``) rather than the
     ORM's unit of work: an import is mostly this loop.
     """
-    from sqlalchemy import insert, select
+    from sqlalchemy import insert
 
     from agentgym_envs.experience.models import Episode, Feedback, Step
 
@@ -321,52 +321,62 @@ def _write_episodes(store, run_id: int, rows: list[dict[str, Any]], auto_feedbac
         ]
         if step_rows:
             s.execute(insert(Step), step_rows)
-        if not auto_feedback:
-            return
-        feedback = [
+        if auto_feedback:
+            s.execute(insert(Feedback), _auto_feedback(s, ids, rows, step_rows, now))
+
+
+def _auto_feedback(s, ids: list[int], rows: list[dict[str, Any]], step_rows, now) -> list[dict]:
+    """The env's own feedback rows: each episode's outcome, and each step's reward where the
+    env gave one."""
+    from sqlalchemy import select
+
+    from agentgym_envs.experience.models import Step
+
+    feedback = [
+        {
+            "episode_id": ep_id,
+            "step_id": None,
+            "target": "outcome",
+            "label": "good" if row["success"] else "bad",
+            "score": row["score"],
+            "comment": f"env outcome: {row['outcome']}",
+            "author": f"env:{row['env_id']}",
+            "source": "auto",
+            "created_at": now,
+        }
+        for ep_id, row in zip(ids, rows)
+    ]
+    rewarded = {
+        (st["episode_id"], st["index"]): st["reward"]
+        for st in step_rows
+        if st["reward"] is not None
+    }
+    if not rewarded:
+        return feedback
+    env_of = {ep_id: row["env_id"] for ep_id, row in zip(ids, rows)}
+    found = s.execute(
+        select(Step.id, Step.episode_id, Step.index).where(
+            Step.episode_id.in_({k[0] for k in rewarded})
+        )
+    )
+    for step_id, ep_id, index in found:
+        reward = rewarded.get((ep_id, index))
+        if reward is None:
+            continue
+        feedback.append(
             {
                 "episode_id": ep_id,
-                "step_id": None,
-                "target": "outcome",
-                "label": "good" if row["success"] else "bad",
-                "score": row["score"],
-                "comment": f"env outcome: {row['outcome']}",
-                "author": f"env:{row['env_id']}",
+                "step_id": step_id,
+                "target": "action",
+                "label": "good" if reward > 0 else "bad",
+                "score": float(reward),
+                "comment": "env step reward",
+                "author": f"env:{env_of[ep_id]}",
                 "source": "auto",
                 "created_at": now,
             }
-            for ep_id, row in zip(ids, rows)
-        ]
-        rewarded = {
-            (st["episode_id"], st["index"]): st["reward"]
-            for st in step_rows
-            if st["reward"] is not None
-        }
-        if rewarded:
-            env_of = {ep_id: row["env_id"] for ep_id, row in zip(ids, rows)}
-            found = s.execute(
-                select(Step.id, Step.episode_id, Step.index).where(
-                    Step.episode_id.in_({k[0] for k in rewarded})
-                )
-            )
-            for step_id, ep_id, index in found:
-                reward = rewarded.get((ep_id, index))
-                if reward is None:
-                    continue
-                feedback.append(
-                    {
-                        "episode_id": ep_id,
-                        "step_id": step_id,
-                        "target": "action",
-                        "label": "good" if reward > 0 else "bad",
-                        "score": float(reward),
-                        "comment": "env step reward",
-                        "author": f"env:{env_of[ep_id]}",
-                        "source": "auto",
-                        "created_at": now,
-                    }
-                )
-        s.execute(insert(Feedback), feedback)
+        )
+    return feedback
 
 
 def import_records(
@@ -415,6 +425,25 @@ def import_records(
         )
         run_id = run.id
         have = set(s.scalars(select(Episode.key).where(Episode.run_id == run_id)))
+    _add_new(store, run_id, records, have, report, source or source_key, batch_size, auto_feedback)
+    if run_id not in report.runs:
+        report.runs.append(run_id)
+    report.seconds += time.perf_counter() - t0
+    return report
+
+
+def _add_new(
+    store,
+    run_id: int,
+    records: Iterable[tuple[str, dict[str, Any]]],
+    have: set[str],
+    report: ImportReport,
+    where: str,
+    batch_size: int,
+    auto_feedback: bool,
+) -> None:
+    """Write the records whose key is not in ``have`` (``batch_size`` episodes a transaction),
+    counting them in ``report``; a record that cannot be read is a problem named by ``where``."""
     batch: list[dict[str, Any]] = []
     for key, rec in records:
         if key in have:
@@ -424,7 +453,7 @@ def import_records(
         try:
             batch.append(_episode_row(rec, key))
         except (KeyError, TypeError, ValueError) as exc:
-            report.problems.append(f"{source or source_key} {key}: {exc}")
+            report.problems.append(f"{where} {key}: {exc}")
             continue
         if len(batch) >= batch_size:
             _write_episodes(store, run_id, batch, auto_feedback)
@@ -433,10 +462,6 @@ def import_records(
     if batch:
         _write_episodes(store, run_id, batch, auto_feedback)
         report.added += len(batch)
-    if run_id not in report.runs:
-        report.runs.append(run_id)
-    report.seconds += time.perf_counter() - t0
-    return report
 
 
 def import_path(

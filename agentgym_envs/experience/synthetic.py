@@ -209,40 +209,16 @@ def generate_scenarios(
     try:
         while len(out) < n and tries < 10 * n:
             tries += 1
-            kwargs = {k: _draw(rng, v) for k, v in params.items()}
-            key = repr(sorted(kwargs.items()))
-            if key not in envs:
-                try:
-                    envs[key] = gym.make(env_id, **kwargs)
-                except TypeError as exc:
-                    raise AgentGymError(
-                        f"{env_id} does not take these arguments ({exc}): check params"
-                    ) from None
-            source = envs[key].unwrapped.tasks
-            size = source.size(split)
-            if size == 0:
-                raise AgentGymError(f"{env_id} has no {split!r} tasks: use split='train' or 'test'")
-            tags: list[str] = [f"{k}={v}" for k, v in kwargs.items()]
-            if rare_by:
-                ids = rng.choice(size, size=min(pool, size), replace=False)
-                values = [_attribute(source.get(split, int(i)), rare_by) for i in ids]
-                counts = Counter(values)
-                w = np.array([1.0 / counts[v] for v in values])
-                j = int(rng.choice(len(ids), p=w / w.sum()))
-                task_id = int(ids[j])
-                tags.append(f"rare {rare_by}={values[j]} ({counts[values[j]]}/{len(ids)})")
-            else:
-                task_id = int(rng.integers(size))
-            spec = None
-            if perturb:
-                spec = {
-                    "kinds": list(perturb),
-                    "rate": perturb_rate,
-                    "seed": int(rng.integers(2**31)),
-                }
-                tags.append("perturbed: " + "+".join(perturb))
-            sc = Scenario(
-                env_id, split, task_id, int(rng.integers(2**31)), kwargs, spec, tuple(tags)
+            sc = _draw_scenario(
+                rng,
+                envs,
+                env_id,
+                split,
+                params,
+                rare_by=rare_by,
+                pool=pool,
+                perturb=perturb,
+                perturb_rate=perturb_rate,
             )
             if verify and not solves(sc):
                 logger.info("scenario %s is not solved by the expert: dropped", sc.to_dict())
@@ -254,6 +230,68 @@ def generate_scenarios(
     if len(out) < n:
         logger.warning("only %d of %d scenarios passed verification", len(out), n)
     return out
+
+
+def _draw_scenario(
+    rng: np.random.Generator,
+    envs: dict[str, gym.Env],
+    env_id: str,
+    split: str,
+    params: Mapping[str, Any],
+    *,
+    rare_by: str | None,
+    pool: int,
+    perturb: Sequence[str] | None,
+    perturb_rate: float,
+) -> Scenario:
+    """One scenario: constructor arguments, a task (rare ones favoured with ``rare_by``), a
+    perturbation, a seed -- drawn from ``rng`` in that order."""
+    kwargs = {k: _draw(rng, v) for k, v in params.items()}
+    source = _env(envs, env_id, kwargs).unwrapped.tasks
+    size = source.size(split)
+    if size == 0:
+        raise AgentGymError(f"{env_id} has no {split!r} tasks: use split='train' or 'test'")
+    tags: list[str] = [f"{k}={v}" for k, v in kwargs.items()]
+    if rare_by:
+        task_id, tag = _rare_task(rng, source, split, size, rare_by, pool)
+        tags.append(tag)
+    else:
+        task_id = int(rng.integers(size))
+    spec = None
+    if perturb:
+        spec = {
+            "kinds": list(perturb),
+            "rate": perturb_rate,
+            "seed": int(rng.integers(2**31)),
+        }
+        tags.append("perturbed: " + "+".join(perturb))
+    return Scenario(env_id, split, task_id, int(rng.integers(2**31)), kwargs, spec, tuple(tags))
+
+
+def _env(envs: dict[str, gym.Env], env_id: str, kwargs: dict[str, Any]) -> gym.Env:
+    """The env made with ``kwargs`` (one per distinct set of arguments, kept in ``envs``)."""
+    key = repr(sorted(kwargs.items()))
+    if key not in envs:
+        try:
+            envs[key] = gym.make(env_id, **kwargs)
+        except TypeError as exc:
+            raise AgentGymError(
+                f"{env_id} does not take these arguments ({exc}): check params"
+            ) from None
+    return envs[key]
+
+
+def _rare_task(
+    rng: np.random.Generator, source, split: str, size: int, rare_by: str, pool: int
+) -> tuple[int, str]:
+    """A task drawn from (at most ``pool`` of) the split with weight 1 / frequency of its
+    ``rare_by`` value, and the tag that says so."""
+    ids = rng.choice(size, size=min(pool, size), replace=False)
+    values = [_attribute(source.get(split, int(i)), rare_by) for i in ids]
+    counts = Counter(values)
+    w = np.array([1.0 / counts[v] for v in values])
+    j = int(rng.choice(len(ids), p=w / w.sum()))
+    return int(ids[j]), f"rare {rare_by}={values[j]} ({counts[values[j]]}/{len(ids)})"
 
 
 # -- trajectory augmentation ------------------------------------------------------------------
