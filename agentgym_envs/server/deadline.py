@@ -31,17 +31,24 @@ class RequestAbandoned(Exception):
     """The request ran past its deadline and was answered already; its work stops here."""
 
 
+class WouldBlock(Exception):
+    """A request that must not wait (one on the event loop) found its session held."""
+
+
 class Request:
     """One request's deadline and the sessions it holds.
 
     Args:
         what: what the request is, for messages (``"/step"``).
         seconds: its time limit (``None``: none).
+        waits: whether it may wait for a session another request holds (a request running on
+            the event loop may not: it raises :class:`WouldBlock` instead).
     """
 
-    def __init__(self, what: str, seconds: float | None) -> None:
+    def __init__(self, what: str, seconds: float | None, *, waits: bool = True) -> None:
         self.what = what
         self.seconds = seconds
+        self.waits = waits
         self.deadline = None if seconds is None else time.monotonic() + seconds
         self.abandoned = False
         self._held: list[Any] = []

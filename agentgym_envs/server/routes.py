@@ -21,8 +21,9 @@ A call in the pool has a deadline (``request_timeout``, :data:`REQUEST_TIMEOUT` 
 it the client gets HTTP 504 and a one-line JSON error at once, and the session the call worked on
 is marked broken (:mod:`~agentgym_envs.server.deadline`), so a later request on it is refused
 rather than acting on a half-finished step. A call on the event loop cannot be interrupted:
-it runs there only after its path has been fast many times in a row, and the env's own
-per-step limits (:mod:`agentgym_envs.bounds`) bound it.
+it runs there only after its path has been fast many times in a row, the env's own per-step
+limits (:mod:`agentgym_envs.bounds`) bound it, and it never waits for a session another request
+holds (such a call goes to the pool).
 """
 
 from __future__ import annotations
@@ -41,7 +42,13 @@ from fastapi import FastAPI
 from starlette.types import Receive, Scope, Send
 
 from agentgym_envs.errors import AgentGymError
-from agentgym_envs.server.deadline import REQUEST_TIMEOUT, Request, RequestAbandoned, working_for
+from agentgym_envs.server.deadline import (
+    REQUEST_TIMEOUT,
+    Request,
+    RequestAbandoned,
+    WouldBlock,
+    working_for,
+)
 from agentgym_envs.server.protocol import error, jsonable
 from agentgym_envs.server.service import EnvService
 from agentgym_envs.server.sessions import SessionError
@@ -179,9 +186,13 @@ class Runner:
         return self.streak >= self.fast_calls
 
     async def __call__(self, arg: Any) -> Any:
+        reply = seconds = None
         if self.inline:
-            reply, seconds = self._timed(arg, None)
-        else:
+            try:  # on the loop, a session held by another request is never waited for
+                reply, seconds = self._timed(arg, Request(self.name, None, waits=False))
+            except WouldBlock:
+                pass
+        if seconds is None:
             request = Request(self.name, self.timeout)
             with anyio.move_on_after(self.timeout) as scope:
                 reply, seconds = await to_thread.run_sync(
@@ -193,13 +204,10 @@ class Runner:
         self.streak = self.streak + 1 if seconds < self.fast_seconds else 0
         return reply
 
-    def _timed(self, arg: Any, request: Request | None) -> tuple[Any, float]:
+    def _timed(self, arg: Any, request: Request) -> tuple[Any, float]:
         start = time.perf_counter()
-        if request is None:
+        with working_for(request):
             reply = _guarded(self.handler, arg)
-        else:
-            with working_for(request):
-                reply = _guarded(self.handler, arg)
         return reply, time.perf_counter() - start
 
     def _abandon(self, request: Request) -> BadRequest:
@@ -294,6 +302,8 @@ def _parse_body(raw: bytes) -> dict[str, Any]:
 def _guarded(handler: Handler, arg: Any) -> Any:
     try:
         return jsonable(handler(arg))
+    except WouldBlock:
+        raise  # nothing was done: the runner sends the call to the pool
     except KeyError as exc:
         return error(f"missing key {exc}")
     except (SessionError, AgentGymError, ValueError, TypeError, RequestAbandoned) as exc:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentgym_envs.server.deadline import current_request
+from agentgym_envs.server.deadline import WouldBlock, current_request
 
 logger = logging.getLogger(__name__)
 
@@ -101,12 +101,16 @@ class Session:
 
         Raises:
             SessionBusyError: when another request holds it past this one's deadline.
+            WouldBlock: when another request holds it and this one may not wait.
             BrokenSessionError: when it is broken.
             RequestAbandoned: when this request was abandoned while it waited.
         """
         request = current_request()
         wait = request.remaining() if request is not None else None
-        if not self.lock.acquire(timeout=-1 if wait is None else wait):
+        if request is not None and not request.waits:
+            if not self.lock.acquire(blocking=False):
+                raise WouldBlock(f"session {self.id} is busy")
+        elif not self.lock.acquire(timeout=-1 if wait is None else wait):
             raise SessionBusyError(
                 f"session {self.id} is busy with an earlier request that outlasted this one's "
                 "time limit"

@@ -5,13 +5,16 @@ carry on, and the env is closed once the abandoned work ends."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import gymnasium as gym
 import httpx
 import pytest
 
 from agentgym_envs.envs.maze.env import MazeEnv
+from agentgym_envs.server.routes import FAST_CALLS
 from agentgym_envs.spec import ENV_INFO, FAMILIES, env_info, register_env
 from tests.server.conftest import running
 
@@ -121,3 +124,20 @@ def test_a_create_past_the_limit_is_a_504_and_leaves_no_session(url):
         late = SlowMaze.instances[0]
         assert late.closed.wait(BLOCK_AT_MOST)  # the abandoned /create closed what it built
         assert http.get("/").json()["sessions"] == 1
+
+
+def test_a_fast_path_never_waits_on_the_loop_for_a_held_session(url):
+    with httpx.Client(base_url=url, timeout=120) as http, ThreadPoolExecutor(2) as pool:
+        slow, other = _started(http), _started(http)
+        for _ in range(FAST_CALLS * 2):  # /observation now runs on the event loop
+            assert "error" not in http.get("/observation", params={"id": other}).text
+        step = pool.submit(http.post, "/step", json={"id": slow, "action": "wait"})
+        while not any(env.waited for env in SlowMaze.instances):
+            time.sleep(0.05)
+        # waiting for the held session on the loop would stall the whole server
+        look = pool.submit(http.get, "/observation", params={"id": slow})
+        reply = http.get("/observation", params={"id": other})
+        assert reply.status_code == 200 and "error" not in reply.text
+        assert step.result().status_code == 504
+        assert "error" in look.result().json()
+        SlowMaze.release.set()
