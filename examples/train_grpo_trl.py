@@ -7,13 +7,13 @@ trainable float32 model; episodes are played by the TRL adapter's ``rollout_func
 (``env_mask``). The reward is the env's, with a penalty for replies the env cannot parse.
 
 A 135M model seldom writes an exact action unprompted, and a group whose completions all
-score alike teaches GRPO nothing. So the run starts where rewards differ: Maze task 18, one
-move from the goal (``--task-ids 16,17,18`` adds the tasks two and three moves away), with
+score alike teaches GRPO nothing. So the run starts where rewards differ: Maze task 17, two
+moves from the goal (``--task-ids 16,17,18`` adds the tasks three and one moves away), with
 each model turn prefilled with ``--reply-prefix`` (``Action: move`` on Maze: the model picks
 the direction, the env judges it).
 
     pip install "agentgym-envs[trl,maze]"
-    python examples/train_grpo_trl.py --steps 8 --plot grpo_reward.png
+    python examples/train_grpo_trl.py --steps 6 --plot grpo_reward.png
 
 Prints the mean reward and success rate of each step; ``--plot`` saves the curve.
 """
@@ -33,9 +33,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="GRPO on an agentgym-envs id with SmolLM2 (CPU)")
     parser.add_argument("--env", default="AgentGym/Maze-v0")
     parser.add_argument(
-        "--task-ids", default="18", help="train tasks, comma-separated ('' for all)"
+        "--task-ids", default="17", help="train tasks, comma-separated ('' for all)"
     )
-    parser.add_argument("--steps", type=int, default=8, help="optimizer steps")
+    parser.add_argument("--steps", type=int, default=6, help="optimizer steps")
     parser.add_argument("--generations", type=int, default=4, help="completions per task")
     parser.add_argument("--turns", type=int, default=3, help="model replies per episode")
     parser.add_argument("--reply-tokens", type=int, default=3)
