@@ -55,6 +55,18 @@ class Episode:
     reset_info: dict[str, Any] = field(default_factory=dict, repr=False)
     conversation: Conversation = field(default_factory=Conversation, repr=False)
 
+    def finish(self, info: dict[str, Any]) -> None:
+        """Close the record on the last ``info``: ``score``, ``success``, ``outcome`` and
+        ``reward_valid`` (set ``terminated`` / ``truncated`` / ``truncation_reason`` first)."""
+        self.score = float(info.get("score", 0.0))
+        self.success = bool(info.get("success", False))
+        last = dict(info)
+        if self.truncation_reason is not None:
+            last.setdefault("truncation_reason", self.truncation_reason)
+        self.outcome = episode_outcome(self.terminated, self.truncated, last)
+        self.reward_valid = bool(info.get("reward_valid", self.outcome != "env_error"))
+        self.info = info
+
     @property
     def turns(self) -> int:
         return len(self.actions)
@@ -129,14 +141,7 @@ def run_episode(
             if episode.truncated:
                 episode.truncation_reason = info.get("truncation_reason", "env")
             break
-    episode.score = float(info.get("score", 0.0))
-    episode.success = bool(info.get("success", False))
-    last = dict(info)
-    if episode.truncation_reason is not None:
-        last.setdefault("truncation_reason", episode.truncation_reason)
-    episode.outcome = episode_outcome(episode.terminated, episode.truncated, last)
-    episode.reward_valid = bool(info.get("reward_valid", episode.outcome != "env_error"))
-    episode.info = info
+    episode.finish(info)
     episode.wall_time = time.perf_counter() - t0
     return episode
 

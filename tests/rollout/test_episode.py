@@ -5,7 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 
 import agentgym_envs
-from agentgym_envs.rollout.episode import run_episode
+from agentgym_envs.rollout.episode import Episode, run_episode
 from agentgym_envs.wrappers.limits import TurnLimit
 
 
@@ -51,3 +51,12 @@ class _Unscorable(gym.Wrapper):
 def test_env_reported_failure_reaches_the_episode() -> None:
     episode = run_episode(_Unscorable(_maze()), lambda o, i: "move up", task_id=3)
     assert episode.outcome == "env_error" and episode.reward_valid is False
+
+
+def test_a_loop_of_its_own_closes_the_record_with_finish() -> None:
+    env = _maze()
+    _, info = env.reset(options={"split": "test", "task_id": 3})
+    episode = Episode(task_id=3, split="test")
+    episode.truncated, episode.truncation_reason = True, "max_rounds"
+    episode.finish(info)
+    assert (episode.outcome, episode.reward_valid, episode.score) == ("turn_limit", True, 0.0)
