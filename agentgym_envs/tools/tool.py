@@ -322,7 +322,8 @@ def _check_object(
     coerce: bool,
     problems: list[str],
 ) -> dict[str, Any]:
-    """The declared properties of ``value``, checked; missing and unexpected ones are problems."""
+    """The declared properties of ``value``, checked (all of a free-form object's); missing and
+    unexpected ones are problems."""
     top = path == "arguments"
     props = spec.get("properties") or {}
     for name in spec.get("required") or []:
@@ -340,6 +341,8 @@ def _check_object(
             problems.append(f"unexpected argument {label!r} (allowed: {allowed})")
         elif isinstance(extra, Mapping):
             out[name] = _check(item, extra, where, coerce, problems)
+        elif not props:  # a free-form object keeps what it holds
+            out[name] = item
     return out
 
 

@@ -98,3 +98,33 @@ def test_strict_validation_converts_nothing():
         "argument 'order' must be one of ['asc', 'des'], got 'ASC'",
     ]
     assert checked == arguments
+
+
+def test_a_tool_without_a_function_declares_a_call():
+    move = Tool("move", "Move.", parameters=schema(direction=param("string", enum=["up"])))
+    assert move.openai_schema() == {
+        "type": "function",
+        "function": {
+            "name": "move",
+            "description": "Move.",
+            "parameters": {
+                "type": "object",
+                "properties": {"direction": {"type": "string", "enum": ["up"]}},
+                "required": ["direction"],
+                "additionalProperties": False,
+            },
+        },
+    }
+    with pytest.raises(TypeError, match="no function"):
+        move(None, {"direction": "up"})
+
+
+def test_a_free_form_argument_keeps_what_it_holds():
+    finish = schema(answer=param(["object", "array"], "the answer"))
+    answer = {"temperatures": [0.1, 2.0], "rainy_days": 1, "nested": {"a": ["1"]}}
+    for coerce in (True, False):
+        assert validate_arguments(finish, {"answer": answer}, coerce=coerce) == (
+            {"answer": answer},
+            [],
+        )
+    assert validate_arguments({"type": "object"}, {"x": 1}, coerce=True) == ({"x": 1}, [])

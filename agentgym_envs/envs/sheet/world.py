@@ -376,12 +376,7 @@ class Sheet:
         self.merges = [_shift_merge(m, None, mapping) for m in self.merges]
 
     def delete_rows(self, indexes: list[int]) -> None:
-        gone = {i - 1 for i in indexes if 1 <= i <= self.n_rows}
-        mapping: dict[int, int | None] = {}
-        k = 0
-        for r in range(self.n_rows):
-            mapping[r] = None if r in gone else k
-            k += r not in gone
+        gone, mapping = _deletion(indexes, self.n_rows)
         self._remap(mapping, None)
         self.grid = [row for r, row in enumerate(self.grid) if r not in gone]
         self.notes = {
@@ -392,12 +387,7 @@ class Sheet:
         ]
 
     def delete_cols(self, indexes: list[int]) -> None:
-        gone = {i - 1 for i in indexes if 1 <= i <= self.n_cols}
-        mapping: dict[int, int | None] = {}
-        k = 0
-        for c in range(self.n_cols):
-            mapping[c] = None if c in gone else k
-            k += c not in gone
+        gone, mapping = _deletion(indexes, self.n_cols)
         self._remap(None, mapping)
         self.grid = [[cell for c, cell in enumerate(row) if c not in gone] for row in self.grid]
         self.notes = {
@@ -470,6 +460,17 @@ def _shift_range(
     nr1, nr2 = span(r1, r2, rows)
     nc1, nc2 = span(c1, c2, cols)
     return nr1, nc1, nr2, nc2
+
+
+def _deletion(indexes: list[int], size: int) -> tuple[set[int], dict[int, int | None]]:
+    """The 0-based lines that 1-based ``indexes`` delete, and where every line moves to."""
+    gone = {i - 1 for i in indexes if 1 <= i <= size}
+    mapping: dict[int, int | None] = {}
+    k = 0
+    for line in range(size):
+        mapping[line] = None if line in gone else k
+        k += line not in gone
+    return gone, mapping
 
 
 def _shift_merge(
