@@ -427,6 +427,14 @@ def serve_http(
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
+def _tcp_port(text: str) -> int:
+    import argparse
+
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port: give 1 to 65535")
+    return int(text)
+
+
 def main(argv: list[str] | None = None) -> None:
     """``python -m agentgym_envs.integrations.mcp <id> [--http --port N] [--record f]``."""
     import argparse
@@ -436,7 +444,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("env_id")
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--port", type=_tcp_port, default=8765)
     parser.add_argument("--record", default=None)
     args = parser.parse_args(argv)
     if args.transport == "stdio":
