@@ -297,7 +297,7 @@ SQL = register_family(
         reply_parser="sql_block",
         agentgym_client=("sqlgym", "SqlGymEnvClient"),
         stand_in="the embedded SQL databases and questions are generated stand-ins: pass "
-        "bird_path= (or set AGENTGYM_BIRD_PATH) to a BIRD release folder to play AgentGym's items",
+        "data_path= (or set AGENTGYM_BIRD_PATH) to a BIRD release folder to play AgentGym's items",
         data_variables=("AGENTGYM_BIRD_PATH",),
     )
 )

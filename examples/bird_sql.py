@@ -1,8 +1,8 @@
 """Text-to-SQL with the BIRD envs: read a task, explore, submit, and see the safety net.
 
-Run: ``python examples/bird_sql.py [--task 7] [--bird-path /data/bird]``
+Run: ``python examples/bird_sql.py [--task 7] [--data-path /data/bird]``
 
-With ``--bird-path`` (a BIRD release folder holding ``dev/dev.json`` and
+With ``--data-path`` (a BIRD release folder holding ``dev/dev.json`` and
 ``dev/dev_databases/``) the questions are BIRD's own dev set; otherwise they come from the six
 generated databases that ship with the package (built into a cache folder on first use).
 """
@@ -19,9 +19,9 @@ import agentgym_envs  # noqa: F401  (registers the AgentGym/* ids)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", type=int, default=7, help="test task id")
-    parser.add_argument("--bird-path", default=None, help="a BIRD release folder")
+    parser.add_argument("--data-path", default=None, help="a BIRD release folder")
     args = parser.parse_args()
-    kwargs = {"bird_path": args.bird_path} if args.bird_path else {}
+    kwargs = {"data_path": args.data_path} if args.data_path else {}
 
     env = gym.make("AgentGym/BIRDInteractive-v0", **kwargs)
     obs, info = env.reset(seed=0, options={"split": "test", "task_id": args.task})

@@ -353,6 +353,6 @@ def test_stand_in_family_says_so_in_the_summary():
         pytest.skip("needs the sql extra")
     res = run_benchmark("BIRD-v0", expert_spec(), limit=1)
     fam = res.summary.config["families"]["AgentGym/BIRD-v0"]
-    assert fam["items"] == "embedded stand-in" and "bird_path=" in fam["stand_in"]
+    assert fam["items"] == "embedded stand-in" and "data_path=" in fam["stand_in"]
     assert fam["data"] == "embedded"
     assert res.summary.envs[0].episodes == 1  # our own split still runs

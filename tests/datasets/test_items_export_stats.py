@@ -204,7 +204,7 @@ def test_agentgym_ids_on_stand_in_sources_are_refused_unless_asked():
     with pytest.raises(StandInItemError) as err:
         ItemResolver().resolve("sqlgym_5")
     message = str(err.value)
-    assert "sqlgym_5" in message and "bird_path=" in message and "\n" not in message
+    assert "sqlgym_5" in message and "data_path=" in message and "\n" not in message
     assert "allow_stand_in=True" in message and "--allow-stand-in" in message
     ref = ItemResolver(allow_stand_in=True).resolve("sqlgym_5")
     assert ref.env_id == env_id

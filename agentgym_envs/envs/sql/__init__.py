@@ -1,3 +1,3 @@
 """BIRD SQL: answer questions about SQLite databases with SQL, scored by execution accuracy
 (AgentGym's ``sqlgym`` task). Embedded generated databases by default; BIRD's own release
-through ``bird_path=``."""
+through ``data_path=``."""

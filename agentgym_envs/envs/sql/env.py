@@ -15,6 +15,7 @@ from typing import Any, Literal
 import numpy as np
 
 from agentgym_envs.core import StepResult, TextEnv
+from agentgym_envs.deprecation import renamed_argument
 from agentgym_envs.envs.sql.execution import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT,
@@ -162,7 +163,7 @@ class BirdSQLEnv(TextEnv):
     Exploratory steps report ``rows``.
 
     ## Arguments
-    ``interactive`` (default False). ``bird_path``: a BIRD release folder (``train/train.json``,
+    ``interactive`` (default False). ``data_path``: a BIRD release folder (``train/train.json``,
     ``dev/dev.json``, their ``*_tables.json`` and ``*_databases/<db_id>/<db_id>.sqlite``; also
     read from ``$AGENTGYM_BIRD_PATH``): the train split is BIRD train (AgentGym items 0-9427),
     the test split BIRD dev (items 9428-10961), as AgentGym's server numbers them. Without it:
@@ -172,10 +173,11 @@ class BirdSQLEnv(TextEnv):
     :func:`~agentgym_envs.envs.sql.tasks.export_bird_folder` writes them in BIRD's layout, which
     AgentGym's own server reads). ``schema``: ``"agentgym"`` or ``"ddl"``. ``evidence``: show
     BIRD's evidence. ``result``: ``"agentgym"`` or ``"table"``. ``timeout``: seconds per query
-    (default 5; 30 with ``bird_path``, as BIRD's evaluation allows). ``max_rows``: rows fetched
+    (default 5; 30 with ``data_path``, as BIRD's evaluation allows). ``max_rows``: rows fetched
     per query (10,000). ``comparison``: ``"set"`` or ``"multiset"``. ``ordered``: compare
     ordered questions as sequences. ``float_places``: decimals floats are rounded to before
     comparing, None for exact. ``example_rows``: example rows per table in the ddl schema (3).
+    ``bird_path``: ``data_path``'s old name (deprecated, removed in the next release).
 
     ## Version History
     v0: initial release. The observation, result text and scoring became sqlgym's by default
@@ -189,7 +191,7 @@ class BirdSQLEnv(TextEnv):
     def __init__(
         self,
         interactive: bool = False,
-        bird_path: str | os.PathLike | None = None,
+        data_path: str | os.PathLike | None = None,
         cache_dir: str | os.PathLike | None = None,
         timeout: float | None = None,
         max_rows: int = DEFAULT_MAX_ROWS,
@@ -201,11 +203,14 @@ class BirdSQLEnv(TextEnv):
         result: Literal["agentgym", "table"] | None = None,
         ordered: bool | None = None,
         render_mode: str | None = None,
+        *,
+        bird_path: str | os.PathLike | None = None,
     ) -> None:
         require("sqlalchemy", "sql")
-        bird_path = bird_path or os.environ.get(BIRD_PATH_ENV) or None
+        data_path = renamed_argument("data_path", data_path, "bird_path", bird_path)
+        data_path = data_path or os.environ.get(BIRD_PATH_ENV) or None
         if timeout is None:
-            timeout = BIRD_TIMEOUT if bird_path else DEFAULT_TIMEOUT
+            timeout = BIRD_TIMEOUT if data_path else DEFAULT_TIMEOUT
         if timeout <= 0 or max_rows <= 0:
             raise ValueError(f"timeout and max_rows must be positive, got {timeout} and {max_rows}")
         if comparison not in (None, "multiset", "set"):
@@ -217,7 +222,7 @@ class BirdSQLEnv(TextEnv):
             raise ValueError(f"unknown schema {schema!r}: use 'agentgym' or 'ddl'")
         if result not in ("agentgym", "table"):
             raise ValueError(f"unknown result {result!r}: use 'agentgym' or 'table'")
-        tasks = BirdTasks(bird_path) if bird_path else EmbeddedSQLTasks(cache_dir)
+        tasks = BirdTasks(data_path) if data_path else EmbeddedSQLTasks(cache_dir)
         super().__init__(tasks, render_mode=render_mode)
         self.interactive = bool(interactive)
         self.timeout = float(timeout)
@@ -230,10 +235,10 @@ class BirdSQLEnv(TextEnv):
         # on generated questions counts duplicates and forgives float noise between
         # equivalent formulas (AVG(x) vs SUM(x) / COUNT(x)).
         self.comparison: Comparison = comparison or (
-            "multiset" if rich and not bird_path else "set"
+            "multiset" if rich and not data_path else "set"
         )
         if float_places == "auto":
-            float_places = 6 if rich and not bird_path else None
+            float_places = 6 if rich and not data_path else None
         self.float_places = float_places
         self.example_rows = int(example_rows)
         self.queries: list[str] = []

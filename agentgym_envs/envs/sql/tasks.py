@@ -237,7 +237,7 @@ class BirdTasks(TaskSource):
         root = Path(path).expanduser()
         if not root.is_dir():
             raise BadDataError(
-                f"BIRD folder {str(root)!r} not found: pass bird_path= (or set {BIRD_PATH_ENV}) to a BIRD release folder"
+                f"BIRD folder {str(root)!r} not found: pass data_path= (or set {BIRD_PATH_ENV}) to a BIRD release folder"
             )
         self.root = root
         self._records: dict[str, list[dict]] = {"train": [], "test": []}
@@ -267,7 +267,7 @@ class BirdTasks(TaskSource):
             self._tables[split] = str(tables) if tables.is_file() else ""
         if not found:
             raise BadDataError(
-                f"BIRD folder {str(root)!r} has neither train/train.json nor dev/dev.json: point bird_path= at the unzipped BIRD release"
+                f"BIRD folder {str(root)!r} has neither train/train.json nor dev/dev.json: point data_path= at the unzipped BIRD release"
             )
         self._notes: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
 
@@ -310,7 +310,7 @@ def export_bird_folder(
     AgentGym's sqlgym server numbers them as it numbers BIRD: train items from 0, test items
     from 9428), each with its ``*_tables.json`` and ``*_databases/<db_id>/<db_id>.sqlite``
     (symbolic links to the cached databases, or copies with ``copy=True``). Loading the folder
-    with ``bird_path=`` plays the same tasks as the embedded source; AgentGym's own server and
+    with ``data_path=`` plays the same tasks as the embedded source; AgentGym's own server and
     the ``sqlgym`` package can read it too.
     """
     import shutil

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from agentgym_envs.core import StepResult, TextEnv
+from agentgym_envs.deprecation import renamed_argument
 from agentgym_envs.envs.textcraft.crafting import CraftingTree, Game, item_id_to_str
 from agentgym_envs.envs.textcraft.recipes import MINECRAFT_VERSION
 from agentgym_envs.envs.textcraft.tasks import TextCraftTask, TextCraftTasks
@@ -78,12 +79,13 @@ class TextCraftEnv(TextEnv):
     ``inventory`` (item name -> count), ``item_id``; ``error`` on a refused action.
 
     ## Arguments
-    ``recipes_path``: AgentGym's ``recipes/`` folder (or the folder holding it) to read the
+    ``data_path``: AgentGym's ``recipes/`` folder (or the folder holding it) to read the
     recipes from its files instead of minecraft-data; files AgentGym's server read are read in
     its order. ``minecraft_version``: minecraft-data's version (1.16.1, AgentGym's).
     ``string_hash``: the string hash of the Python running the AgentGym server to reproduce,
     ``"siphash13"`` (CPython 3.11+, default: the golden transcripts' server) or
     ``"siphash24"`` (CPython 3.4-3.10; AgentGym's README sets up Python 3.9).
+    ``recipes_path``: ``data_path``'s old name (deprecated, removed in the next release).
 
     Reset options: ``task_id`` and ``split``, or ``goal`` (``"crafting table"``) to pick a goal
     by name.
@@ -101,14 +103,17 @@ class TextCraftEnv(TextEnv):
 
     def __init__(
         self,
-        recipes_path: str | Path | None = None,
+        data_path: str | Path | None = None,
         minecraft_version: str = MINECRAFT_VERSION,
         string_hash: str = "siphash13",
         render_mode: str | None = None,
+        *,
+        recipes_path: str | Path | None = None,
     ) -> None:
-        if recipes_path is None:
+        data_path = renamed_argument("data_path", data_path, "recipes_path", recipes_path)
+        if data_path is None:
             require("minecraft_data", "textcraft")
-        tasks = TextCraftTasks(recipes_path, minecraft_version, string_hash)
+        tasks = TextCraftTasks(data_path, minecraft_version, string_hash)
         super().__init__(tasks, render_mode=render_mode)
         self.tree: CraftingTree = tasks.tree
         self.game: Game | None = None

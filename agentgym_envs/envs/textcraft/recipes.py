@@ -275,7 +275,7 @@ def from_folder(path: str | Path) -> tuple[RawRecipe, ...]:
     folder = root / "recipes" if (root / "recipes").is_dir() else root
     if not folder.is_dir():
         raise BadDataError(
-            f"recipe folder {str(folder)!r} not found: pass recipes_path= AgentGym's recipes/ folder"
+            f"recipe folder {str(folder)!r} not found: pass data_path= AgentGym's recipes/ folder"
         )
     files = {f.stem: f for f in folder.glob("*.json")}
     if not files:

@@ -53,7 +53,7 @@ class TextCraftTasks(TaskSource):
 
     def __init__(
         self,
-        recipes_path: str | Path | None = None,
+        data_path: str | Path | None = None,
         version: str = recipes.MINECRAFT_VERSION,
         string_hash: str = "siphash13",
     ) -> None:
@@ -63,9 +63,9 @@ class TextCraftTasks(TaskSource):
             )
         self.string_hash = string_hash
         #: the user's own recipe folder, not the embedded rebuild
-        self.user_data = recipes_path is not None
-        if recipes_path is not None:
-            self.tree = CraftingTree(recipes.from_folder(recipes_path))
+        self.user_data = data_path is not None
+        if data_path is not None:
+            self.tree = CraftingTree(recipes.from_folder(data_path))
         else:
             self.tree = embedded_tree(version)
         self.goals = self.tree.goals

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from agentgym_envs.core import StepResult, TextEnv
+from agentgym_envs.deprecation import renamed_argument
 from agentgym_envs.envs.wordle.rules import GREEN, WORD_LENGTH, consistent, feedback, lmrl_feedback
 from agentgym_envs.envs.wordle.tasks import (
     LmrlWordleTask,
@@ -92,11 +93,12 @@ class WordleEnv(TextEnv):
     still consistent with the feedback (what AgentGym's ``/filtered_vocab`` returns).
 
     ## Arguments
-    ``game``: ``"lmrl"`` (default) or ``"classic"``. ``vocab_path``: a vocabulary file (one
+    ``game``: ``"lmrl"`` (default) or ``"classic"``. ``data_path``: a vocabulary file (one
     word per line, LMRL-Gym's format) instead of the embedded one. LMRL game: train seeds
     0..3498, test seeds 3499..3523. Classic game: embedded vocabulary of 3,524 common answers
-    (test split 25 words, the rest train), guesses from 11,179 words; with ``vocab_path``, task
-    N's word is ``random.Random(N).choice`` of the file's words.
+    (test split 25 words, the rest train), guesses from 11,179 words; with ``data_path``, task
+    N's word is ``random.Random(N).choice`` of the file's words. ``vocab_path``:
+    ``data_path``'s old name (deprecated, removed in the next release).
 
     ## Version History
     v0: AgentGym parity: LMRL-Gym's game (40 words, re-drawn hidden word, LMRL marking, texts
@@ -110,18 +112,19 @@ class WordleEnv(TextEnv):
     def __init__(
         self,
         game: str = "lmrl",
-        vocab_path: str | Path | None = None,
+        data_path: str | Path | None = None,
         render_mode: str | None = None,
+        *,
+        vocab_path: str | Path | None = None,
     ) -> None:
+        data_path = renamed_argument("data_path", data_path, "vocab_path", vocab_path)
         if game not in GAMES:
             raise ValueError(f"unknown wordle game {game!r}: use 'lmrl' or 'classic'")
         if game == "lmrl":
-            tasks = (
-                LmrlWordleTasks(read_vocab_file(vocab_path)) if vocab_path else LmrlWordleTasks()
-            )
+            tasks = LmrlWordleTasks(read_vocab_file(data_path)) if data_path else LmrlWordleTasks()
             self.vocabulary: tuple[str, ...] = tasks.answers
         else:
-            tasks = VocabFileWordleTasks(vocab_path) if vocab_path else embedded_tasks()
+            tasks = VocabFileWordleTasks(data_path) if data_path else embedded_tasks()
             self.vocabulary = tuple(sorted(tasks.guesses))
         super().__init__(tasks, render_mode=render_mode)
         self.game = game

@@ -61,7 +61,7 @@ def read_vocab_file(path: str | Path) -> tuple[str, ...]:
     p = Path(path).expanduser()
     if not p.is_file():
         raise BadDataError(
-            f"vocabulary file {str(p)!r} not found: pass vocab_path= a text file with one word per line"
+            f"vocabulary file {str(p)!r} not found: pass data_path= a text file with one word per line"
         )
     words = [w.strip().lower() for w in p.read_text().splitlines() if w.strip()]
     bad = [w for w in words if not _WORD.fullmatch(w)]

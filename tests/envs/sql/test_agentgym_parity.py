@@ -102,7 +102,7 @@ def test_exported_folder_plays_the_same_tasks(tmp_path):
     assert bird.splits() == embedded.splits()
     tables = json.loads((root / "dev" / "dev_tables.json").read_text())
     assert [t["db_id"] for t in tables] == sorted(embedded.db_paths)
-    a, b = BirdSQLEnv(), BirdSQLEnv(bird_path=root)
+    a, b = BirdSQLEnv(), BirdSQLEnv(data_path=root)
     for split, i in (("test", 0), ("test", 57), ("train", 3)):
         assert (
             a.reset(options={"split": split, "task_id": i})[0]

@@ -121,8 +121,16 @@ def test_sizes_and_agentgym_item_ids(bird):
     assert task.db_path.endswith("dev/dev_databases/zoo/zoo.sqlite")
 
 
+def test_old_bird_path_keyword_still_works_with_a_warning(bird):
+    with pytest.warns(DeprecationWarning, match="bird_path= is deprecated.*data_path="):
+        env = BirdSQLEnv(bird_path=bird)
+    assert env.tasks.user_data and env.tasks.root == BirdSQLEnv(data_path=bird).tasks.root
+    with pytest.raises(TypeError, match="pass data_path= only"):
+        BirdSQLEnv(data_path=bird, bird_path=bird)
+
+
 def test_expert_solves_bird_questions_and_obs_shows_sqlgym_text(bird):
-    env = BirdSQLEnv(bird_path=bird)
+    env = BirdSQLEnv(data_path=bird)
     expert = agentgym_envs.expert_policy(env)
     for split in ("train", "test"):
         for i in range(env.tasks.size(split)):
@@ -142,7 +150,7 @@ def test_expert_solves_bird_questions_and_obs_shows_sqlgym_text(bird):
 
 
 def test_ddl_schema_with_evidence_and_notes(bird):
-    env = BirdSQLEnv(bird_path=bird, schema="ddl", evidence=True, result="table")
+    env = BirdSQLEnv(data_path=bird, schema="ddl", evidence=True, result="table")
     obs, _ = env.reset(options={"split": "test", "task_id": 0})
     assert env.item_id == "sqlgym_9428"
     assert obs.startswith("Database: zoo (SQLite)")
@@ -159,13 +167,13 @@ def test_ddl_schema_with_evidence_and_notes(bird):
 
 
 def test_bird_data_is_scored_as_sets_like_birds_evaluation(bird):
-    env = BirdSQLEnv(bird_path=bird)
+    env = BirdSQLEnv(data_path=bird)
     assert env.comparison == "set" and env.float_places is None  # exactly BIRD's evaluation.py
-    assert env.timeout == 30.0 and BirdSQLEnv(bird_path=bird, timeout=2).timeout == 2.0
+    assert env.timeout == 30.0 and BirdSQLEnv(data_path=bird, timeout=2).timeout == 2.0
     env.reset(options={"split": "test", "task_id": 2})
     # without DISTINCT, 'lion' comes twice: BIRD's set comparison still counts it right
     assert env.step("```sql\nSELECT species FROM animals WHERE wt_kg > 100\n```")[1] == 1.0
-    strict = BirdSQLEnv(bird_path=bird, comparison="multiset")
+    strict = BirdSQLEnv(data_path=bird, comparison="multiset")
     strict.reset(options={"split": "test", "task_id": 2})
     assert strict.step("```sql\nSELECT species FROM animals WHERE wt_kg > 100\n```")[1] == 0.0
     env.reset(options={"split": "test", "task_id": 0})
@@ -185,12 +193,12 @@ def test_broken_gold_query_is_feedback(tmp_path):
     records = json.loads((root / "dev" / "dev.json").read_text())
     records[0]["SQL"] = "SELECT missing_column FROM animals"
     (root / "dev" / "dev.json").write_text(json.dumps(records))
-    env = BirdSQLEnv(bird_path=root)
+    env = BirdSQLEnv(data_path=root)
     env.reset(options={"split": "test", "task_id": 0})
     obs, reward, terminated, _, info = env.step("SELECT 1")
     # sqlgym shows the reply's result and scores 0; the error says why
     assert obs == "[(1,)]" and reward == 0.0 and terminated and "gold query failed" in info["error"]
-    env = BirdSQLEnv(bird_path=root, result="table")
+    env = BirdSQLEnv(data_path=root, result="table")
     env.reset(options={"split": "test", "task_id": 0})
     obs, reward, terminated, _, info = env.step("SELECT 1")
     assert (
@@ -238,7 +246,7 @@ def test_missing_or_malformed_folder_is_one_line_error(tmp_path, damage, message
             del records[1]["SQL"]
             (dev / "dev.json").write_text(json.dumps(records))
     with pytest.raises(BadDataError) as err:
-        BirdSQLEnv(bird_path=root)
+        BirdSQLEnv(data_path=root)
     assert message in str(err.value) and "\n" not in str(err.value)
 
 

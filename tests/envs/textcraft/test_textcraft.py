@@ -232,7 +232,7 @@ def test_a_recipe_folder_plays_the_same_game(tmp_path):
         )
     )
     assert from_folder(folder.parent) == book  # the parent of recipes/ works too
-    mine, default = TextCraftEnv(recipes_path=folder), TextCraftEnv()
+    mine, default = TextCraftEnv(data_path=folder), TextCraftEnv()
     assert mine.tasks.user_data and not default.tasks.user_data
     for t in (0, 31, 99):
         assert (
@@ -329,10 +329,13 @@ def test_recipe_folder_rules(tmp_path):
     keys = [(d, first_file[g]) for g, d in tree.goals]
     assert keys == sorted(keys) and len(keys) == 5
     assert {item_id_to_str(g): d for g, d in tree.goals}["torch"] == 3
-    env = TextCraftEnv(recipes_path=tmp_path)
+    env = TextCraftEnv(data_path=tmp_path)
     expert = TextCraftExpert(env)
     for t in range(env.tasks.size("test")):
         assert run_episode(env, expert, task_id=t, split="test", seed=0, max_turns=50).success
+    with pytest.warns(DeprecationWarning, match="recipes_path= is deprecated.*data_path="):
+        old_name = TextCraftEnv(recipes_path=tmp_path)
+    assert old_name.tasks.user_data and old_name.tree.goals == env.tree.goals
 
 
 def test_bad_recipe_folder_errors_say_the_mend(tmp_path):
@@ -372,7 +375,7 @@ def test_an_item_named_twice_for_two_ingredients_is_feedback_not_an_exception(tm
             "result": {"item": "minecraft:odd_box"},
         },
     )
-    env = TextCraftEnv(recipes_path=tmp_path)
+    env = TextCraftEnv(data_path=tmp_path)
     env.reset(options={"goal": "odd box"})
     env.step("get 1 oak logs")
     env.step("craft 4 oak planks using 1 oak logs")

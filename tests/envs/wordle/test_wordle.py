@@ -123,10 +123,18 @@ def test_seed_is_the_agentgym_item_index():
 def test_lmrl_game_on_a_vocab_file(tmp_path):
     path = tmp_path / "words.txt"
     path.write_text("panic\nsolar\nshire\n")
-    env = WordleEnv(vocab_path=path)
+    env = WordleEnv(data_path=path)
     _reset(env, 0)
     assert env.vocabulary == ("panic", "solar", "shire")
     assert env.step("trove")[0] == "invalid word"
+
+
+def test_old_vocab_path_keyword_still_works_with_a_warning(tmp_path):
+    path = tmp_path / "words.txt"
+    path.write_text("panic\nsolar\nshire\n")
+    with pytest.warns(DeprecationWarning, match="vocab_path= is deprecated.*data_path="):
+        env = WordleEnv(vocab_path=path)
+    assert env.vocabulary == WordleEnv(data_path=path).vocabulary
 
 
 def test_unknown_game_is_clear():
@@ -222,7 +230,7 @@ def test_classic_vocab_file_draws_a_fixed_word(tmp_path):
     vocab = ["panic", "solar", "shire", "proxy", "point", "robot", "trove"]
     path = tmp_path / "tweet_words.txt"
     path.write_text("\n".join(vocab) + "\n")
-    env = WordleEnv(game="classic", vocab_path=str(path))
+    env = WordleEnv(game="classic", data_path=str(path))
     for task_id in (0, 7, 24):
         _reset(env, task_id)
         assert env.task.answer == random.Random(task_id).choice(vocab)
@@ -236,13 +244,13 @@ def test_bad_vocab_file_is_one_line_error(tmp_path, content, game):
     path = tmp_path / "v.txt"
     path.write_text(content)
     with pytest.raises(BadDataError) as err:
-        WordleEnv(game=game, vocab_path=path)
+        WordleEnv(game=game, data_path=path)
     assert "\n" not in str(err.value)
 
 
 def test_missing_vocab_file_says_the_mend(tmp_path):
-    with pytest.raises(BadDataError, match="vocab_path"):
-        WordleEnv(vocab_path=tmp_path / "nope.txt")
+    with pytest.raises(BadDataError, match="data_path"):
+        WordleEnv(data_path=tmp_path / "nope.txt")
 
 
 def test_tool_call_maps_to_spaced_guess():
