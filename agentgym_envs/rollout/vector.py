@@ -53,7 +53,10 @@ def collect(
     each busy env asks its policy for one action and steps; a finished env picks up the next
     task. With ``policy_factory=True`` ``policy`` is called once per env to build a private
     policy for it; for policies bound to their env (experts) use :func:`collect_with`.
-    Episodes come back in ``task_ids`` order.
+    Episodes come back in ``task_ids`` order, closed as
+    :func:`~agentgym_envs.rollout.episode.run_episode` closes them (``outcome``,
+    ``reward_valid``; the ``max_turns`` cut is truncation reason ``max_rounds``, outcome
+    ``turn_limit``).
     """
     make = (lambda: gym.make(env_fn)) if isinstance(env_fn, str) else env_fn
     envs = [make() for _ in range(max(1, num_envs))]
@@ -97,16 +100,12 @@ def _run(
             seed=None if seed is None else seed + pos,
             options={"split": split, "task_id": task_id},
         )
-        active[slot] = (
-            pos,
-            Episode(task_id=info["task_id"], split=info["split"], observations=[obs]),
-            obs,
-            info,
-        )
+        ep = Episode(task_id=info["task_id"], split=info["split"], observations=[obs])
+        ep.reset_info = info
+        active[slot] = (pos, ep, obs, info)
 
     def finish(slot: int, pos: int, ep: Episode, info: dict[str, Any]) -> None:
-        ep.score = float(info.get("score", 0.0))
-        ep.success = bool(info.get("success", False))
+        ep.finish(info)
         results[pos] = ep
         start(slot)
 
@@ -116,7 +115,7 @@ def _run(
         for slot in list(active):
             pos, ep, obs, info = active[slot]
             if max_turns is not None and ep.turns >= max_turns:
-                ep.truncated = True
+                ep.truncated, ep.truncation_reason = True, "max_rounds"
                 finish(slot, pos, ep, info)
                 continue
             action = policies[slot](obs, info)
@@ -125,7 +124,10 @@ def _run(
             ep.observations.append(obs)
             ep.rewards.append(float(reward))
             if terminated or truncated:
-                ep.terminated, ep.truncated = bool(terminated), bool(truncated)
+                ep.terminated = bool(terminated)
+                ep.truncated = bool(truncated) and not terminated
+                if ep.truncated:
+                    ep.truncation_reason = info.get("truncation_reason", "env")
                 finish(slot, pos, ep, info)
             else:
                 active[slot] = (pos, ep, obs, info)

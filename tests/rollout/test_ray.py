@@ -42,6 +42,10 @@ def test_ray_collect_matches_local_collect(local_ray):
     assert [(e.task_id, e.observations, e.rewards) for e in remote] == [
         (e.task_id, e.observations, e.rewards) for e in local
     ]
+    # both say why the episodes ended: the max_turns cut
+    assert [(e.truncation_reason, e.outcome, e.reward_valid) for e in remote + local] == [
+        ("max_rounds", "turn_limit", True)
+    ] * 4
 
 
 def test_missing_ray_is_one_line_error():
