@@ -19,7 +19,7 @@ from agentgym_envs.datasets.agenttraj import Trajectory, Turn, save_agenttraj
 from agentgym_envs.multiagent.aec import raw_env
 from agentgym_envs.multiagent.games import PLAYERS
 from agentgym_envs.multiagent.policies import Policy, resolve_policy
-from agentgym_envs.multiagent.single import ITEM_PREFIXES
+from agentgym_envs.multiagent.single import game_item_prefix
 
 ACK = "Ok."
 
@@ -65,7 +65,7 @@ def collect_selfplay(
         for p in PLAYERS:
             out.append(
                 Trajectory(
-                    item_id=f"{ITEM_PREFIXES[game]}_{seed}",
+                    item_id=f"{game_item_prefix(game)}_{seed}",
                     conversations=conv[p],
                     reward=final[p],
                     success=bool(env.game.over and env.game.won(p)),

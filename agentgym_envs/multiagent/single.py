@@ -12,16 +12,19 @@ import numpy as np
 from agentgym_envs.core import StepResult, Task, TaskSource, TextEnv
 from agentgym_envs.multiagent.games import GAMES, PLAYERS, Game, Mastermind
 from agentgym_envs.multiagent.policies import Policy, expert_player, resolve_policy
+from agentgym_envs.spec import ENV_INFO
 
-#: Item-id prefixes of the games (``tictactoe_12``).
-ITEM_PREFIXES = {
-    "tictactoe": "tictactoe",
-    "connect_four": "connectfour",
-    "bargaining": "bargaining",
-    "mastermind": "mastermind",
-}
 TRAIN_SIZE, TEST_SIZE = 10_000, 50
 _TEST_SEED_OFFSET = 1_000_000
+
+
+def game_item_prefix(game: str) -> str:
+    """The item-id prefix of ``game``'s matches (``connectfour`` in ``connectfour_12``), as the
+    registry declares it for the id that plays ``game``."""
+    for info in ENV_INFO.values():
+        if info.family == TextGameEnv.family and info.kwargs.get("game") == game:
+            return info.item_prefix
+    raise ValueError(f"no registered id plays game {game!r}: use one of {', '.join(GAMES)}")
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,7 @@ class GameTasks(TaskSource):
 
     def __init__(self, game: str) -> None:
         self.game = game
-        self.item_prefix = ITEM_PREFIXES[game]  # type: ignore[misc]
+        self.item_prefix = game_item_prefix(game)  # type: ignore[misc]
 
     def size(self, split: str) -> int:
         return TEST_SIZE if split == "test" else TRAIN_SIZE

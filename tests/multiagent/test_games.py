@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import warnings
 
+import gymnasium as gym
 import pytest
 
 from agentgym_envs.multiagent.games import (
@@ -17,7 +18,8 @@ from agentgym_envs.multiagent.games import (
     score_guess,
 )
 from agentgym_envs.multiagent.policies import ChatModelPlayer, scripted_player
-from agentgym_envs.multiagent.single import TextGameEnv
+from agentgym_envs.multiagent.single import TextGameEnv, game_item_prefix
+from agentgym_envs.spec import env_info
 from agentgym_envs.testing import check_text_env
 
 pytest.importorskip("pettingzoo")
@@ -42,6 +44,17 @@ def test_single_agent_contract(env_id):
     report = check_text_env(f"AgentGym/{env_id}")
     assert len(report.expert_scores) == 50 and all(report.expert_successes)
     assert report.random_mean < report.expert_mean
+
+
+@pytest.mark.parametrize("game, env_id", zip(GAMES, IDS))
+def test_item_ids_use_the_prefix_the_registry_declares(game, env_id):
+    env = gym.make(f"AgentGym/{env_id}").unwrapped
+    env.reset(seed=0, options={"split": "test", "task_id": 3})
+    prefix = env_info(env_id).item_prefix
+    assert env.item_id == f"{prefix}_{env.tasks.agentgym_index('test', 3)}"
+    assert game_item_prefix(game) == prefix
+    with pytest.raises(ValueError, match="no registered id plays game 'chess'"):
+        game_item_prefix("chess")
 
 
 def test_illegal_move_is_feedback_and_the_turn_stays():

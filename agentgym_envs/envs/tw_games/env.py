@@ -14,6 +14,7 @@ from typing import Any
 from agentgym_envs.core import StepResult, Task, TaskSource, TextEnv
 from agentgym_envs.envs.tw_games.games import CHALLENGES, DEFAULT_LEVELS, compile_game, settings_for
 from agentgym_envs.errors import require
+from agentgym_envs.spec import family_record
 
 TEST_PER_CHALLENGE = 10
 TRAIN_PER_CHALLENGE = 1000
@@ -44,7 +45,7 @@ class TextWorldTasks(TaskSource):
     ``i % 3``'s task ``i // 3``, so the mix shares its games with the single-challenge ids).
     Test seeds are disjoint from train seeds."""
 
-    item_prefix = "textworld"
+    item_prefix = family_record("textworld").item_prefix
 
     def __init__(self, challenges: tuple[str, ...], levels: dict[str, int]) -> None:
         self.challenges = challenges
