@@ -2,16 +2,28 @@
 
 AgentGym trains only on ``gpt`` turns whose ``loss`` is ``true`` (the ``"Ok."`` of
 ``conversation_start`` has ``loss: false``); the SFT export keeps exactly that mask.
+
+A record with ``reward_valid: false`` ended because the environment, not the agent, failed
+(``env_error``): :func:`export_trajectories` and :func:`to_dpo_pairs` leave it out of the
+training data unless asked to keep it, and say how many they left out. Records without the
+field (AgentGym's own, older files) are kept as before.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentgym_envs.datasets.agenttraj import Trajectory, Turn
 from agentgym_envs.wrappers.conversation import Message
+
+logger = logging.getLogger(__name__)
+
+#: The training formats :func:`export_trajectories` writes.
+EXPORT_FORMATS = ("chat", "sft", "sft-text", "dpo")
 
 
 def _chat(turn: Turn) -> dict[str, Any]:
@@ -73,6 +85,8 @@ def to_sft(
     }
     if trajectory.reward is not None:
         record["reward"] = trajectory.reward
+    if "reward_valid" in trajectory.extra:
+        record["reward_valid"] = trajectory.reward_valid
     return record
 
 
@@ -129,11 +143,34 @@ def _common_prefix(a: Sequence[Turn], b: Sequence[Turn]) -> int:
     return n
 
 
+def split_invalid(
+    trajectories: Iterable[Trajectory],
+) -> tuple[list[Trajectory], list[Trajectory]]:
+    """The trajectories whose reward may be trained on, and those whose reward is not valid
+    (``reward_valid: false``: the environment failed; a record without the field is valid)."""
+    valid: list[Trajectory] = []
+    invalid: list[Trajectory] = []
+    for t in trajectories:
+        (valid if t.reward_valid else invalid).append(t)
+    return valid, invalid
+
+
+def _log_dropped(count: int, fmt: str) -> None:
+    if count:
+        logger.warning(
+            "%d trajectories left out of the %s export: their reward is not valid (the "
+            "environment failed); keep_invalid=True keeps them",
+            count,
+            fmt,
+        )
+
+
 def to_dpo_pairs(
     trajectories: Iterable[Trajectory],
     *,
     unlabeled: Literal["success", "skip"] = "success",
     max_pairs_per_item: int | None = None,
+    keep_invalid: bool = False,
 ) -> list[dict[str, Any]]:
     """DPO pairs: per item id, a successful trajectory (chosen) against a failed one (rejected).
 
@@ -142,8 +179,15 @@ def to_dpo_pairs(
     "success"`` (default) counts them as chosen candidates, ``"skip"`` leaves them out. The
     ``prompt`` is the shared opening of the two conversations (up to the last common env
     observation); ``chosen``/``rejected`` are the remaining messages of each. Every failed
-    trajectory is paired with a successful one of the same item (round robin).
+    trajectory is paired with a successful one of the same item (round robin). A trajectory
+    whose reward is not valid (an env failure is no failure of the agent) is left out, with a
+    logged count, unless ``keep_invalid``.
     """
+    trajectories, invalid = split_invalid(trajectories)
+    if keep_invalid:
+        trajectories += invalid
+    else:
+        _log_dropped(len(invalid), "dpo")
     wins: dict[str, list[Trajectory]] = defaultdict(list)
     losses: dict[str, list[Trajectory]] = defaultdict(list)
     for t in trajectories:
@@ -171,6 +215,69 @@ def to_dpo_pairs(
                 }
             )
     return pairs
+
+
+@dataclass
+class Export:
+    """What :func:`export_trajectories` made: the ``rows``, how many trajectories went into
+    them (``used``) and how many were left out because their reward is not valid
+    (``dropped_invalid``)."""
+
+    format: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    used: int = 0
+    dropped_invalid: int = 0
+
+    def summary(self) -> str:
+        """One line for a log or a CLI: ``12 sft records from 12 trajectories (3 left out:
+        reward not valid)``."""
+        text = f"{len(self.rows)} {self.format} records from {self.used} trajectories"
+        if self.dropped_invalid:
+            text += f" ({self.dropped_invalid} left out: reward not valid, the environment failed)"
+        return text
+
+
+def export_trajectories(
+    trajectories: Iterable[Trajectory],
+    to: str = "sft",
+    *,
+    keep_invalid: bool = False,
+    train_on: Literal["loss", "all_gpt"] = "loss",
+    system: str | None = None,
+    template: Literal["chatml", "llama2"] = "chatml",
+    unlabeled: Literal["success", "skip"] = "success",
+    max_pairs_per_item: int | None = None,
+) -> Export:
+    """``trajectories`` as training rows of one format: ``chat`` (``item_id`` + messages),
+    ``sft`` (:func:`to_sft`), ``sft-text`` (:func:`to_sft_text`) or ``dpo``
+    (:func:`to_dpo_pairs`).
+
+    A trajectory whose record says ``reward_valid: false`` (the episode ended on an env
+    failure) is not training data: it is left out and counted in
+    :attr:`Export.dropped_invalid` (and logged) unless ``keep_invalid``. Records without the
+    field are kept.
+    """
+    if to not in EXPORT_FORMATS:
+        raise ValueError(f"to={to!r}: use one of {', '.join(EXPORT_FORMATS)}")
+    valid, invalid = split_invalid(trajectories)
+    if keep_invalid:
+        valid += invalid
+        invalid = []
+    _log_dropped(len(invalid), to)
+    out = Export(to, used=len(valid), dropped_invalid=len(invalid))
+    if to == "chat":
+        out.rows = [
+            {"item_id": t.item_id, "messages": to_chat_messages(t, system=system)} for t in valid
+        ]
+    elif to == "sft":
+        out.rows = [to_sft(t, train_on=train_on, system=system) for t in valid]
+    elif to == "sft-text":
+        out.rows = [to_sft_text(t, train_on=train_on, template=template) for t in valid]
+    else:
+        out.rows = to_dpo_pairs(
+            valid, unlabeled=unlabeled, max_pairs_per_item=max_pairs_per_item, keep_invalid=True
+        )
+    return out
 
 
 def filter_trajectories(
@@ -218,8 +325,12 @@ def filter_trajectories(
 
 
 __all__ = [
+    "EXPORT_FORMATS",
+    "Export",
+    "export_trajectories",
     "filter_trajectories",
     "loss_mask",
+    "split_invalid",
     "to_chat_messages",
     "to_dpo_pairs",
     "to_sft",
