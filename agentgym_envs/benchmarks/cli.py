@@ -79,25 +79,32 @@ def _policy_spec(
 
 def _print_summary(summary, title: str) -> None:
     k = summary.k
+    invalid = summary.invalid > 0
     table = Table(title=title)
     cols = (
         ["env", "episodes", "score", "success"]
         + ([f"Avg@{k}", f"Pass@{k}"] if k > 1 else [])
         + ["turns", "errors"]
+        + (["invalid"] if invalid else [])
     )
     for c in cols:
         table.add_column(c, justify="left" if c == "env" else "right")
     for e in summary.envs:
-        row = [e.env_id.split("/")[-1], str(e.episodes), f"{e.score:.3f}", f"{e.success_rate:.1%}"]
-        row += [f"{e.avg_at_k:.3f}", f"{e.pass_at_k:.1%}"] if k > 1 else []
-        row += [f"{e.mean_turns:.1f}", str(e.errors)]
+        means = [f"{e.score:.3f}", f"{e.success_rate:.1%}"]
+        means += [f"{e.avg_at_k:.3f}", f"{e.pass_at_k:.1%}"] if k > 1 else []
+        means += [f"{e.mean_turns:.1f}"]
+        row = [e.env_id.split("/")[-1], str(e.episodes)]
+        row += means if e.scored else ["-"] * len(means)
+        row += [str(e.errors)] + ([str(e.invalid)] if invalid else [])
         table.add_row(*row)
     o = summary.as_dict()["overall"]
     row = ["overall", str(o["episodes"]), f"{o['score']:.3f}", f"{o['success_rate']:.1%}"]
     row += [f"{o['avg_at_k']:.3f}", f"{o['pass_at_k']:.1%}"] if k > 1 else []
-    row += ["", ""]
+    row += ["", ""] + ([str(o["invalid"])] if invalid else [])
     table.add_row(*row, style="bold")
     console.print(table)
+    if invalid:
+        console.print(f"[yellow]{summary.invalid_note()}[/]")
 
 
 def _print_sources(families: dict) -> None:

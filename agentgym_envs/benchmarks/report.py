@@ -7,6 +7,11 @@ mean over its episodes and its **success rate** the share of episodes that succe
 of tasks solved by at least one sample (AgentGym-RL's any-success rule). The overall row is the
 macro mean over envs (every env counts once, whatever its size); for it, scores on another scale
 (SciWorld's 0..100) are divided by their maximum so every env weighs the same.
+
+An episode whose record says ``reward_valid: false`` ended because the environment failed
+(``env_error``), not the agent: it is counted apart (``invalid``) and left out of the score,
+success rate, Avg@k, Pass@k and mean turns unless ``include_invalid``; the reports say so.
+Records without the field (older runs) count as valid.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import logging
 import os
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +47,12 @@ def score_scale(env_id: str) -> float:
 def episode_key(record: dict[str, Any]) -> tuple[str, str, int]:
     """What identifies an episode of a run: env id, item id, sample number."""
     return (record["env_id"], record["item_id"], int(record.get("sample", 0)))
+
+
+def reward_is_valid(record: dict[str, Any]) -> bool:
+    """Whether an episode record's reward judges the agent (``reward_valid``; true when the
+    record does not say)."""
+    return record.get("reward_valid", True) is not False
 
 
 def read_results(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -74,7 +85,14 @@ def read_results(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 @dataclass
 class EnvSummary:
-    """One env's numbers in a run."""
+    """One env's numbers in a run.
+
+    ``invalid`` counts the episodes whose reward is not valid (the environment failed);
+    ``scored`` the episodes the means are over (all but the invalid ones, unless the summary
+    includes them; an env with none scored has means of 0 and is left out of the overall row).
+    ``errors`` counts the episodes that raised; ``wall_time`` and the token counts are over all
+    episodes.
+    """
 
     env_id: str
     episodes: int
@@ -89,51 +107,81 @@ class EnvSummary:
     wall_time: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    invalid: int = 0
+    scored: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.scored is None:
+            self.scored = self.episodes - self.invalid
 
 
 @dataclass
 class Summary:
-    """A run's per-env numbers and the overall (macro) means."""
+    """A run's per-env numbers and the overall (macro) means.
+
+    ``include_invalid`` says whether episodes whose reward is not valid count in the means
+    (as their recorded reward, 0) or are left out of them (the default).
+    """
 
     envs: list[EnvSummary] = field(default_factory=list)
     config: dict[str, Any] = field(default_factory=dict)
+    include_invalid: bool = False
 
     @property
     def k(self) -> int:
         return max((e.samples for e in self.envs), default=1)
 
     @property
+    def invalid(self) -> int:
+        """Episodes whose reward is not valid (the environment failed), over all envs."""
+        return sum(e.invalid for e in self.envs)
+
+    def _macro(self, value: Callable[[EnvSummary], float]) -> float:
+        """Mean of ``value`` over the envs with a scored episode."""
+        values = [value(e) for e in self.envs if e.scored]
+        return statistics.fmean(values) if values else 0.0
+
+    @property
     def overall_score(self) -> float:
         """Macro mean of the envs' scores, each on a 0..1 scale."""
-        return (
-            statistics.fmean(e.score / score_scale(e.env_id) for e in self.envs)
-            if self.envs
-            else 0.0
-        )
+        return self._macro(lambda e: e.score / score_scale(e.env_id))
 
     @property
     def overall_success(self) -> float:
-        return statistics.fmean(e.success_rate for e in self.envs) if self.envs else 0.0
+        return self._macro(lambda e: e.success_rate)
+
+    def invalid_note(self) -> str:
+        """What the summary did with episodes whose reward is not valid ("" when none)."""
+        n = self.invalid
+        if not n:
+            return ""
+        what = (
+            f"{n} episode{'s' if n != 1 else ''} ended on an environment failure (reward not valid)"
+        )
+        if self.include_invalid:
+            return f"{what}: counted in score and success with their recorded reward."
+        return f"{what}: counted apart (invalid) and left out of score, success and turns."
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "config": self.config,
             "k": self.k,
+            "include_invalid": self.include_invalid,
             "overall": {
                 "score": self.overall_score,
                 "success_rate": self.overall_success,
-                "avg_at_k": statistics.fmean(e.avg_at_k / score_scale(e.env_id) for e in self.envs)
-                if self.envs
-                else 0.0,
-                "pass_at_k": statistics.fmean(e.pass_at_k for e in self.envs) if self.envs else 0.0,
+                "avg_at_k": self._macro(lambda e: e.avg_at_k / score_scale(e.env_id)),
+                "pass_at_k": self._macro(lambda e: e.pass_at_k),
                 "episodes": sum(e.episodes for e in self.envs),
+                "invalid": self.invalid,
             },
             "envs": [asdict(e) for e in self.envs],
         }
 
     def to_markdown(self) -> str:
         k = self.k
-        head = ["env", "episodes", "score", "success"]
+        invalid = self.invalid > 0
+        head = ["env", "episodes"] + (["invalid"] if invalid else []) + ["score", "success"]
         if k > 1:
             head += [f"Avg@{k}", f"Pass@{k}"]
         head += ["turns"]
@@ -142,22 +190,24 @@ class Summary:
             "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|",
         ]
         for e in self.envs:
-            row = [e.env_id, str(e.episodes), f"{e.score:.3f}", f"{e.success_rate:.1%}"]
-            if k > 1:
-                row += [f"{e.avg_at_k:.3f}", f"{e.pass_at_k:.1%}"]
-            row += [f"{e.mean_turns:.1f}"]
+            row = [e.env_id, str(e.episodes)] + ([str(e.invalid)] if invalid else [])
+            if e.scored:
+                row += [f"{e.score:.3f}", f"{e.success_rate:.1%}"]
+                row += [f"{e.avg_at_k:.3f}", f"{e.pass_at_k:.1%}"] if k > 1 else []
+                row += [f"{e.mean_turns:.1f}"]
+            else:
+                row += ["-"] * (len(head) - len(row))
             lines.append("| " + " | ".join(row) + " |")
         d = self.as_dict()["overall"]
-        row = [
-            "**overall (mean over envs)**",
-            str(d["episodes"]),
-            f"{d['score']:.3f}",
-            f"{d['success_rate']:.1%}",
-        ]
+        row = ["**overall (mean over envs)**", str(d["episodes"])]
+        row += [str(d["invalid"])] if invalid else []
+        row += [f"{d['score']:.3f}", f"{d['success_rate']:.1%}"]
         if k > 1:
             row += [f"{d['avg_at_k']:.3f}", f"{d['pass_at_k']:.1%}"]
         row += [""]
         lines.append("| " + " | ".join(row) + " |")
+        if invalid:
+            lines += ["", self.invalid_note()]
         title = ""
         if self.config:
             pol = self.config.get("policy", {})
@@ -168,18 +218,34 @@ class Summary:
         return title + "\n".join(lines) + "\n"
 
 
-def summarize(records: Iterable[dict[str, Any]], config: dict[str, Any] | None = None) -> Summary:
-    """Per-env metrics of episode records (env order: first appearance)."""
+def _mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return statistics.fmean(values) if values else 0.0
+
+
+def summarize(
+    records: Iterable[dict[str, Any]],
+    config: dict[str, Any] | None = None,
+    *,
+    include_invalid: bool = False,
+) -> Summary:
+    """Per-env metrics of episode records (env order: first appearance).
+
+    Episodes whose reward is not valid (``reward_valid: false``) are counted in
+    :attr:`EnvSummary.invalid` and left out of the means unless ``include_invalid``.
+    """
     by_env: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         by_env[r["env_id"]].append(r)
-    out = Summary(config=dict(config or {}))
+    out = Summary(config=dict(config or {}), include_invalid=include_invalid)
     for env_id, recs in by_env.items():
         per_task: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for r in recs:
             per_task[r["item_id"]].append(r)
-        scores = [float(r.get("reward") or 0.0) for r in recs]
-        successes = [bool(r.get("success")) for r in recs]
+        scored = [r for r in recs if include_invalid or reward_is_valid(r)]
+        scored_tasks: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in scored:
+            scored_tasks[r["item_id"]].append(r)
         tokens = [r.get("tokens") or {} for r in recs]
         out.envs.append(
             EnvSummary(
@@ -187,17 +253,19 @@ def summarize(records: Iterable[dict[str, Any]], config: dict[str, Any] | None =
                 episodes=len(recs),
                 tasks=len(per_task),
                 samples=max(len(v) for v in per_task.values()),
-                score=statistics.fmean(scores),
-                success_rate=statistics.fmean(successes),
-                avg_at_k=statistics.fmean(
+                score=_mean(float(r.get("reward") or 0.0) for r in scored),
+                success_rate=_mean(bool(r.get("success")) for r in scored),
+                avg_at_k=_mean(
                     statistics.fmean(float(r.get("reward") or 0.0) for r in v)
-                    for v in per_task.values()
+                    for v in scored_tasks.values()
                 ),
-                pass_at_k=statistics.fmean(
-                    any(bool(r.get("success")) for r in v) for v in per_task.values()
+                pass_at_k=_mean(
+                    any(bool(r.get("success")) for r in v) for v in scored_tasks.values()
                 ),
-                mean_turns=statistics.fmean(int(r.get("turns", 0)) for r in recs),
+                mean_turns=_mean(int(r.get("turns", 0)) for r in scored),
                 errors=sum(1 for r in recs if r.get("error")),
+                invalid=sum(1 for r in recs if not reward_is_valid(r)),
+                scored=len(scored),
                 wall_time=sum(float(r.get("wall_time", 0.0)) for r in recs),
                 prompt_tokens=sum(int(t.get("prompt_tokens", 0)) for t in tokens),
                 completion_tokens=sum(int(t.get("completion_tokens", 0)) for t in tokens),
@@ -215,8 +283,7 @@ def bar_chart(summary: Summary, path: str | os.PathLike[str], title: str | None 
     plt = require("matplotlib.pyplot", "bench")
     names = [e.env_id.split("/")[-1] for e in summary.envs] + ["overall"]
     success = [e.success_rate for e in summary.envs] + [summary.overall_success]
-    score = [e.score / score_scale(e.env_id) for e in summary.envs]
-    score.append(statistics.fmean(score) if score else 0.0)
+    score = [e.score / score_scale(e.env_id) for e in summary.envs] + [summary.overall_score]
     x = np.arange(len(names))
     fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(names) + 2), 3.6), dpi=110)
     bars = [
@@ -362,10 +429,15 @@ class Comparison:
         return "\n".join(lines) + "\n"
 
 
-def _per_item(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, tuple[float, float]]]:
-    """env -> item -> (mean success, mean score) over the item's samples."""
+def _per_item(
+    records: Iterable[dict[str, Any]], include_invalid: bool = False
+) -> dict[str, dict[str, tuple[float, float]]]:
+    """env -> item -> (mean success, mean score) over the item's samples (those whose reward
+    is valid, unless ``include_invalid``)."""
     acc: dict[str, dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
     for r in records:
+        if not (include_invalid or reward_is_valid(r)):
+            continue
         acc[r["env_id"]][r["item_id"]].append(
             (float(bool(r.get("success"))), float(r.get("reward") or 0.0))
         )
@@ -401,6 +473,7 @@ def compare_runs(
     n_boot: int = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
+    include_invalid: bool = False,
 ) -> Comparison:
     """Paired bootstrap comparison of two runs (B minus A) on the items both ran.
 
@@ -410,11 +483,13 @@ def compare_runs(
     Items are paired by env and item id (samples of an item are averaged first). Each
     bootstrap round resamples the paired items with replacement -- per env for the per-env
     rows, within every env for the overall row (which is the macro mean over envs, as in the
-    summary). A difference is significant when its confidence interval excludes 0.
+    summary). A difference is significant when its confidence interval excludes 0. Samples
+    whose reward is not valid (the environment failed) are left out unless
+    ``include_invalid``; an item left with none is unpaired.
     """
     recs_a = read_results(run_a) if isinstance(run_a, (str, os.PathLike)) else list(run_a)
     recs_b = read_results(run_b) if isinstance(run_b, (str, os.PathLike)) else list(run_b)
-    a, b = _per_item(recs_a), _per_item(recs_b)
+    a, b = _per_item(recs_a, include_invalid), _per_item(recs_b, include_invalid)
     rng = np.random.default_rng(seed)
     alpha = 1 - confidence
     envs: list[EnvComparison] = []
@@ -471,6 +546,7 @@ __all__ = [
     "compare_runs",
     "episode_key",
     "read_results",
+    "reward_is_valid",
     "summarize",
     "write_reports",
 ]

@@ -356,3 +356,85 @@ def test_stand_in_family_says_so_in_the_summary():
     assert fam["items"] == "embedded stand-in" and "data_path=" in fam["stand_in"]
     assert fam["data"] == "embedded"
     assert res.summary.envs[0].episodes == 1  # our own split still runs
+
+
+# -- episodes whose reward is not valid ---------------------------------------------------------
+def _dies_mid_episode(base):
+    """``base`` whose second episode's policy raises after one step (the episode is lost)."""
+    calls = {"n": 0}
+
+    def factory(env, seed):
+        calls["n"] += 1
+        policy, steps = base.factory(env, seed), {"n": 0}
+        if calls["n"] != 2:
+            return policy
+
+        def dying(obs, info):
+            steps["n"] += 1
+            if steps["n"] == 2:
+                raise ConnectionError("simulator process died")
+            return policy(obs, info)
+
+        return dying
+
+    return type(base)(base.name, base.format, factory)
+
+
+def test_env_failures_are_counted_apart_from_score_and_success(tmp_path):
+    res = run_benchmark("Maze-v0", _dies_mid_episode(expert_spec()), out=tmp_path, limit=3)
+    (env,) = res.summary.envs
+    assert [r["reward_valid"] for r in res.records].count(False) == 1
+    # the expert solved the two episodes that ran: the lost one is no failure of the agent
+    assert (env.episodes, env.invalid, env.scored, env.errors) == (3, 1, 2, 1)
+    assert env.score == env.success_rate == env.pass_at_k == res.summary.overall_score == 1.0
+    d = json.loads((tmp_path / "summary.json").read_text())
+    assert d["overall"]["invalid"] == 1 and d["include_invalid"] is False
+    md = (tmp_path / "summary.md").read_text()
+    assert "| env | episodes | invalid | score |" in md and "| 3 | 1 | 1.000 | 100.0% |" in md
+    assert "1 episode ended on an environment failure (reward not valid): counted apart" in md
+    # asked to, the summary counts the lost episode as its recorded reward (0)
+    both = summarize(res.records, include_invalid=True)
+    assert (both.envs[0].scored, both.envs[0].invalid) == (3, 1)
+    assert both.envs[0].success_rate == pytest.approx(2 / 3)
+    assert "counted in score and success" in both.to_markdown()
+
+
+def test_bench_report_prints_the_invalid_count(tmp_path):
+    typer = pytest.importorskip("typer")
+    from typer.testing import CliRunner
+
+    from agentgym_envs.benchmarks.cli import register_cli
+
+    run_benchmark("Maze-v0", _dies_mid_episode(expert_spec()), out=tmp_path, limit=3)
+    app = typer.Typer()
+    app.command("list")(lambda: None)
+    register_cli(app)
+    r = CliRunner().invoke(app, ["bench", "report", str(tmp_path)], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert "invalid" in r.output and "1 episode ended on an environment failure" in r.output
+    row = next(line for line in r.output.splitlines() if "Maze-v0" in line)
+    assert re.search(r"\b3\b.*1\.000.*100\.0%.*\b1\b.*\b1\b", row), row
+
+
+def test_records_without_reward_valid_are_summarized_as_before():
+    old = [_rec("E", "e_0", 0, 1.0, True), {**_rec("E", "e_1", 0, 0.0, False), "error": "boom"}]
+    s = summarize(old)
+    assert (s.envs[0].invalid, s.envs[0].scored, s.envs[0].errors) == (0, 2, 1)
+    assert s.overall_score == s.overall_success == 0.5
+    assert "invalid" not in s.to_markdown() and "environment failure" not in s.to_markdown()
+
+
+def test_env_reported_failures_leave_the_means_and_the_pairing():
+    bad = {**_rec("E", "e_1", 0, 0.0, False), "outcome": "env_error", "reward_valid": False}
+    recs = [_rec("E", "e_0", 0, 1.0, True), bad, _rec("F", "f_0", 0, 0.0, False)]
+    s = summarize(recs)
+    assert (s.envs[0].score, s.envs[0].invalid, s.overall_score) == (1.0, 1, 0.5)
+    # an env whose every episode was lost has no score: shown as "-", out of the overall row
+    lost = summarize([{**bad, "env_id": "G"}, _rec("E", "e_0", 0, 1.0, True)])
+    assert lost.envs[0].scored == 0 and lost.overall_score == 1.0
+    assert "| G | 1 | 1 | - | - | - |" in lost.to_markdown()
+    # a lost sample is not compared: e_1 is paired only when asked to include it
+    other = [_rec("E", "e_0", 0, 1.0, True), _rec("E", "e_1", 0, 1.0, True)]
+    assert compare_runs(recs[:2], other, n_boot=200).envs[0].paired_items == 1
+    cmp = compare_runs(recs[:2], other, n_boot=200, include_invalid=True)
+    assert cmp.envs[0].paired_items == 2
