@@ -123,8 +123,15 @@ def convert(
     max_turns: int | None = typer.Option(None, "--max-turns"),
     max_chars: int | None = typer.Option(None, "--max-chars"),
     strict: bool = typer.Option(False, "--strict"),
+    keep_invalid: bool = typer.Option(
+        False,
+        "--keep-invalid",
+        help="Also export trajectories whose reward is not valid (reward_valid: false, the "
+        "environment failed); left out by default.",
+    ),
 ) -> None:
-    """Filter and convert a trajectory set to chat / SFT / DPO records."""
+    """Filter and convert a trajectory set to chat / SFT / DPO records (trajectories that ended
+    on an environment failure are left out and counted unless --keep-invalid)."""
     from agentgym_envs.datasets import export
     from agentgym_envs.datasets.agenttraj import save_agenttraj
 
@@ -140,21 +147,14 @@ def convert(
         save_agenttraj(trajs, out)
         console.print(f"wrote {len(trajs)} records to {out}")
         return
-    if to == "chat":
-        rows = [{"item_id": t.item_id, "messages": export.to_chat_messages(t)} for t in trajs]
-    elif to == "sft":
-        rows = [export.to_sft(t) for t in trajs]
-    elif to == "sft-text":
-        rows = [export.to_sft_text(t) for t in trajs]
-    elif to == "dpo":
-        rows = export.to_dpo_pairs(trajs)
-    else:
+    if to not in export.EXPORT_FORMATS:
         raise AgentGymError(f"--to {to!r}: use chat, sft, sft-text, dpo or agenttraj")
+    result = export.export_trajectories(trajs, to, keep_invalid=keep_invalid)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8") as f:
-        for row in rows:
+        for row in result.rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    console.print(f"wrote {len(rows)} {to} records from {len(trajs)} trajectories to {out}")
+    console.print(f"wrote {result.summary()} to {out}", markup=False)
 
 
 _REPLAY_COMMAND_FAMILY = typer.Option(None, "--family", help="Only these families (repeatable).")

@@ -155,9 +155,10 @@ def split_invalid(
     return valid, invalid
 
 
-def _log_dropped(count: int, fmt: str) -> None:
+def _log_dropped(count: int, fmt: str, level: int = logging.WARNING) -> None:
     if count:
-        logger.warning(
+        logger.log(
+            level,
             "%d trajectories left out of the %s export: their reward is not valid (the "
             "environment failed); keep_invalid=True keeps them",
             count,
@@ -254,7 +255,8 @@ def export_trajectories(
 
     A trajectory whose record says ``reward_valid: false`` (the episode ended on an env
     failure) is not training data: it is left out and counted in
-    :attr:`Export.dropped_invalid` (and logged) unless ``keep_invalid``. Records without the
+    :attr:`Export.dropped_invalid` (and :meth:`Export.summary`, logged at INFO) unless
+    ``keep_invalid``. Records without the
     field are kept.
     """
     if to not in EXPORT_FORMATS:
@@ -263,7 +265,8 @@ def export_trajectories(
     if keep_invalid:
         valid += invalid
         invalid = []
-    _log_dropped(len(invalid), to)
+    # the count is in the returned summary: the log line is only for who reads logs
+    _log_dropped(len(invalid), to, logging.INFO)
     out = Export(to, used=len(valid), dropped_invalid=len(invalid))
     if to == "chat":
         out.rows = [

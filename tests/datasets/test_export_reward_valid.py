@@ -33,8 +33,8 @@ class _DiesOnSecondStep(gym.Wrapper):
 
 
 @pytest.fixture(scope="module")
-def recorded(tmp_path_factory):
-    """Maze task 3 three times: solved, cut by a turn limit, and lost to a dying env."""
+def recorded_path(tmp_path_factory):
+    """Maze task 3 recorded three times: solved, cut by a turn limit, lost to a dying env."""
     path = tmp_path_factory.mktemp("rec") / "maze.jsonl"
     env = RecordTrajectory(agentgym_envs.make("AgentGym/Maze-v0"), path)
     run_episode(env, agentgym_envs.expert_policy(env), task_id=3)
@@ -43,14 +43,19 @@ def recorded(tmp_path_factory):
     env = RecordTrajectory(_DiesOnSecondStep(agentgym_envs.make("AgentGym/Maze-v0")), path)
     with pytest.raises(ConnectionError):
         run_episode(env, lambda o, i: "move up", task_id=3)
-    trajs = load_agenttraj(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def recorded(recorded_path):
+    trajs = load_agenttraj(recorded_path)
     assert [t.ended_by for t in trajs] == ["success", "turn_limit", "env_error"]
     return trajs
 
 
 @pytest.mark.parametrize("fmt", ["chat", "sft", "sft-text"])
 def test_env_failures_are_left_out_and_counted(recorded, fmt, caplog):
-    with caplog.at_level(logging.WARNING, logger="agentgym_envs.datasets.export"):
+    with caplog.at_level(logging.INFO, logger="agentgym_envs.datasets.export"):
         out = export_trajectories(recorded, fmt)
     assert (len(out.rows), out.used, out.dropped_invalid) == (2, 2, 1)
     assert "1 left out: reward not valid" in out.summary()
@@ -84,7 +89,7 @@ def test_records_without_the_field_export_as_before(caplog):
     trajs = load_agenttraj(FIXTURES / "agenttraj_small.json")
     assert not any("reward_valid" in t.extra for t in trajs)
     assert split_invalid(trajs) == (list(trajs), [])
-    with caplog.at_level(logging.WARNING, logger="agentgym_envs.datasets.export"):
+    with caplog.at_level(logging.INFO, logger="agentgym_envs.datasets.export"):
         out = export_trajectories(trajs, "sft")
     assert out.rows == [to_sft(t) for t in trajs] and out.dropped_invalid == 0
     assert all("reward_valid" not in r for r in out.rows)
@@ -95,3 +100,21 @@ def test_records_without_the_field_export_as_before(caplog):
 def test_unknown_format_is_refused(recorded):
     with pytest.raises(ValueError, match="use one of chat, sft, sft-text, dpo"):
         export_trajectories(recorded, "kto")
+
+
+def test_data_convert_leaves_env_failures_out_unless_asked(recorded_path, tmp_path):
+    typer = pytest.importorskip("typer")
+    from typer.testing import CliRunner
+
+    from agentgym_envs.datasets.cli import register_cli
+
+    app = typer.Typer()
+    app.command("list")(lambda: None)
+    register_cli(app)
+    for extra, rows in (([], 2), (["--keep-invalid"], 3)):
+        out = tmp_path / f"sft{len(extra)}.jsonl"
+        args = ["data", "convert", str(recorded_path), str(out), "--to", "sft", *extra]
+        r = CliRunner().invoke(app, args, catch_exceptions=False)
+        assert r.exit_code == 0, r.output
+        assert len(out.read_text().splitlines()) == rows
+        assert ("1 left out: reward not valid" in r.output) is (rows == 2), r.output
