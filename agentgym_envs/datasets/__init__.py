@@ -14,8 +14,12 @@ from agentgym_envs.datasets.agenttraj import (
     validate_record,
 )
 from agentgym_envs.datasets.export import (
+    EXPORT_FORMATS,
+    Export,
+    export_trajectories,
     filter_trajectories,
     loss_mask,
+    split_invalid,
     to_chat_messages,
     to_dpo_pairs,
     to_sft,
@@ -33,6 +37,8 @@ from agentgym_envs.datasets.replay import Replayer, ReplayReport, ReplaySummary,
 from agentgym_envs.datasets.stats import FamilyStats, OverlapReport, dataset_stats, overlap
 
 __all__ = [
+    "EXPORT_FORMATS",
+    "Export",
     "FamilyStats",
     "ItemRef",
     "ItemResolver",
@@ -47,6 +53,7 @@ __all__ = [
     "UnlinkedItemError",
     "canonical_item_id",
     "dataset_stats",
+    "export_trajectories",
     "filter_trajectories",
     "load_agenttraj",
     "loss_mask",
@@ -56,6 +63,7 @@ __all__ = [
     "replay_all",
     "resolve_item",
     "save_agenttraj",
+    "split_invalid",
     "to_chat_messages",
     "to_dpo_pairs",
     "to_sft",

@@ -12,12 +12,15 @@ episode's success over the env's verdict, and an action judged ``bad`` is not tr
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from agentgym_envs.errors import AgentGymError
+
+logger = logging.getLogger(__name__)
 
 FORMATS = ("sft", "dpo", "kto", "rm")
 
@@ -155,6 +158,7 @@ def trajectories(store, episode_ids: Iterable[int], *, mask_bad_actions: bool = 
                     "env_id": ep.env_id,
                     "version": run.version.label if run.version is not None else None,
                     "outcome": ep.outcome,
+                    "reward_valid": ep.outcome != "env_error",
                 }
                 out.append(Trajectory(ep.item_id, turns, float(ep.score), bool(success), extra))
     return out
@@ -239,6 +243,7 @@ def export_training(
     *,
     train_on: str = "loss",
     mask_bad_actions: bool = True,
+    keep_invalid: bool = False,
     **filters: Any,
 ) -> list[dict[str, Any]]:
     """Filtered experience (see :func:`select_episodes`) as ``fmt`` records, written as JSONL
@@ -247,15 +252,22 @@ def export_training(
     ``sft``: :func:`~agentgym_envs.datasets.to_sft` records (messages + loss mask). ``dpo``:
     :func:`~agentgym_envs.datasets.to_dpo_pairs` (good vs bad trajectories of one task).
     ``kto``: one record per trajectory (prompt, completion, desirable label). ``rm``:
-    reward-model records, outcomes and judged actions.
+    reward-model records, outcomes and judged actions. Episodes the environment failed
+    (outcome ``env_error``) carry no valid reward and are left out unless ``keep_invalid``.
     """
-    from agentgym_envs.datasets.export import to_dpo_pairs, to_sft
+    from agentgym_envs.datasets.export import split_invalid, to_dpo_pairs, to_sft
 
     if fmt not in FORMATS:
         raise AgentGymError(f"training format {fmt!r}: use one of {', '.join(FORMATS)}")
     trajs = trajectories(
         store, select_episodes(store, **filters), mask_bad_actions=mask_bad_actions
     )
+    if not keep_invalid:
+        trajs, invalid = split_invalid(trajs)
+        if invalid:
+            logger.warning(
+                "%d episode(s) left out: the env failed (reward not valid)", len(invalid)
+            )
     if fmt == "sft":
         records = []
         for t in trajs:
@@ -264,7 +276,7 @@ def export_training(
             rec["episode_id"] = t.extra["episode_id"]
             records.append(rec)
     elif fmt == "dpo":
-        records = to_dpo_pairs(trajs)
+        records = to_dpo_pairs(trajs, keep_invalid=True)  # already filtered
     elif fmt == "kto":
         records = _kto(trajs)
     else:

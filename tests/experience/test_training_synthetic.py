@@ -171,3 +171,16 @@ def test_paraphrased_trajectories_change_only_the_instructions_and_still_replay(
 
     bare = Trajectory("maze_1", [Turn("human", "obs"), Turn("gpt", "Action: move up", True)])
     assert augment_trajectories([bare], verify=False) == []
+
+
+def test_episodes_the_env_failed_are_not_training_data(filled):
+    broken = _first(filled, "expert", True)
+    with filled.session() as s:
+        s.get(Episode, broken.id).outcome = "env_error"
+        s.commit()
+    (t,) = trajectories(filled, [broken.id])
+    assert t.reward_valid is False
+    ids = {r["episode_id"] for r in export_training(filled, "sft", versions=["agent@1"])}
+    assert broken.id not in ids and len(ids) == 19
+    kept = export_training(filled, "sft", versions=["agent@1"], keep_invalid=True)
+    assert broken.id in {r["episode_id"] for r in kept}
