@@ -322,7 +322,6 @@ class TextEnv(gym.Env[str, str]):
         self.task = self.tasks.get(split, task_id)
         self.success, self.score, self.done, self.turns = False, 0.0, False, 0
         self.episode += 1
-        self._reset_options = options
         obs, extra = self._begin(self.task)
         self._last_observation = self._fit(normalize_text(obs))
         return self._last_observation, self._info(extra)

@@ -327,7 +327,7 @@ class Bargaining(Game):
                     for p in PLAYERS
                 )
                 >= TOTAL_VALUE / 2
-                for keep in self._splits(counts)
+                for keep in self.splits(counts)
             ):
                 break
         self.counts = counts
@@ -343,7 +343,8 @@ class Bargaining(Game):
                 return tuple(vals)
 
     @staticmethod
-    def _splits(counts: list[int]) -> list[tuple[int, ...]]:
+    def splits(counts: list[int]) -> list[tuple[int, ...]]:
+        """Every way to keep part of a pool of ``counts`` items: ``(books, hats, balls)`` kept."""
         return list(itertools.product(*(range(n + 1) for n in counts)))
 
     @staticmethod

@@ -179,7 +179,7 @@ def bargaining_expert(game: Game, player: str, rng: random.Random) -> str:
     other = game.other(player)
     floor = TOTAL_VALUE * Bargaining.ACCEPT_SHARE
     best = max(
-        (keep for keep in game._splits(game.counts) if game.value_of(other, keep, player) >= floor),
+        (keep for keep in game.splits(game.counts) if game.value_of(other, keep, player) >= floor),
         key=lambda keep: (game.value_of(player, keep, player), keep),
     )
     offer = game.offer

@@ -324,9 +324,14 @@ class Outbox:
                 self._idle.wait(min(left, 0.2))
         return True
 
+    def begin_closing(self) -> None:
+        """Retry a down sink often from now on: :meth:`close` is coming (a bus closing several
+        outboxes calls this on all of them first, so none waits out a long backoff)."""
+        self._closing.set()
+
     def close(self, timeout: float = 10.0) -> int:
         """Deliver for up to ``timeout`` seconds, stop, close the sink; the count left on disk."""
-        self._closing.set()
+        self.begin_closing()
         self.flush(timeout)
         self._stop.set()
         self._wake.set()
@@ -356,7 +361,7 @@ class EventBus:
         """Flush every sink for up to ``timeout`` seconds in all; per sink, events left on disk."""
         deadline = time.monotonic() + timeout
         for box in self.outboxes:
-            box._closing.set()
+            box.begin_closing()
         return {
             box.sink.name: box.close(max(0.0, deadline - time.monotonic())) for box in self.outboxes
         }

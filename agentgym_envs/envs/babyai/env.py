@@ -223,6 +223,11 @@ class BabyAIEnv(TextEnv):
             return ""
         return V.action_line(self._view.actions)
 
+    @property
+    def view(self) -> V.View | None:
+        """What the agent sees now (its text and the actions it offers); None before reset."""
+        return self._view
+
     def available_actions(self) -> list[str]:
         return list(self._view.actions) if self._view is not None else []
 

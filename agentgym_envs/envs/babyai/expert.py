@@ -179,7 +179,7 @@ class BabyAIExpert:
             if verb == "toggle":
                 return "toggle"
         # a macro straight to a visible target, when its planned walk really gets there
-        view = self.env._view
+        view = self.env.view
         for name, thing in view.targets.items():
             if not name.startswith(("go to ", "pickup ")) or not any(
                 thing.pos == self._where(o) for o in placed
@@ -226,7 +226,7 @@ class BabyAIExpert:
                 continue
             c = mg.grid.get(*cell)
             if c is not None and c.type == "door" and not c.is_open:
-                view = self.env._view
+                view = self.env.view
                 for name, thing in view.targets.items():
                     if name.startswith("toggle and go through ") and thing.pos == cell:
                         walk = view.actions[name][:-2]
@@ -256,7 +256,7 @@ class BabyAIExpert:
         if len(cells) < 2:
             return None
         along = {cell: i for i, cell in enumerate(cells)}
-        view, best, best_i = self.env._view, None, 1
+        view, best, best_i = self.env.view, None, 1
         for name in view.targets:
             if not name.startswith(("go to ", "go through ")):
                 continue
@@ -392,7 +392,7 @@ class BabyAIExpert:
         return c is not None and c.type == "key" and c.color == color
 
     def _pickup_front(self) -> str:
-        view = self.env._view
+        view = self.env.view
         for name, plan in view.actions.items():
             if name.startswith("pickup ") and plan == [V.PICKUP]:
                 return name

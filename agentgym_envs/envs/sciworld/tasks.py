@@ -69,7 +69,6 @@ AGENTGYM_FIXED_EXCLUDED = AGENTGYM_EXCLUDED | {"2-3"}
 TEST_SIZE = 200  # AgentEval's SciWorld split
 INDEXES = ("clean", "agentgym", "agentgym_fixed")
 
-TASK_IDS = {name: tid for tid, name, _ in SCIWORLD_TASKS}
 MAX_VARIATIONS = {name: n for _, name, n in SCIWORLD_TASKS}
 
 
@@ -79,11 +78,6 @@ class SciWorldTask(Task):
 
     task_name: str
     variation: int
-
-    @property
-    def sciworld_id(self) -> str:
-        """ScienceWorld's task id (``1-1`` for boil)."""
-        return TASK_IDS[self.task_name]
 
 
 def agentgym_items(excluded: frozenset[str] = AGENTGYM_EXCLUDED) -> tuple[tuple[str, int], ...]:

@@ -78,11 +78,19 @@ def price_tag(pricing: tuple[float, ...]) -> str:
 class Catalog:
     """Products, their lookup by ASIN, and a lazily built BM25 index over them."""
 
-    def __init__(self, products: list[Product], key: tuple, description: str) -> None:
+    def __init__(
+        self,
+        products: list[Product],
+        key: tuple,
+        description: str,
+        source_mtime: int | None = None,
+    ) -> None:
         self.products = products
         self.by_asin = {p.asin: p for p in products}
         self.key = key
         self.description = description
+        #: modification time (ns) of the data file read, so a changed file is read again
+        self.source_mtime = source_mtime
         self._index: SearchIndex | None = None
         self._lock = threading.Lock()
 
@@ -382,14 +390,16 @@ def original_catalog(
     key = ("original", str(data_path), num_products, int(price_seed))
     with _CACHE_LOCK:
         cached = _CACHE.get(key)
-        if cached is not None and getattr(cached, "_mtime", None) == stat.st_mtime_ns:
+        if cached is not None and cached.source_mtime == stat.st_mtime_ns:
             return cached
         products = load_original_products(products_file, attrs_file, num_products, price_seed)
         if not products:
             raise BadDataError(f"{products_file} holds no usable product (asin, name, ...)")
         catalog = Catalog(
-            products, key, f"WebShop data from {products_file} ({len(products)} products)"
+            products,
+            key,
+            f"WebShop data from {products_file} ({len(products)} products)",
+            source_mtime=stat.st_mtime_ns,
         )
-        catalog._mtime = stat.st_mtime_ns  # type: ignore[attr-defined]
         _CACHE[key] = catalog
         return catalog

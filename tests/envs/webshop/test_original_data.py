@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import random
 
 import pytest
@@ -16,7 +17,11 @@ import pytest
 pytest.importorskip("bm25s")
 pytest.importorskip("thefuzz")
 
-from agentgym_envs.envs.webshop.catalog import find_data_files, load_original_products
+from agentgym_envs.envs.webshop.catalog import (
+    find_data_files,
+    load_original_products,
+    original_catalog,
+)
 from agentgym_envs.envs.webshop.env import WebShopEnv
 from agentgym_envs.envs.webshop.expert import WebShopExpert
 from agentgym_envs.errors import BadDataError
@@ -137,6 +142,17 @@ def test_products_load_as_webshop_derives_them(data_dir):
     assert lamp.bullets == ("One bullet as a string",) and lamp.attributes == ()
     assert speaker.options == {"color": ("blue",)}  # a None option group is skipped
     assert shorts.image.endswith("B00SHORT01.jpg")
+
+
+def test_catalog_is_read_once_and_again_when_its_file_changes(data_dir):
+    first = original_catalog(str(data_dir))
+    assert original_catalog(str(data_dir)) is first
+    products_file = data_dir / "items_shuffle_1000.json"
+    products_file.write_text(json.dumps(PRODUCTS[:2]))
+    stat = products_file.stat()
+    os.utime(products_file, ns=(stat.st_atime_ns, first.source_mtime + 1_000_000_000))
+    second = original_catalog(str(data_dir))
+    assert second is not first and len(second) < len(first) == 4
 
 
 def agentgym_order(products):
