@@ -126,6 +126,35 @@ def _check_valid_actions(backend: Any) -> str:  # the env answers this one itsel
     raise ToolError("check_valid_actions is answered by the env")
 
 
+def user_context_tools() -> list[Tool]:
+    """AgentGym's ``get_user_current_date`` and ``get_user_current_location`` (Weather and
+    TODOList both have them), over a backend's ``current_date`` and ``current_location``."""
+    return [
+        Tool(
+            "get_user_current_date",
+            "Get the user's current date.",
+            _current_date,
+            schema(),
+            "the current date, 'YYYY-MM-DD'",
+        ),
+        Tool(
+            "get_user_current_location",
+            "Get the user's current city.",
+            _current_location,
+            schema(),
+            "the user's current city",
+        ),
+    ]
+
+
+def _current_date(backend: Any) -> str:
+    return backend.current_date
+
+
+def _current_location(backend: Any) -> str:
+    return backend.current_location
+
+
 class BaseToolEnv(TextEnv):
     """The tool protocol read leniently (any case, JSON tool calls, multi-line inputs);
     :class:`ToolEnv` adds AgentGym's servers' refusals, answer comparison and wire reward."""
@@ -334,4 +363,5 @@ __all__ = [
     "check_valid_actions_tool",
     "dumps",
     "finish_tool",
+    "user_context_tools",
 ]

@@ -170,3 +170,18 @@ def test_tasks_are_identical_across_processes():
         )
         digests.add(out.stdout.strip())
     assert len(digests) == 1
+
+
+@pytest.mark.parametrize("tool", ["get_user_current_date", "get_user_current_location"])
+def test_weather_and_todo_share_the_user_context_tools(tool):
+    from agentgym_envs.envs.todo.tools import TODO_TOOLS
+    from agentgym_envs.envs.weather.tools import WEATHER_TOOLS
+
+    assert WEATHER_TOOLS[tool].openai_schema() == TODO_TOOLS[tool].openai_schema()
+    assert WEATHER_TOOLS[tool].function is TODO_TOOLS[tool].function
+    for env_id in ("AgentGym/Weather-v0", "AgentGym/TODOList-v0"):
+        env = gym.make(env_id).unwrapped
+        env.reset(seed=0, options={"split": "test", "task_id": 0})
+        obs, *_ = env.step(f"Action: {tool} with Action Input: {{}}")
+        field = "current_date" if tool.endswith("date") else "current_location"
+        assert obs == f"Observation: {getattr(env.backend, field)}\nGive me one action."

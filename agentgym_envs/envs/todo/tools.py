@@ -7,7 +7,7 @@ from typing import Any
 
 from agentgym_envs.envs.todo.world import TodoBackend
 from agentgym_envs.tools import Tool, ToolError, Toolkit, param, schema
-from agentgym_envs.tools.env import check_valid_actions_tool, finish_tool
+from agentgym_envs.tools.env import check_valid_actions_tool, finish_tool, user_context_tools
 from agentgym_envs.tools.tool import DATE
 
 _TASK_KEYS = ("id", "order", "content", "is_completed", "priority", "due_date")
@@ -29,14 +29,6 @@ def _project(b: TodoBackend, project_id: str) -> dict[str, Any]:
 
 def _view(t: dict[str, Any], keys: tuple[str, ...] = _TASK_KEYS) -> dict[str, Any]:
     return {k: t[k] for k in keys}
-
-
-def get_user_current_date(b: TodoBackend) -> str:
-    return b.current_date
-
-
-def get_user_current_location(b: TodoBackend) -> str:
-    return b.current_location
 
 
 def get_projects(b: TodoBackend) -> list[dict[str, Any]]:
@@ -102,20 +94,7 @@ _TID = schema(task_id=param("string", "the task id (from get_tasks)"))
 
 TODO_TOOLS = Toolkit(
     [
-        Tool(
-            "get_user_current_date",
-            "Get the user's current date.",
-            get_user_current_date,
-            schema(),
-            "the current date, 'YYYY-MM-DD'",
-        ),
-        Tool(
-            "get_user_current_location",
-            "Get the user's current city.",
-            get_user_current_location,
-            schema(),
-            "the user's current city",
-        ),
+        *user_context_tools(),
         Tool(
             "get_projects",
             "Get all projects in the Todoist account.",

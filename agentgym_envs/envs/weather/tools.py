@@ -8,7 +8,7 @@ from typing import Any
 
 from agentgym_envs.envs.weather import world
 from agentgym_envs.tools import Tool, ToolError, Toolkit, param, schema
-from agentgym_envs.tools.env import check_valid_actions_tool, finish_tool
+from agentgym_envs.tools.env import check_valid_actions_tool, finish_tool, user_context_tools
 from agentgym_envs.tools.tool import DATE
 
 MAX_SPAN_DAYS = 30
@@ -97,14 +97,6 @@ def _aqi(latitude: float, longitude: float, start_date: str, end_date: str) -> d
             ],
         },
     }
-
-
-def get_user_current_date(b: WeatherBackend) -> str:
-    return b.current_date
-
-
-def get_user_current_location(b: WeatherBackend) -> str:
-    return b.current_location
 
 
 def get_latitude_longitude(b: WeatherBackend, name: str) -> dict[str, Any]:
@@ -217,20 +209,7 @@ _SERIES_TOOLS = (
 
 def _user_tools() -> list[Tool]:
     return [
-        Tool(
-            "get_user_current_date",
-            "Get the user's current date.",
-            get_user_current_date,
-            schema(),
-            "the current date, 'YYYY-MM-DD'",
-        ),
-        Tool(
-            "get_user_current_location",
-            "Get the user's current city.",
-            get_user_current_location,
-            schema(),
-            "the user's current city",
-        ),
+        *user_context_tools(),
         Tool(
             "get_latitude_longitude",
             "Get the latitude and longitude of a place from its name (up to 3 matches, best first).",
