@@ -120,7 +120,36 @@ def docstring_markdown(obj: Any, level: int = 3) -> str:
     body = re.sub(r"(?<!`)``(?!`)(.+?)(?<!`)``(?!`)", r"`\1`", body, flags=re.DOTALL)
     body = re.sub(r"^## ", "#" * level + " ", body, flags=re.MULTILINE)
     body = re.sub(r":(?:class|func|meth|data|attr|mod):`~?([^`]+)`", r"`\1`", body)
-    return body
+    return _args_list(body)
+
+
+def _args_list(body: str) -> str:
+    """A Google-style ``Args:`` section as a Markdown list (indented, it would read as one
+    run-on paragraph)."""
+    out: list[str] = []
+    in_args = False
+    for line in body.splitlines():
+        stripped = line.strip()
+        if stripped in ("Args:", "Arguments:"):
+            out += ["Arguments:", ""]
+            in_args = True
+        elif in_args and line.startswith("    "):
+            if not line.startswith("     ") and re.match(r"\w+( \([^)]*\))?: ", stripped):
+                name, text = stripped.split(": ", 1)
+                out.append(f"- `{name}`: {text}")
+            else:  # the item's text goes on
+                out[-1] += " " + stripped
+        else:
+            in_args = False
+            out.append(line)
+    return "\n".join(out)
+
+
+def shared_bases(cls: type) -> list[type]:
+    """The base classes ``cls``'s docstring refers to (a tool env's ``ToolEnv``): the text
+    that the docstring leaves to them belongs on the family's page too."""
+    doc = inspect.getdoc(cls) or ""
+    return [b for b in cls.__mro__[1:] if f"{b.__module__}.{b.__qualname__}" in doc]
 
 
 def summary_line(obj: Any) -> str:
@@ -286,6 +315,16 @@ def family_page(family: Family, play: Callable[[str], Example] = Example.play) -
             docstring_markdown(cls),
             "",
         ]
+        for base in shared_bases(cls):
+            lines += [
+                f"## Reference: `{base.__module__}.{base.__qualname__}`",
+                "",
+                f"`{cls.__qualname__}` leaves these to its base class, which every family built "
+                "on it shares.",
+                "",
+                docstring_markdown(base),
+                "",
+            ]
     return "\n".join(lines).rstrip() + "\n"
 
 

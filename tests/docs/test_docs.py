@@ -69,6 +69,22 @@ def test_stand_in_and_unregistered_families_say_so():
             assert "No ids are registered" in family_page(family)
 
 
+def test_tool_family_pages_include_the_text_they_leave_to_tool_env():
+    import inspect
+
+    from agentgym_envs.tools.env import ToolEnv
+
+    shared = inspect.getdoc(ToolEnv).splitlines()
+    no_play = lambda env_id: Example(env_id, 0, "test", "obs", [], [])
+    for name in ("weather", "movie", "academia", "todo", "sheet"):
+        page = family_page(FAMILIES[name], play=no_play)
+        section = page.split("## Reference: `agentgym_envs.tools.env.ToolEnv`", 1)[1]
+        assert shared[2] in section  # "What every tool family ... shares, stated here once:"
+        assert 'answer_match="lenient"' in section and "``" not in section
+        assert '- `parser`: `"agentgym"` (refuse' in section  # Args: as a Markdown list
+    assert "tools.env.ToolEnv" not in family_page(FAMILIES["maze"], play=no_play)
+
+
 def test_a_failing_reset_still_writes_the_page():
     def broken(env_id):
         raise RuntimeError("no engine here")
