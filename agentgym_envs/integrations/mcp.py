@@ -24,6 +24,7 @@ import logging
 import os
 import threading
 import uuid
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -307,6 +308,7 @@ def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
     tools = env_tools(store.env_id)
     names = {t["name"] for t in tools}
     server: Any = Server(f"agentgym:{store.env_id}")
+    session_keys: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
     def session_key() -> str:
         ctx = server.request_context
@@ -315,11 +317,9 @@ def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
             params = getattr(request, "query_params", None)
             if params is not None and params.get("session"):
                 return str(params["session"])
-        session = ctx.session
-        key = getattr(session, "_agentgym_key", None)
+        key = session_keys.get(ctx.session)
         if key is None:
-            key = f"mcp-{uuid.uuid4().hex[:12]}"
-            session._agentgym_key = key
+            key = session_keys[ctx.session] = f"mcp-{uuid.uuid4().hex[:12]}"
         return key
 
     @server.list_tools()

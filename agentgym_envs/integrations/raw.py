@@ -137,12 +137,11 @@ class RawAgent:
             if pinned.resets == 0:
                 raise AgentGymError(f"agent {self.name!r} never called env.reset(): nothing played")
             last = recorder.last_record
-            if last is None or recorder._conversation is not None:  # it stopped mid-episode
+            turns = recorder.in_progress
+            if last is None or turns is not None:  # it stopped mid-episode
                 last = {
                     "item_id": env.unwrapped.item_id,
-                    "conversations": recorder._conversation.agenttraj()
-                    if recorder._conversation is not None
-                    else [],
+                    "conversations": turns or [],
                     "reward": float(getattr(env.unwrapped, "score", 0.0)),
                     "success": bool(getattr(env.unwrapped, "success", False)),
                     "outcome": "abandoned",

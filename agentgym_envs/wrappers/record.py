@@ -115,6 +115,11 @@ class RecordTrajectory(gym.Wrapper, gym.utils.RecordConstructorArgs):
             self._conversation = None
         return obs, reward, terminated, truncated, info
 
+    @property
+    def in_progress(self) -> list[dict[str, Any]] | None:
+        """The AgentTraj turns of the episode still being played (``None`` when none is)."""
+        return None if self._conversation is None else self._conversation.agenttraj()
+
     def _record_failure(self, exc: BaseException) -> None:
         # The turns so far, marked unusable: a trainer must mask this episode, not score it 0.
         record = {
