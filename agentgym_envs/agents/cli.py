@@ -16,7 +16,9 @@ agents_app = typer.Typer(
     no_args_is_help=True,
 )
 
-_AGENT = typer.Option("multistep", "--agent", help="multistep, multistep-tools or multiturn.")
+_AGENT = typer.Option(
+    "multistep", "--agent", help="A reference agent, e.g. multistep or multiturn."
+)
 _ENVS = typer.Option("agenteval", "--envs", help="Env ids (comma-separated), agenteval or all.")
 _MODEL_SRC = typer.Option(
     "openai",
@@ -31,7 +33,7 @@ _LIMIT = typer.Option(None, "--limit", help="Only the first N tasks per env.")
 _CONCURRENCY = typer.Option(1, "--concurrency", "-j", help="Episodes in flight.")
 _MAX_ROUNDS = typer.Option(None, "--max-rounds", help="Turn cap (default AgentGym's per family).")
 _MAX_TOKENS = typer.Option(512, "--max-tokens", help="Completion tokens per model call.")
-_OUT = typer.Option(None, "--out", help="Run folder (default bench-runs/agent-<name>-<time>).")
+_OUT = typer.Option(None, "--out", help="Run folder (default bench-runs/agent-<name>-...).")
 _RECORD = typer.Option(None, "--record", help="Append finished episodes here (JSONL).")
 _GW_OUT = typer.Option(Path("gateway-runs"), "--out", help="Recordings folder.")
 
@@ -50,41 +52,24 @@ def bench(
     max_tokens: int = _MAX_TOKENS,
     out: Path | None = _OUT,
 ) -> None:
-    """Run a reference agent on AgentEval's test splits (results as `agentgym bench` writes)."""
-    from agentgym_envs.agents.specs import agent_spec
-    from agentgym_envs.benchmarks.runner import resolve_envs, run_benchmark
+    """Run a reference agent on AgentEval's test splits: `agentgym bench --policy agent:<name>`
+    with these options (that command has them all)."""
+    from agentgym_envs.benchmarks.cli import bench_app
 
-    if source not in ("openai", "local", "expert"):
-        raise typer.BadParameter("use openai, local or expert", param_hint="--model-source")
-    out = out or Path("bench-runs") / f"agent-{agent}-{source}-{time.strftime('%Y%m%d-%H%M%S')}"
-    server = None
-    try:
-        if source == "local":
-            from agentgym_envs.benchmarks.local_llm import LocalLLMServer
-
-            server = LocalLLMServer().start()
-            base_url, model = server.base_url, model or server.alias
-        elif source == "expert":
-            from agentgym_envs.agents.expert_server import ExpertChatServer
-
-            server = ExpertChatServer(resolve_envs(envs)).start()
-            base_url = server.base_url
-        spec = agent_spec(
-            agent, base_url=base_url, model=model, api_key=api_key, max_tokens=max_tokens
-        )
-        result = run_benchmark(
-            envs,
-            spec,
-            out=out,
-            concurrency=concurrency,
-            limit=limit,
-            max_rounds=max_rounds or "default",
-        )
-    finally:
-        if server is not None:
-            server.stop()
-    typer.echo(result.summary.to_markdown())
-    typer.echo(f"results: {out}")
+    argv = ["--policy", f"agent:{agent}", "--envs", envs, "--model-source", source]
+    argv += ["--concurrency", str(concurrency), "--max-tokens", str(max_tokens)]
+    for flag, value in (
+        ("--base-url", base_url),
+        ("--model", model),
+        ("--api-key", api_key),
+        ("--limit", limit),
+        ("--max-rounds", max_rounds),
+        ("--out", out),
+    ):
+        if value is not None:
+            argv += [flag, str(value)]
+    command = typer.main.get_command(bench_app)
+    command.main(argv, prog_name="agentgym bench", standalone_mode=False)
 
 
 @agents_app.command("expert-server")

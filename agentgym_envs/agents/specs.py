@@ -1,13 +1,25 @@
-"""The reference agents as benchmark policies (:class:`~agentgym_envs.benchmarks.PolicySpec`)."""
+"""The reference agents as benchmark policies (:class:`~agentgym_envs.benchmarks.PolicySpec`).
+
+:data:`AGENTS` is the one list of agent names: ``agentgym bench --policy agent:<name>``,
+``agentgym agents bench --agent <name>`` and :func:`agent_spec` all read it.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from agentgym_envs.benchmarks.policies import PolicySpec
+from agentgym_envs.benchmarks.policies import PolicySpec, openai_spec
 
 #: Agent name -> the action format it speaks.
 AGENTS = {"multistep": "react", "multistep-tools": "tools", "multiturn": "tools"}
+#: How ``agentgym bench --policy`` names an agent: ``agent:<name>``.
+POLICY_PREFIX = "agent:"
+
+
+def unknown_agent(name: str) -> str:
+    """The one-line error for an agent name not in :data:`AGENTS`."""
+    known = ", ".join(f"{POLICY_PREFIX}{a}" for a in AGENTS)
+    return f"unknown agent {name!r}: the reference agents are {known}"
 
 
 def agent_spec(
@@ -17,64 +29,63 @@ def agent_spec(
     model: str | None = None,
     api_key: str | None = None,
     temperature: float = 0.0,
+    top_p: float = 1.0,
     max_tokens: int = 512,
+    seed: int | None = None,
     timeout: float = 120.0,
-    max_retries: int = 2,
+    max_retries: int = 4,
     max_history_turns: int | None = None,
+    max_reasks: int = 2,
     client: Any = None,
 ) -> PolicySpec:
     """A reference agent over an OpenAI-compatible endpoint, for
     :func:`~agentgym_envs.benchmarks.run_benchmark` (one fresh agent per episode).
 
     ``agent``: ``multistep`` (ReAct text), ``multistep-tools`` (one native tool call per
-    turn) or ``multiturn`` (:class:`~agentgym_envs.agents.MultiTurnAgent`). ``max_retries``
-    is the multi-turn agent's re-ask budget for malformed output. ``client``: a ready
+    turn) or ``multiturn`` (:class:`~agentgym_envs.agents.MultiTurnAgent`). The endpoint and
+    sampling arguments are :func:`~agentgym_envs.benchmarks.openai_spec`'s (``max_retries``:
+    retries on transient endpoint errors); ``max_reasks`` is the multi-turn agent's re-ask
+    budget for malformed output (its ``max_retries``). ``client``: a ready
     :class:`~agentgym_envs.benchmarks.ChatClient` instead of ``base_url`` / ``model``.
     """
     from agentgym_envs.agents.multistep import MultiStepAgent
     from agentgym_envs.agents.multiturn import MultiTurnAgent
-    from agentgym_envs.benchmarks.llm import ChatClient, Sampling
-    from agentgym_envs.errors import AgentGymError, unknown_name
+    from agentgym_envs.errors import AgentGymError
 
     if agent not in AGENTS:
-        raise AgentGymError(unknown_name("agent", agent, AGENTS))
+        raise AgentGymError(unknown_agent(agent))
     fmt = AGENTS[agent]
-    if client is None:
-        client = ChatClient(
-            base_url,
-            model,
-            api_key,
-            timeout=timeout,
-            sampling=Sampling(temperature, 1.0, max_tokens),
-        )
+    spec = openai_spec(
+        base_url=base_url,
+        model=model,
+        api_key=api_key,
+        fmt=fmt,  # type: ignore[arg-type]
+        temperature=temperature,
+        top_p=top_p,
+        max_tokens=max_tokens,
+        seed=seed,
+        timeout=timeout,
+        max_retries=max_retries,
+        max_history_turns=max_history_turns,
+        name=f"{POLICY_PREFIX}{agent}",
+        client=client,
+    )
+    chat = spec.client  # type: ignore[attr-defined]
 
-    def factory(env: Any, seed: int) -> Any:
+    def factory(env: Any, episode_seed: int) -> Any:
         if agent == "multiturn":
             return MultiTurnAgent(
-                client, max_retries=max_retries, max_history_turns=max_history_turns, seed=seed
+                chat,
+                max_retries=max_reasks,
+                max_history_turns=max_history_turns,
+                seed=episode_seed,
             )
-        return MultiStepAgent(client, fmt, seed=seed, max_history_turns=max_history_turns)
+        return MultiStepAgent(chat, fmt, seed=episode_seed, max_history_turns=max_history_turns)
 
-    def check() -> None:
-        client.check()
-        spec.config["model"] = client.model
-
-    spec = PolicySpec(
-        f"agent:{agent}",
-        fmt,  # type: ignore[arg-type]
-        factory,
-        config={
-            "base_url": client.base_url,
-            "model": model,
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-            "max_retries": max_retries,
-            "max_history_turns": max_history_turns,
-        },
-        check=check,
-    )
-    spec.client = client  # type: ignore[attr-defined]
+    spec.factory = factory
+    if agent == "multiturn":
+        spec.config["max_reasks"] = max_reasks
     return spec
 
 
-__all__ = ["AGENTS", "agent_spec"]
+__all__ = ["AGENTS", "POLICY_PREFIX", "agent_spec", "unknown_agent"]

@@ -36,9 +36,13 @@ llm_app = typer.Typer(
 )
 
 
+#: Where the model of an ``openai`` or ``agent:<name>`` policy comes from.
+MODEL_SOURCES = ("openai", "local", "expert")
+
+
 def _policy_spec(
     policy: str,
-    fmt: str,
+    fmt: str | None,
     *,
     base_url: str | None,
     model: str | None,
@@ -50,6 +54,7 @@ def _policy_spec(
     timeout: float,
     max_retries: int,
     history: int | None,
+    max_reasks: int,
 ):
     from agentgym_envs.benchmarks import policies
 
@@ -57,35 +62,55 @@ def _policy_spec(
         return policies.expert_spec()
     if policy == "random":
         return policies.random_spec()
+    endpoint = {
+        "base_url": base_url,
+        "model": model,
+        "api_key": api_key,
+        "temperature": temperature,
+        "top_p": top_p,
+        "max_tokens": max_tokens,
+        "seed": sample_seed,
+        "timeout": timeout,
+        "max_retries": max_retries,
+        "max_history_turns": history,
+    }
     if policy in ("openai", "local"):
+        fmt = fmt or "react"
         if fmt not in ("react", "tools"):
             raise AgentGymError(f"--format {fmt!r}: use 'react' or 'tools'")
-        return policies.openai_spec(
-            base_url=base_url,
-            model=model,
-            api_key=api_key,
-            fmt=fmt,  # type: ignore[arg-type]
-            temperature=temperature,
-            top_p=top_p,
-            max_tokens=max_tokens,
-            seed=sample_seed,
-            timeout=timeout,
-            max_retries=max_retries,
-            max_history_turns=history,
-            name=policy,
-        )
-    raise AgentGymError(f"unknown policy {policy!r}: use expert, random, openai or local")
+        return policies.openai_spec(fmt=fmt, name=policy, **endpoint)  # type: ignore[arg-type]
+    if policy.startswith("agent:"):
+        from agentgym_envs.agents.specs import AGENTS, POLICY_PREFIX, agent_spec, unknown_agent
+
+        name = policy.removeprefix(POLICY_PREFIX)
+        if name not in AGENTS:
+            raise AgentGymError(unknown_agent(name))
+        if fmt is not None and fmt != AGENTS[name]:
+            speak = [f"{POLICY_PREFIX}{a}" for a, f in AGENTS.items() if f == fmt]
+            raise AgentGymError(
+                f"--format {fmt}: {policy} speaks {AGENTS[name]}"
+                + (f"; for {fmt} use {' or '.join(speak)}" if speak else "")
+            )
+        return agent_spec(name, max_reasks=max_reasks, **endpoint)
+    raise AgentGymError(
+        f"unknown policy {policy!r}: use expert, random, openai, local or agent:<name> "
+        "(a reference agent, e.g. agent:multiturn)"
+    )
 
 
 def _print_summary(summary, title: str) -> None:
+    from agentgym_envs.benchmarks.report import latency_cells
+
     k = summary.k
     invalid = summary.invalid > 0
+    latency = summary.has_latency
     table = Table(title=title)
     cols = (
         ["env", "episodes", "score", "success"]
         + ([f"Avg@{k}", f"Pass@{k}"] if k > 1 else [])
         + ["turns", "errors"]
         + (["invalid"] if invalid else [])
+        + (["policy ms mean/p95"] if latency else [])
     )
     for c in cols:
         table.add_column(c, justify="left" if c == "env" else "right")
@@ -96,11 +121,13 @@ def _print_summary(summary, title: str) -> None:
         row = [e.env_id.split("/")[-1], str(e.episodes)]
         row += means if e.scored else ["-"] * len(means)
         row += [str(e.errors)] + ([str(e.invalid)] if invalid else [])
+        row += ["/".join(latency_cells(e))] if latency else []
         table.add_row(*row)
     o = summary.as_dict()["overall"]
     row = ["overall", str(o["episodes"]), f"{o['score']:.3f}", f"{o['success_rate']:.1%}"]
     row += [f"{o['avg_at_k']:.3f}", f"{o['pass_at_k']:.1%}"] if k > 1 else []
     row += ["", ""] + ([str(o["invalid"])] if invalid else [])
+    row += [""] if latency else []
     table.add_row(*row, style="bold")
     console.print(table)
     if invalid:
@@ -139,7 +166,18 @@ _ENVS = typer.Option(
 _POLICY = typer.Option(
     "expert",
     "--policy",
-    help="expert, random, openai (any OpenAI-compatible endpoint) or local (starts SmolLM2 on llama.cpp).",
+    help="expert, random, openai (any OpenAI-compatible endpoint), local (starts SmolLM2 on "
+    "llama.cpp) or agent:<name> (a reference agent over the endpoint, e.g. agent:multiturn).",
+)
+_MODEL_SOURCE = typer.Option(
+    "openai",
+    "--model-source",
+    help="The model of openai and agent:<name>: openai (--base-url), local (SmolLM2 on "
+    "llama.cpp, started here) or expert (the family's expert behind an OpenAI-compatible "
+    "server started here: checks the plumbing).",
+)
+_MAX_REASKS = typer.Option(
+    2, "--max-reasks", min=0, help="agent:multiturn: re-asks per env step on malformed output."
 )
 _SPLIT = typer.Option("test", "--split", help="test (AgentEval's split) or train.")
 _N_SAMPLES = typer.Option(
@@ -150,9 +188,11 @@ _MAX_ROUNDS = typer.Option(
     "default", "--max-rounds", help="'default' (AgentGym's per family) or a number."
 )
 _FMT = typer.Option(
-    "react",
+    None,
     "--format",
-    help="LLM action format: react (Thought/Action text) or tools (native tool calls).",
+    help="LLM action format: react (Thought/Action text, the default) or tools (native tool "
+    "calls). An agent:<name> speaks its own.",
+    show_default=False,
 )
 _OUT = typer.Option(
     None,
@@ -216,7 +256,7 @@ def bench(
     n_samples: int = _N_SAMPLES,
     concurrency: int = _CONCURRENCY,
     max_rounds: str = _MAX_ROUNDS,
-    fmt: str = _FMT,
+    fmt: str | None = _FMT,
     out: Path | None = _OUT,
     limit: int | None = _LIMIT,
     items: Path | None = _ITEMS,
@@ -237,19 +277,26 @@ def bench(
     prompts: str = _PROMPTS,
     prompts_source: Path | None = _PROMPTS_SOURCE,
     allow_stand_in: bool = _ALLOW_STAND_IN,
+    model_source: str = _MODEL_SOURCE,
+    max_reasks: int = _MAX_REASKS,
 ) -> None:
     """Run a policy on AgentEval's test splits: per env score and success, saved as JSONL,
     JSON, Markdown and a PNG chart. Subcommands: compare, report."""
     if ctx.invoked_subcommand is not None:
         return
-    from agentgym_envs.benchmarks.runner import run_benchmark
+    from agentgym_envs.benchmarks.runner import resolve_envs, run_benchmark
 
+    source = _model_source(policy, model_source)
     envs = _envs_to_run(ctx, envs, items)
     rounds = "default" if max_rounds == "default" else _int_option("--max-rounds", max_rounds)
-    out = out or Path("bench-runs") / f"{policy}-{time.strftime('%Y%m%d-%H%M%S')}"
+    run_items = _items(items, envs, allow_stand_in)
+    out = out or Path("bench-runs") / _run_name(policy, source)
     with _policy(
         policy,
         fmt,
+        source=source,
+        env_ids=list(run_items) if run_items is not None else resolve_envs(envs),
+        split=split,
         n_ctx=n_ctx,
         base_url=base_url,
         model=model,
@@ -261,6 +308,7 @@ def bench(
         timeout=timeout,
         max_retries=max_retries,
         history=history,
+        max_reasks=max_reasks,
     ) as spec:
         result = run_benchmark(
             envs,
@@ -271,7 +319,7 @@ def bench(
             concurrency=concurrency,
             max_rounds=rounds,
             limit=limit,
-            items=_items(items, envs, allow_stand_in),
+            items=run_items,
             seed=seed,
             progress=progress,
             parser=parser,
@@ -295,14 +343,56 @@ def _envs_to_run(ctx: typer.Context, envs: str | None, items: Path | None) -> st
     )
 
 
+def _model_source(policy: str, source: str) -> str:
+    """``--model-source``, checked against ``--policy`` (``local`` is ``openai`` on the local
+    model)."""
+    if source not in MODEL_SOURCES:
+        raise typer.BadParameter("use openai, local or expert", param_hint="--model-source")
+    if policy == "local":
+        if source == "expert":
+            raise AgentGymError("--policy local is the local model: use --policy openai with it")
+        return "local"
+    if source != "openai" and policy in ("expert", "random"):
+        raise AgentGymError(
+            f"--model-source {source} gives a model to openai and agent:<name> policies, "
+            f"not to --policy {policy}"
+        )
+    return source
+
+
+def _run_name(policy: str, source: str) -> str:
+    """The default run folder's name: policy (and model source), then the time."""
+    name = policy.replace(":", "-")
+    if source != "openai" and policy != "local":
+        name += f"-{source}"
+    return f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
 @contextlib.contextmanager
-def _policy(policy: str, fmt: str, *, n_ctx: int, base_url: str | None, model: str | None, **kw):
-    """The policy spec of ``--policy``; for ``local``, with the local model server running
-    until the block ends."""
-    server = _start_local(n_ctx) if policy == "local" else None
+def _policy(
+    policy: str,
+    fmt: str | None,
+    *,
+    source: str,
+    env_ids: list[str],
+    split: str,
+    n_ctx: int,
+    base_url: str | None,
+    model: str | None,
+    **kw,
+):
+    """The policy spec of ``--policy``, with the model server of ``--model-source`` (the
+    local model, or the experts behind the OpenAI interface) running until the block ends."""
+    server = None
     try:
-        if server is not None:
+        if source == "local":
+            server = _start_local(n_ctx)
             base_url, model = server.base_url, model or server.alias
+        elif source == "expert":
+            from agentgym_envs.agents.expert_server import ExpertChatServer
+
+            server = ExpertChatServer(env_ids, split=split).start()
+            base_url = server.base_url
         yield _policy_spec(policy, fmt, base_url=base_url, model=model, **kw)
     finally:
         if server is not None:

@@ -1,5 +1,6 @@
 """Policies a benchmark can run: the family's scripted expert, a uniformly random player, and
-any OpenAI-compatible chat model (vLLM, Ollama, TensorZero, llama.cpp, OpenAI).
+any OpenAI-compatible chat model (vLLM, Ollama, TensorZero, llama.cpp, OpenAI). The reference
+agents over such an endpoint are specs too (:func:`agentgym_envs.agents.agent_spec`).
 
 A policy is a callable ``(observation, info) -> action``. :class:`PolicySpec` is what the
 runner takes: a name, the action format the policy speaks (``plain`` env actions, ``react``
@@ -163,24 +164,28 @@ def openai_spec(
     max_history_turns: int | None = None,
     system: str | None = None,
     name: str = "openai",
+    client: Any = None,
 ) -> PolicySpec:
     """A chat model behind any OpenAI-compatible endpoint.
 
     Defaults are AgentGym's evaluation setting: greedy decoding (``temperature=0``). With
     ``temperature > 0`` each episode samples with its own seed, so ``n_samples > 1`` gives
     distinct tries. See :class:`~agentgym_envs.benchmarks.llm.ChatClient` for ``base_url`` /
-    ``model`` / ``api_key`` defaults (``$OPENAI_BASE_URL``, ``$OPENAI_API_KEY``).
+    ``model`` / ``api_key`` defaults (``$OPENAI_BASE_URL``, ``$OPENAI_API_KEY``);
+    ``max_retries`` is its retry budget for transient endpoint errors. ``client``: a ready
+    ``ChatClient`` instead of the endpoint and sampling arguments.
     """
     from agentgym_envs.benchmarks.llm import ChatClient, Sampling
 
-    client = ChatClient(
-        base_url,
-        model,
-        api_key,
-        timeout=timeout,
-        max_retries=max_retries,
-        sampling=Sampling(temperature, top_p, max_tokens, seed),
-    )
+    if client is None:
+        client = ChatClient(
+            base_url,
+            model,
+            api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            sampling=Sampling(temperature, top_p, max_tokens, seed),
+        )
 
     def factory(env: gym.Env, episode_seed: int) -> Policy:
         return ChatAgent(
@@ -198,10 +203,10 @@ def openai_spec(
         config={
             "base_url": client.base_url,
             "model": model,
-            "temperature": temperature,
-            "top_p": top_p,
-            "max_tokens": max_tokens,
-            "seed": seed,
+            "temperature": client.sampling.temperature,
+            "top_p": client.sampling.top_p,
+            "max_tokens": client.sampling.max_tokens,
+            "seed": client.sampling.seed,
             "max_history_turns": max_history_turns,
         },
         check=check,

@@ -12,6 +12,11 @@ An episode whose record says ``reward_valid: false`` ended because the environme
 (``env_error``), not the agent: it is counted apart (``invalid``) and left out of the score,
 success rate, Avg@k, Pass@k and mean turns unless ``include_invalid``; the reports say so.
 Records without the field (older runs) count as valid.
+
+Latency: each record's ``latency`` lists the policy's and the env's wall seconds per turn; an
+env's summary has the mean and 95th percentile over all its turns (``policy_latency_mean``,
+``policy_latency_p95``, ``env_latency_mean``, ``env_latency_p95``; ``None`` when its records
+carry no latency, as in older runs).
 """
 
 from __future__ import annotations
@@ -90,8 +95,10 @@ class EnvSummary:
     ``invalid`` counts the episodes whose reward is not valid (the environment failed);
     ``scored`` the episodes the means are over (all but the invalid ones, unless the summary
     includes them; an env with none scored has means of 0 and is left out of the overall row).
-    ``errors`` counts the episodes that raised; ``wall_time`` and the token counts are over all
-    episodes.
+    ``errors`` counts the episodes that raised; ``wall_time``, the token counts and the
+    latencies are over all episodes. Latencies are seconds per turn over every turn of the
+    env's episodes (the policy's -- for a model, its call -- and the env step's): the mean
+    and the 95th percentile, ``None`` when no record carries them.
     """
 
     env_id: str
@@ -109,6 +116,10 @@ class EnvSummary:
     completion_tokens: int = 0
     invalid: int = 0
     scored: int | None = None
+    policy_latency_mean: float | None = None
+    policy_latency_p95: float | None = None
+    env_latency_mean: float | None = None
+    env_latency_p95: float | None = None
 
     def __post_init__(self) -> None:
         if self.scored is None:
@@ -178,13 +189,21 @@ class Summary:
             "envs": [asdict(e) for e in self.envs],
         }
 
+    @property
+    def has_latency(self) -> bool:
+        """Whether any env's records carry per-turn latency."""
+        return any(e.policy_latency_mean is not None for e in self.envs)
+
     def to_markdown(self) -> str:
         k = self.k
         invalid = self.invalid > 0
+        latency = self.has_latency
         head = ["env", "episodes"] + (["invalid"] if invalid else []) + ["score", "success"]
         if k > 1:
             head += [f"Avg@{k}", f"Pass@{k}"]
         head += ["turns"]
+        n_means = len(head) - (3 if invalid else 2)
+        head += ["policy ms/turn", "p95 ms"] if latency else []
         lines = [
             "| " + " | ".join(head) + " |",
             "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|",
@@ -196,7 +215,8 @@ class Summary:
                 row += [f"{e.avg_at_k:.3f}", f"{e.pass_at_k:.1%}"] if k > 1 else []
                 row += [f"{e.mean_turns:.1f}"]
             else:
-                row += ["-"] * (len(head) - len(row))
+                row += ["-"] * n_means
+            row += latency_cells(e) if latency else []
             lines.append("| " + " | ".join(row) + " |")
         d = self.as_dict()["overall"]
         row = ["**overall (mean over envs)**", str(d["episodes"])]
@@ -204,7 +224,7 @@ class Summary:
         row += [f"{d['score']:.3f}", f"{d['success_rate']:.1%}"]
         if k > 1:
             row += [f"{d['avg_at_k']:.3f}", f"{d['pass_at_k']:.1%}"]
-        row += [""]
+        row += [""] + (["", ""] if latency else [])
         lines.append("| " + " | ".join(row) + " |")
         if invalid:
             lines += ["", self.invalid_note()]
@@ -221,6 +241,28 @@ class Summary:
 def _mean(values: Iterable[float]) -> float:
     values = list(values)
     return statistics.fmean(values) if values else 0.0
+
+
+def latency_cells(e: EnvSummary) -> list[str]:
+    """An env's mean and p95 policy milliseconds per turn as table cells (``-`` if unknown)."""
+    return [
+        "-" if v is None else f"{v * 1000:.0f}"
+        for v in (e.policy_latency_mean, e.policy_latency_p95)
+    ]
+
+
+def _turn_times(records: Iterable[dict[str, Any]], key: str) -> tuple[float | None, float | None]:
+    """Mean and 95th percentile of the per-turn seconds ``latency[key]`` over ``records``."""
+    times = [
+        float(t)
+        for r in records
+        if isinstance(r.get("latency"), dict)
+        for t in r["latency"].get(key) or ()
+        if isinstance(t, (int, float))
+    ]
+    if not times:
+        return None, None
+    return round(statistics.fmean(times), 4), round(float(np.percentile(times, 95)), 4)
 
 
 def summarize(
@@ -247,6 +289,8 @@ def summarize(
         for r in scored:
             scored_tasks[r["item_id"]].append(r)
         tokens = [r.get("tokens") or {} for r in recs]
+        policy_mean, policy_p95 = _turn_times(recs, "policy_s")
+        env_mean, env_p95 = _turn_times(recs, "env_s")
         out.envs.append(
             EnvSummary(
                 env_id=env_id,
@@ -269,6 +313,10 @@ def summarize(
                 wall_time=sum(float(r.get("wall_time", 0.0)) for r in recs),
                 prompt_tokens=sum(int(t.get("prompt_tokens", 0)) for t in tokens),
                 completion_tokens=sum(int(t.get("completion_tokens", 0)) for t in tokens),
+                policy_latency_mean=policy_mean,
+                policy_latency_p95=policy_p95,
+                env_latency_mean=env_mean,
+                env_latency_p95=env_p95,
             )
         )
     return out
@@ -545,6 +593,7 @@ __all__ = [
     "bar_chart",
     "compare_runs",
     "episode_key",
+    "latency_cells",
     "read_results",
     "reward_is_valid",
     "summarize",

@@ -4,7 +4,8 @@
 cheap; the policy -- an LLM endpoint -- is the slow part), shows a progress bar per env with its
 running success, and appends one JSON line per finished episode to ``<out>/results.jsonl``
 (flushed as it goes): the conversation in AgentTraj format, reward (the final graded score),
-success, turns, wall time, tokens where known. Run it again with the same ``out`` and it skips
+success, turns, wall time, tokens where known, and each turn's latency (``latency``: the
+policy's and the env step's wall seconds per turn, see :class:`EpisodeResult`). Run it again with the same ``out`` and it skips
 the episodes already there (an interrupted run resumes without redoing or losing any); the
 settings are kept in ``<out>/run.json`` and a resume with different settings is refused. It
 ends by writing ``summary.json``, ``summary.md`` and ``summary.png`` (see
@@ -59,6 +60,12 @@ class EpisodeResult:
     ``outcome`` says why it ended (:data:`~agentgym_envs.core.OUTCOMES`) and ``reward_valid``
     whether ``reward`` can be trusted: false for an episode that raised (``env_error``; its
     reward 0 is no judgement of the agent), so a trainer reading the records masks it.
+
+    ``latency`` holds per-turn wall seconds, rounded to the millisecond: ``policy_s[i]`` is
+    the policy's time to choose action ``i`` (for a model, its call), ``env_s[i]`` the env's
+    time to step it, ``reset_s`` the reset. ``policy_s`` has one entry more than ``env_s``
+    when the episode stopped on a policy call (``context_length``). ``None`` for an episode
+    that raised.
     """
 
     env_id: str
@@ -83,6 +90,7 @@ class EpisodeResult:
     reply_parser: str | None = None
     outcome: str | None = None
     reward_valid: bool = True
+    latency: dict[str, Any] | None = None
 
     def to_record(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -275,8 +283,9 @@ def play_episode(
     ep_seed = _episode_seed(seed, item.task_id, sample)
     plain = spec.format == "plain"
     policy = _LazyPolicy(spec, env, ep_seed)
+    timed = _StepTimes(env)
     episode = run_episode(
-        env,
+        timed,
         policy,
         task_id=item.task_id,
         split=item.split,
@@ -309,7 +318,35 @@ def play_episode(
         reply_parser=episode.reset_info.get("reply_parser", "plain" if plain else None),
         outcome=episode.outcome,
         reward_valid=episode.reward_valid,
+        latency={
+            "policy_s": [round(t, 3) for t in policy.times],
+            "env_s": [round(t, 3) for t in timed.step_s],
+            "reset_s": round(timed.reset_s, 3),
+        },
     )
+
+
+class _StepTimes(gym.Wrapper):
+    """Times each step (and the reset) of the env it wraps: the env's share of a turn."""
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        self.reset_s = 0.0
+        self.step_s: list[float] = []
+
+    def reset(self, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return self.env.reset(**kwargs)
+        finally:
+            self.reset_s = time.perf_counter() - t0
+
+    def step(self, action: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return self.env.step(action)
+        finally:
+            self.step_s.append(time.perf_counter() - t0)
 
 
 def _prompt_set(plain: bool, loop: LoopOptions | None, reset_info: dict[str, Any]) -> Any:
@@ -325,11 +362,17 @@ class _LazyPolicy:
     def __init__(self, spec: PolicySpec, env: gym.Env, seed: int) -> None:
         self.spec, self.env, self.seed = spec, env, seed
         self.policy: Any = None
+        #: Wall seconds of each call (a call that raised included).
+        self.times: list[float] = []
 
     def __call__(self, observation: str, info: dict[str, Any]) -> Any:
-        if self.policy is None:
-            self.policy = self.spec.factory(self.env, self.seed)
-        return self.policy(observation, info)
+        t0 = time.perf_counter()
+        try:
+            if self.policy is None:
+                self.policy = self.spec.factory(self.env, self.seed)
+            return self.policy(observation, info)
+        finally:
+            self.times.append(time.perf_counter() - t0)
 
 
 class _Progress:

@@ -4,7 +4,8 @@ Two kinds of input are understood:
 
 * a **benchmark run folder** written by ``agentgym bench`` / :func:`run_benchmark`
   (``run.json`` with the settings, ``results.jsonl`` with one episode per line: env id, item id,
-  sample, reward, success, turns, times, tokens, the AgentTraj conversation);
+  sample, reward, success, turns, times, tokens, the AgentTraj conversation, and per-turn
+  ``latency`` -- each step's latency is the policy's seconds for that turn);
 * a **recording**: AgentTraj JSONL as :class:`~agentgym_envs.wrappers.RecordTrajectory`
   writes it (``item_id``, ``conversations``, ``reward``, ``success``), or any AgentTraj file.
 
@@ -123,10 +124,24 @@ def _as_float(value: Any, default: float | None = 0.0) -> float | None:
         return default
 
 
+def _step_latencies(rec: dict[str, Any], steps: list[dict[str, Any]]) -> None:
+    """Fill each step's ``latency`` from the record's per-turn policy seconds
+    (``latency["policy_s"]``, written by the benchmark runner) where the turn does not carry
+    one itself."""
+    latency = rec.get("latency")
+    times = latency.get("policy_s") if isinstance(latency, dict) else None
+    if not isinstance(times, list):
+        return
+    for step, seconds in zip(steps, times):
+        if step["latency"] is None and isinstance(seconds, (int, float)):
+            step["latency"] = float(seconds)
+
+
 def _episode_row(rec: dict[str, Any], key: str) -> dict[str, Any]:
     tokens = rec.get("tokens") or {}
     conversation = rec.get("conversations") or []
     steps = conversation_steps(conversation)
+    _step_latencies(rec, steps)
     turns = rec.get("turns")
     return {
         "key": key,

@@ -152,6 +152,8 @@ def test_context_overflow_ends_the_episode_truncated(llm_server):
     rec = run_benchmark("Wordle-v0", spec, limit=1).records[0]
     assert rec["truncated"] and rec["truncation_reason"] == "context_length" and rec["turns"] == 0
     assert rec["error"] is None
+    # the refused call is the policy's time too; no env step followed it
+    assert len(rec["latency"]["policy_s"]) == 1 and rec["latency"]["env_s"] == []
 
 
 def test_cli_local_policy_starts_and_stops_its_server(tmp_path):

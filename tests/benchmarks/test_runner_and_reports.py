@@ -438,3 +438,45 @@ def test_env_reported_failures_leave_the_means_and_the_pairing():
     assert compare_runs(recs[:2], other, n_boot=200).envs[0].paired_items == 1
     cmp = compare_runs(recs[:2], other, n_boot=200, include_invalid=True)
     assert cmp.envs[0].paired_items == 2
+
+
+# -- per-turn latency ---------------------------------------------------------------------------
+def test_records_carry_per_turn_latency_and_the_summary_its_mean_and_p95(tmp_path):
+    res = run_benchmark("Maze-v0,Wordle-v0", expert_spec(), out=tmp_path, limit=3)
+    for rec in res.records:
+        lat = rec["latency"]
+        assert len(lat["policy_s"]) == len(lat["env_s"]) == rec["turns"]
+        assert all(t >= 0 and t == round(t, 3) for t in [*lat["policy_s"], *lat["env_s"]])
+        assert lat["reset_s"] >= 0
+    envs = json.loads((tmp_path / "summary.json").read_text())["envs"]
+    for env in envs:
+        turns = [
+            t for r in res.records if r["env_id"] == env["env_id"] for t in r["latency"]["policy_s"]
+        ]
+        assert env["policy_latency_mean"] == pytest.approx(sum(turns) / len(turns), abs=1e-4)
+        assert min(turns) <= env["policy_latency_p95"] <= max(turns)
+        assert env["env_latency_mean"] is not None and env["env_latency_p95"] is not None
+    assert "| policy ms/turn | p95 ms |" in (tmp_path / "summary.md").read_text()
+
+
+def test_latency_summary_pools_every_turn_of_an_env():
+    recs = [
+        {
+            **_rec("E", "e_0", 0, 1.0, True),
+            "latency": {"policy_s": [0.1, 0.2], "env_s": [0.0, 0.0]},
+        },
+        {**_rec("E", "e_1", 0, 0.0, False), "latency": {"policy_s": [1.0, 2.0, 3.0], "env_s": []}},
+        _rec("E", "e_2", 0, 0.0, False),  # an older record: no latency, left out
+        _rec("F", "f_0", 0, 1.0, True),
+    ]
+    s = summarize(recs)
+    e, f = s.envs
+    assert e.policy_latency_mean == pytest.approx(6.3 / 5)
+    assert e.policy_latency_p95 == pytest.approx(2.8)  # linear between 2.0 and 3.0
+    assert (e.env_latency_mean, e.env_latency_p95) == (0.0, 0.0)
+    assert f.policy_latency_mean is None and f.policy_latency_p95 is None
+    md = s.to_markdown()
+    assert "| E | 3 | 0.333 | 33.3% | 3.0 | 1260 | 2800 |" in md
+    assert "| F | 1 | 1.000 | 100.0% | 3.0 | - | - |" in md
+    # runs without latency (older runs) keep their table as it was
+    assert "policy ms" not in summarize([_rec("F", "f_0", 0, 1.0, True)]).to_markdown()

@@ -166,3 +166,20 @@ def test_a_killed_import_leaves_no_half_written_episode(store, bench_runs, tmp_p
 def _count(store) -> int:
     with store.session() as s:
         return s.scalar(select(func.count(Episode.id)))
+
+
+def test_steps_take_their_latency_from_the_runs_per_turn_times(sqlite_store, bench_runs, tmp_path):
+    base = [r for r in _results(bench_runs["expert"]) if r["turns"] > 1][:2]
+    timed, untimed = base
+    assert len(timed["latency"]["policy_s"]) == timed["turns"]
+    timed = {**timed, "latency": {**timed["latency"], "policy_s": [0.25] * timed["turns"]}}
+    untimed = {k: v for k, v in untimed.items() if k != "latency"}  # an older run's record
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text((bench_runs["expert"] / "run.json").read_text())
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (timed, untimed)))
+    assert import_path(sqlite_store, run).added == 2
+    with sqlite_store.session() as s:
+        eps = {e.item_id: e for e in s.scalars(select(Episode))}
+        assert [st.latency for st in eps[timed["item_id"]].steps] == [0.25] * timed["turns"]
+        assert {st.latency for st in eps[untimed["item_id"]].steps} == {None}
