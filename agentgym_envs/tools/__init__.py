@@ -13,7 +13,15 @@
 """
 
 from agentgym_envs.tools.answers import answers_match, canonical, parse_number
-from agentgym_envs.tools.env import PlanExpert, PlanStep, ToolEnv, ToolTask, finish_tool
+from agentgym_envs.tools.env import (
+    PlanExpert,
+    PlanStep,
+    ToolEnv,
+    ToolTask,
+    check_valid_actions_tool,
+    finish_tool,
+    user_context_tools,
+)
 from agentgym_envs.tools.grammar import FORMAT_ERROR, ParsedAction, parse_tool_action
 from agentgym_envs.tools.progress import ProgressTracker, Record, Subgoal
 from agentgym_envs.tools.tool import (
@@ -44,10 +52,12 @@ __all__ = [
     "action_text",
     "answers_match",
     "canonical",
+    "check_valid_actions_tool",
     "finish_tool",
     "param",
     "parse_number",
     "parse_tool_action",
     "schema",
+    "user_context_tools",
     "validate_arguments",
 ]
