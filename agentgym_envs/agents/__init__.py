@@ -1,10 +1,11 @@
-"""Reference agents over any OpenAI-compatible endpoint, ready for ``agentgym agents bench``,
-:func:`~agentgym_envs.benchmarks.run_benchmark`, rollouts and your own loops.
+"""Reference agents over any OpenAI-compatible endpoint, ready for ``agentgym bench --policy
+agent:<name>``, :func:`~agentgym_envs.benchmarks.run_benchmark`, rollouts and your own loops.
 
 * :class:`MultiStepAgent` -- one model call per action, ReAct text or one native tool call;
 * :class:`MultiTurnAgent` -- native tool calls, several per model turn, a scratchpad the model
   writes with its ``remember`` tool, bounded retries on malformed output;
-* :func:`agent_spec` -- either one as a benchmark :class:`~agentgym_envs.benchmarks.PolicySpec`;
+* :func:`agent_spec` -- either one as a benchmark :class:`~agentgym_envs.benchmarks.PolicySpec`
+  (:data:`AGENTS`: the agents by name);
 * :func:`run_agent` -- one episode with an agent, returned as an AgentTraj record with token
   counts and per-turn latency;
 * :class:`ExpertChatServer` -- an OpenAI-compatible server on ``127.0.0.1`` that answers with the
