@@ -118,10 +118,20 @@ class BrowserHost:
         self.launches += 1
         return self._browser
 
-    async def new_context(self, allowed_origins: Iterable[str], cookies: list[dict]) -> Any:
-        """A fresh browser context that can reach only ``allowed_origins`` (``http://h:p``)."""
+    async def new_context(
+        self,
+        allowed_origins: Iterable[str],
+        cookies: list[dict],
+        storage_state: str | os.PathLike[str] | None = None,
+    ) -> Any:
+        """A fresh browser context that can reach only ``allowed_origins`` (``http://h:p``),
+        started from a Playwright ``storage_state`` file where one is given."""
         browser = await self.browser()
-        context = await browser.new_context(viewport=VIEWPORT, java_script_enabled=True)
+        context = await browser.new_context(
+            viewport=VIEWPORT,
+            java_script_enabled=True,
+            storage_state=os.fspath(storage_state) if storage_state is not None else None,
+        )
         allowed = {o.rstrip("/") for o in allowed_origins}
 
         async def gate(route: Any) -> None:

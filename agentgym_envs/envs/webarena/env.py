@@ -15,6 +15,7 @@ from agentgym_envs.envs.webarena import actions as act
 from agentgym_envs.envs.webarena.axtree import Node, build_tree, tab_line
 from agentgym_envs.envs.webarena.browser import ActionTimeout, MissingChromiumError, host
 from agentgym_envs.envs.webarena.evaluators import LLMJudge, evaluate
+from agentgym_envs.envs.webarena.login import Login, LoginError, LoginForm
 from agentgym_envs.envs.webarena.tasks import (
     REAL_HOSTS,
     ConfigTasks,
@@ -141,7 +142,10 @@ class WebArenaEnv(TextEnv):
     ``PREVIOUS ACTION:``.
 
     ## Starting State
-    The task's start page, logged in where the task needs it.
+    The task's start page, logged in where the task needs it. On a deployment, the browser
+    starts from the Playwright storage state the config names (``storage_state``); if that
+    file does not exist (or its cookies expired) and the task requires login, the env signs
+    in to the task's sites with the accounts given and saves the file for later episodes.
 
     ## Rewards
     At ``stop`` the product of the task's evaluators (``string_match``, ``url_match``,
@@ -156,10 +160,17 @@ class WebArenaEnv(TextEnv):
     ``agentgym_reset_observation`` (the tab line and tree alone, AgentGym's ``/reset`` reply);
     ``error`` when an action could not be parsed or executed (no backtick block, bad grammar,
     an id not in the observation, a blocked or unreachable URL, the time limit, a crash).
+    On a deployment, reset's info has ``storage_state`` (the state file the browser started
+    from) and ``signed_in`` (True when this reset signed in to produce it).
 
     ## Arguments
     * ``config_path`` / ``site_urls``: play WebArena's own configs on a deployment
       (:class:`~agentgym_envs.envs.webarena.tasks.ConfigTasks`).
+    * ``accounts``: the deployment's accounts, WebArena's ``ACCOUNTS`` table (site ->
+      ``{"username", "password"}``); default: the JSON file ``AGENTGYM_WEBARENA_ACCOUNTS``
+      names. ``login_forms``: overrides of the sites' login forms
+      (:data:`~agentgym_envs.envs.webarena.login.WEBARENA_FORMS`). ``auth_dir``: the folder
+      relative ``storage_state`` paths are under (default: the working directory).
     * ``action_timeout``: seconds each action may take (default 10).
     * ``viewport_only``: prune the tree to the viewport as WebArena does (default True).
     * ``require_backticks``: read actions only from a triple-backtick block, as AgentGym
@@ -184,6 +195,9 @@ class WebArenaEnv(TextEnv):
         require_backticks: bool = True,
         judge: LLMJudge | None = None,
         tasks: TaskSource | None = None,
+        accounts: dict[str, dict[str, str]] | None = None,
+        login_forms: dict[str, LoginForm | dict[str, str]] | None = None,
+        auth_dir: str | None = None,
     ) -> None:
         if tasks is None:
             tasks = ConfigTasks(config_path, site_urls or {}) if config_path else GeneratedTasks()
@@ -195,6 +209,9 @@ class WebArenaEnv(TextEnv):
             "viewport_only": viewport_only,
             "require_backticks": require_backticks,
             "judge": judge,
+            "accounts": accounts,
+            "login_forms": login_forms,
+            "auth_dir": auth_dir,
         }
         self.action_timeout = float(action_timeout)
         self.viewport_only = viewport_only
@@ -202,6 +219,9 @@ class WebArenaEnv(TextEnv):
         self.judge = judge if judge is not None else LLMJudge.from_env()
         self.deployment = isinstance(tasks, ConfigTasks)
         self._site_urls = dict(site_urls or {})
+        self._login = (
+            Login(self._site_urls, accounts, login_forms, auth_dir) if self.deployment else None
+        )
         self._context: Any = None
         self._tabs: list[_Tab] = []
         self._current = 0
@@ -271,13 +291,15 @@ class WebArenaEnv(TextEnv):
     def _run(self, make, timeout: float | None = None):
         return host().run(make, timeout or self.action_timeout)
 
-    async def _open_context(self, cookies: list[dict], urls: list[str]) -> None:
+    def _origins(self) -> list[str]:
+        return [f"{urlsplit(u).scheme}://{urlsplit(u).netloc}" for u in self._urls().values()]
+
+    async def _open_context(
+        self, cookies: list[dict], urls: list[str], storage_state: Any = None
+    ) -> None:
         if self._context is not None:
             await self._close_context()
-        origins = list(self._urls().values())
-        self._context = await host().new_context(
-            [f"{urlsplit(u).scheme}://{urlsplit(u).netloc}" for u in origins], cookies
-        )
+        self._context = await host().new_context(self._origins(), cookies, storage_state)
         self._context.set_default_timeout(self.action_timeout * 800)
         self._tabs, self._current = [], 0
         for url in urls:
@@ -338,14 +360,18 @@ class WebArenaEnv(TextEnv):
             self._sandbox = server().new_sandbox()
         starts = [u.strip() for u in self._config["start_url"].split(" |AND| ")]
         cookies = self._cookies(self._config)
+        state: Any = None
+        signed_in = False
 
         async def start() -> str:
-            await self._open_context(cookies, starts)
+            await self._open_context(cookies, starts, state)
             return await self._observe()
 
         try:
+            if self._login is not None:
+                state, signed_in = self._login.storage_state(self._config, self._in_context)
             tree = self._run(start, self.action_timeout * 2)
-        except MissingChromiumError:
+        except (MissingChromiumError, LoginError):
             raise
         except Exception as exc:
             logger.warning("reset failed: %s", exc)
@@ -353,10 +379,27 @@ class WebArenaEnv(TextEnv):
                 "error": f"reset failed: {exc}"
             }
         # AgentGym's /reset replies with the page text alone (its /observation adds the rest).
-        return self._observation(tree), {
+        info: dict[str, Any] = {
             "url": self.current_url(),
             "agentgym_reset_observation": normalize_text(tree),
         }
+        if state is not None:
+            info.update(storage_state=str(state), signed_in=signed_in)
+        return self._observation(tree), info
+
+    def _in_context(self, job: Any, storage_state: Any, sites: int) -> Any:
+        """Run ``job(context)`` in a context of its own that may reach the deployment
+        (signing in, checking a saved sign-in); ``sites`` scales the time limit."""
+
+        async def run() -> Any:
+            context = await host().new_context(self._origins(), [], storage_state)
+            context.set_default_timeout(self.action_timeout * 800)
+            try:
+                return await job(context)
+            finally:
+                await context.close()
+
+        return self._run(run, self.action_timeout * (1 + 3 * sites))
 
     def _act(self, action: str) -> StepResult:
         if self._restore is not None:
@@ -547,9 +590,10 @@ class WebArenaEnv(TextEnv):
         return StepResult(obs, float(score), True, info={"url": self.current_url()})
 
     def _helpers(self) -> dict[str, Any]:
-        if self.deployment:
-            return {}
         from agentgym_envs.envs.webarena import helpers
+
+        if self.deployment:
+            return helpers.deployment_helpers(_EvalBrowser(self), self._urls())
         from agentgym_envs.envs.webarena.sites import server
 
         return helpers.local_helpers(server().sandbox_path(self._sandbox), self._urls())
@@ -665,3 +709,13 @@ class _EvalBrowser:
 
     def evaluate(self, expression: str) -> Any:
         return self.env._run(lambda: self._page().evaluate(expression))
+
+    def fetch(self, url: str) -> tuple[str, str]:
+        """GET ``url`` with the episode's cookies, off the page; the final URL (after
+        redirects) and the body."""
+
+        async def get() -> tuple[str, str]:
+            reply = await self.env._context.request.get(url)
+            return reply.url, await reply.text()
+
+        return self.env._run(get)

@@ -249,6 +249,9 @@ def program_html(config: dict[str, Any], browser: Browser, helpers: dict[str, He
         url = target["url"]
         if url.startswith("func:"):
             url = _call(url[5:], helpers, browser)
+            if not url:  # no page to check: WebArena's helper would have raised
+                score = 0.0
+                continue
         if url and url != "last":
             browser.goto(url)
         locator = target.get("locator", "") or ""
@@ -276,7 +279,7 @@ def _safe_eval(browser: Browser, expression: str) -> str:
 def _call(call: str, helpers: dict[str, Helper], browser: Browser) -> str:
     match = re.fullmatch(r"\s*(\w+)\((.*)\)\s*", call, re.DOTALL)
     if not match or match.group(1) not in helpers:
-        logger.warning("unsupported evaluator helper %r", call)
+        logger.warning("evaluator helper %r is not supported here; its target scores 0", call)
         return ""
     args = []
     for raw in [a.strip() for a in match.group(2).split(",") if a.strip()]:

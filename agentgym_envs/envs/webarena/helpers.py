@@ -1,13 +1,31 @@
-"""WebArena's evaluator helpers (``func:...`` in ``program_html``), answered from the package's
-own sites: the episode's database and its pages."""
+"""WebArena's evaluator helpers (``func:...`` in ``program_html``).
+
+On the package's own sites they read the episode's database (:func:`local_helpers`). On a
+user's deployment (:func:`deployment_helpers`) they read the sites' pages, as the episode's
+signed-in browser sees them:
+
+* ``reddit_get_post_url(url)``: the post's URL, from the URL itself (as WebArena).
+* ``gitlab_get_project_memeber_role(__page__, user)``: the user's role from the members page
+  (WebArena's GitLab selectors, else any table with a "role" column).
+* ``shopping_get_latest_order_url()``: the first order in the signed-in customer's order
+  history (WebArena asks Magento's REST API for the newest order of the whole store; the
+  tasks that use it check an order the task's customer has just placed).
+
+``shopping_get_sku_latest_review_author`` / ``_rating`` are not answered on a deployment:
+Magento shows new reviews only after approval, so only its REST API (with an admin token)
+has them; targets that use them score 0 with a warning.
+"""
 
 from __future__ import annotations
 
+import html
+import json
 import re
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 
 def local_helpers(db_path: Path, urls: dict[str, str]) -> dict[str, Callable[..., str]]:
@@ -62,6 +80,63 @@ def local_helpers(db_path: Path, urls: dict[str, str]) -> dict[str, Callable[...
         "shopping_get_latest_order_url": shopping_get_latest_order_url,
         "shopping_get_sku_latest_review_author": shopping_get_sku_latest_review_author,
         "shopping_get_sku_latest_review_rating": shopping_get_sku_latest_review_rating,
+        "reddit_get_post_url": reddit_get_post_url,
+        "gitlab_get_project_memeber_role": gitlab_get_project_memeber_role,
+    }
+
+
+def reddit_get_post_url(url: str) -> str:
+    """WebArena's: ``scheme://host/f/<forum>/<id>/`` of a post or comment URL, else ``url``."""
+    parts = urlsplit(url)
+    path = parts.path.split("/")
+    if len(path) < 4 or path[1] != "f":
+        return url
+    return f"{parts.scheme}://{parts.netloc}/f/{path[2]}/{path[3]}/"
+
+
+_MEMBER_ROLE_JS = """(account) => {
+  const text = (el) => (el ? el.innerText || el.textContent || '' : '').trim();
+  const names = document.querySelectorAll(
+    "td[data-label='Account'] span.gl-avatar-labeled-sublabel");
+  const roles = document.querySelectorAll('td.col-max-role span');
+  for (let i = 0; i < names.length; i++) {
+    if (names[i].outerText === '@' + account) return roles[i] ? roles[i].outerText : '';
+  }
+  for (const table of document.querySelectorAll('table')) {
+    const col = Array.from(table.querySelectorAll('thead th')).map(text)
+      .findIndex((h) => /role/i.test(h));
+    if (col < 0) continue;
+    for (const row of table.querySelectorAll('tbody tr')) {
+      const cells = Array.from(row.children).map(text);
+      if (cells.some((c) => c === account || c.split(/\\s+/).includes('@' + account))) {
+        return cells[col] || '';
+      }
+    }
+  }
+  return '';
+}"""
+
+
+def deployment_helpers(browser: Any, urls: dict[str, str]) -> dict[str, Callable[..., str]]:
+    """The helpers a user's deployment can answer from its pages. ``browser`` is the
+    episode's (``evaluate(expression)`` on the current page, ``fetch(url)`` -> final URL and
+    body, with the episode's cookies)."""
+
+    def shopping_get_latest_order_url() -> str:
+        if "shopping" not in urls:
+            raise LookupError("no URL for the shopping site (site_urls['shopping'])")
+        final, body = browser.fetch(urls["shopping"].rstrip("/") + "/sales/order/history/")
+        match = re.search(r"""href=["']([^"']*/sales/order/view/[^"']*)["']""", body)
+        if not match:
+            raise LookupError(f"no order in the order history at {final} (signed in?)")
+        return urljoin(final, html.unescape(match.group(1)))
+
+    def gitlab_get_project_memeber_role(page: Any, account: str) -> str:
+        value = page.evaluate(f"({_MEMBER_ROLE_JS})({json.dumps(account)})")
+        return str(value or "")
+
+    return {
+        "shopping_get_latest_order_url": shopping_get_latest_order_url,
         "reddit_get_post_url": reddit_get_post_url,
         "gitlab_get_project_memeber_role": gitlab_get_project_memeber_role,
     }
