@@ -123,6 +123,132 @@ def docstring_markdown(obj: Any, level: int = 3) -> str:
     return _args_list(body)
 
 
+#: A Sphinx cross-reference role: ``:class:`~pkg.mod.Name```.
+SPHINX_ROLE = re.compile(r":(?:py:)?(?:class|func|meth|mod|data|attr|exc|obj|const):`(~?)([^`]+)`")
+_LIST_ITEM = re.compile(r"([*+-]|\d+[.)])\s")
+
+
+def rst_to_markdown(text: str, resolve: Callable[[str], str | None] | None = None) -> str:
+    """A docstring's reStructuredText habits, in the Markdown mkdocstrings renders.
+
+    - a Sphinx role (``:class:`~a.B```) becomes a cross-reference to what ``resolve`` names
+      for its target (else the target as written), a link where the site documents it and
+      plain code where it does not; ``~`` shows the last name only, as in Sphinx;
+    - a definition list (a line, then a more indented block) becomes a Markdown one
+      (``def_list``), where it would otherwise run into one paragraph or read as code;
+    - a literal block (a paragraph ending in ``::``) becomes a fenced code block.
+
+    Lines that end in a colon do not start a definition: they are Google-style sections.
+    """
+    lines = _literal_blocks(text.splitlines())
+    lines = _definition_lists(lines)
+    return SPHINX_ROLE.sub(lambda m: _crossref(m, resolve), "\n".join(lines))
+
+
+def _crossref(match: re.Match, resolve: Callable[[str], str | None] | None) -> str:
+    short, target = match.groups()
+    target = target.strip().removesuffix("()")
+    title = target.rsplit(".", 1)[-1] if short else target
+    identifier = (resolve(target) if resolve else None) or target
+    # optional: a link where the site renders the target, plain code (no warning) elsewhere
+    return f'<autoref identifier="{identifier}" optional><code>{title}</code></autoref>'
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _block(lines: list[str], start: int, base: int) -> int:
+    """The end of the block that starts at ``start`` and is indented deeper than ``base``."""
+    end = start
+    for i in range(start, len(lines)):
+        if lines[i].strip() and _indent(lines[i]) <= base:
+            break
+        if lines[i].strip():
+            end = i + 1
+    return end
+
+
+def _dedent(lines: list[str]) -> list[str]:
+    margin = min((_indent(x) for x in lines if x.strip()), default=0)
+    return [x[margin:] for x in lines]
+
+
+def _code_language(code: str) -> str:
+    import ast
+    import json
+
+    with contextlib.suppress(ValueError):
+        json.loads(code)
+        return "json"
+    try:
+        ast.parse(code)
+    except SyntaxError:
+        return "text"
+    return "python"
+
+
+def _literal_blocks(lines: list[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        nxt = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
+        if not line.rstrip().endswith("::") or nxt is None or _indent(lines[nxt]) <= _indent(line):
+            out.append(line)
+            i += 1
+            continue
+        base = _indent(line)
+        # "text::" keeps one colon, "text ::" and a lone "::" lose both
+        intro = line.rstrip()[:-2]
+        if intro.strip():
+            out += [intro.rstrip() if intro.endswith(" ") else intro + ":", ""]
+        end = _block(lines, nxt, base)
+        code = _dedent(lines[nxt:end])
+        pad = " " * base
+        fence = "```" + _code_language("\n".join(code))
+        out += [pad + fence, *(pad + x if x else "" for x in code), pad + "```"]
+        i = end
+    return out
+
+
+def _starts_definition(lines: list[str], i: int) -> bool:
+    term = lines[i]
+    # after a blank line, or right after the previous definition (RST needs no blank line)
+    follows = i > 0 and (not lines[i - 1].strip() or _indent(lines[i - 1]) > 0)
+    if not follows or not term.strip() or _indent(term):
+        return False
+    if i + 1 >= len(lines) or not lines[i + 1].strip() or not _indent(lines[i + 1]):
+        return False
+    stripped = term.strip()
+    return not (
+        stripped.endswith(":")
+        or _LIST_ITEM.match(stripped)
+        or stripped.startswith(("#", ">>>", "```", "|", "..", ":"))
+    )
+
+
+def _definition_lists(lines: list[str]) -> list[str]:
+    out: list[str] = []
+    fenced = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.strip().startswith("```"):
+            fenced = not fenced
+        if fenced or not _starts_definition(lines, i):
+            out.append(line)
+            i += 1
+            continue
+        end = _block(lines, i + 1, 0)
+        body = _dedent(lines[i + 1 : end])
+        if out and out[-1].strip():
+            out.append("")
+        out += [line, ":   " + body[0], *("    " + x if x else "" for x in body[1:])]
+        i = end
+    return out
+
+
 def _args_list(body: str) -> str:
     """A Google-style ``Args:`` section as a Markdown list (indented, it would read as one
     run-on paragraph)."""

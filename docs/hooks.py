@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 from mkdocs.structure.files import File, Files
 
 from agentgym_envs.docs import FAMILY_DIR, family_pages
 from agentgym_envs.spec import FAMILIES
 
 ENVIRONMENTS = "Environments"
-#: A Sphinx role left in a rendered docstring: ``:class:`~pkg.mod.Name```.
-SPHINX_ROLE = re.compile(r":(?:class|func|meth|mod|data|attr|exc|obj):<code>(~?)([^<]+)</code>")
 
 
 def on_config(config):
@@ -29,13 +25,3 @@ def on_files(files: Files, config) -> Files:
     for path, text in family_pages().items():
         files.append(File.generated(config, path, content=text))
     return files
-
-
-def on_page_content(html: str, page, config, files) -> str:
-    """Render Sphinx roles in docstrings as code (``~`` keeps the last name, as Sphinx does)."""
-
-    def code(match: re.Match) -> str:
-        short, target = match.groups()
-        return f"<code>{target.rsplit('.', 1)[-1] if short else target}</code>"
-
-    return SPHINX_ROLE.sub(code, html)

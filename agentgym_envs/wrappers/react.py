@@ -27,10 +27,11 @@ real models emit:
   answers ``"Invalid Action.\\n\\n"`` plus the current observation);
 * the action is the rest of the marker's line, or the next non-blank line (``Action:\\n<action>``
   as ALFWorld's and BabyAI's prompts write it); a line with an unclosed ``{``, ``[`` or ``(``, or
-  an unclosed code fence, continues until it closes (JSON action inputs, ``submit ```sql ...```
-  over several lines; write other multi-line actions in a fence); an action that *is* a code
-  fence is the fence's content without its language tag (``Action: ```sql ...```` gives the
-  SQL); one pair of surrounding backticks or markdown emphasis is dropped;
+  an unclosed code fence, continues until it closes (JSON action inputs,
+  ```` submit ```sql ...``` ```` over several lines; write other multi-line actions in a fence);
+  an action that *is* a code fence is the fence's content without its language tag
+  (```` Action: ```sql ...``` ```` gives the SQL); one pair of surrounding backticks or markdown
+  emphasis is dropped;
 * text after an end-of-sequence token (``</s>``, ``<|im_end|>``, ``<|eot_id|>``,
   ``<|endoftext|>`` ...) is ignored, and ``<think>...</think>`` blocks are reasoning: their
   markers do not count and their text is the thought when no ``Thought:`` is given.
