@@ -249,7 +249,7 @@ def program_html(config: dict[str, Any], browser: Browser, helpers: dict[str, He
         url = target["url"]
         if url.startswith("func:"):
             url = _call(url[5:], helpers, browser)
-            if not url:  # no page to check: WebArena's helper would have raised
+            if not url:  # no page to check (WebArena's helper would have raised)
                 score = 0.0
                 continue
         if url and url != "last":
@@ -261,6 +261,9 @@ def program_html(config: dict[str, Any], browser: Browser, helpers: dict[str, He
             content = browser.content()
         elif locator.startswith("func:"):
             content = _call(locator[5:], helpers, browser)
+            if content is None:
+                score = 0.0
+                continue
         else:
             content = _safe_eval(browser, locator)
         score *= _contents_match(target["required_contents"], str(content or ""))
@@ -276,11 +279,13 @@ def _safe_eval(browser: Browser, expression: str) -> str:
     return "" if value is None else str(value)
 
 
-def _call(call: str, helpers: dict[str, Helper], browser: Browser) -> str:
+def _call(call: str, helpers: dict[str, Helper], browser: Browser) -> str | None:
+    """The helper's answer; None (and a warning) when it is not supported or fails: its
+    target scores 0."""
     match = re.fullmatch(r"\s*(\w+)\((.*)\)\s*", call, re.DOTALL)
     if not match or match.group(1) not in helpers:
         logger.warning("evaluator helper %r is not supported here; its target scores 0", call)
-        return ""
+        return None
     args = []
     for raw in [a.strip() for a in match.group(2).split(",") if a.strip()]:
         if raw == "__page__":
@@ -291,8 +296,8 @@ def _call(call: str, helpers: dict[str, Helper], browser: Browser) -> str:
     try:
         return str(helpers[match.group(1)](*args))
     except Exception as exc:
-        logger.warning("evaluator helper %r failed: %s", call, exc)
-        return ""
+        logger.warning("evaluator helper %r failed (its target scores 0): %s", call, exc)
+        return None
 
 
 def evaluate(
