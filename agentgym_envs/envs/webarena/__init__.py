@@ -4,7 +4,7 @@ The sites (``sites/``: storefront, shop admin, forum, code hosting) are FastAPI 
 127.0.0.1 with seeded SQLite state; the env (:mod:`.env`) drives Chromium through Playwright
 and speaks WebArena's observation and action formats; tasks (:mod:`.tasks`) are WebArena
 configs, generated from templates or loaded from WebArena's own files for a user's
-deployment; :mod:`.evaluators` are WebArena's. Needs ``pip install "agentgym-envs[webarena]"``
+deployment, where :mod:`.login` signs in to the sites; :mod:`.evaluators` are WebArena's. Needs ``pip install "agentgym-envs[webarena]"``
 and a Chromium (Debian's ``/usr/bin/chromium`` or ``AGENTGYM_CHROMIUM``).
 """
 

@@ -48,10 +48,10 @@ def _deployment(tmp_path, configs, **kwargs) -> WebArenaEnv:
     path = tmp_path / "test.raw.json"
     path.write_text(json.dumps(configs))
     kwargs.setdefault("accounts", package_accounts())
+    kwargs.setdefault("login_forms", package_forms())
     return WebArenaEnv(
         config_path=str(path),
         site_urls={site: srv.url(site) for site in SITES},
-        login_forms=package_forms(),
         auth_dir=str(tmp_path),
         **kwargs,
     )
@@ -175,8 +175,7 @@ def test_bad_or_missing_accounts_are_one_line_errors(tmp_path):
     finally:
         env.close()
     odd = dict(package_forms(), reddit=LoginForm("/login", "#nope", "#nope", "button", "/"))
-    env = _deployment(tmp_path, configs)
-    env._login.forms = odd
+    env = _deployment(tmp_path, configs, login_forms=odd)
     try:
         with pytest.raises(LoginError, match="has no field '#nope'"):
             _reset(env, 0)
@@ -263,7 +262,7 @@ def test_evaluator_helpers_read_the_deployments_pages(tmp_path, caplog):
         env.close()
 
 
-def test_post_urls_forms_and_state_paths_as_webarena_names_them(tmp_path):
+def test_post_urls_forms_accounts_and_state_paths_as_webarena_names_them(tmp_path, monkeypatch):
     assert reddit_get_post_url("http://h:9999/f/books/12/some-title/comment/3") == (
         "http://h:9999/f/books/12/"
     )
@@ -281,3 +280,10 @@ def test_post_urls_forms_and_state_paths_as_webarena_names_them(tmp_path):
     assert login.state_path(own) == Path("/x/mine.json")
     assert login.sites(own, login.state_path(own)) == ["reddit"]
     assert login.state_path({"storage_state": None}) is None
+    accounts = tmp_path / "accounts.json"
+    accounts.write_text(json.dumps({"reddit": {"username": "u", "password": "p"}}))
+    monkeypatch.setenv("AGENTGYM_WEBARENA_ACCOUNTS", str(accounts))
+    assert Login(urls).accounts == {"reddit": {"username": "u", "password": "p"}}
+    monkeypatch.setenv("AGENTGYM_WEBARENA_ACCOUNTS", str(tmp_path / "missing.json"))
+    with pytest.raises(LoginError, match="cannot read AGENTGYM_WEBARENA_ACCOUNTS"):
+        Login(urls)
