@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import importlib
 import re
 import subprocess
 import sys
@@ -20,6 +22,7 @@ from agentgym_envs.docs import (
     family_index,
     family_page,
     find_config,
+    rst_to_markdown,
 )
 from agentgym_envs.errors import AgentGymError
 from agentgym_envs.spec import ENV_INFO, FAMILIES
@@ -168,7 +171,150 @@ def test_agentgym_docs_builds_the_site_with_warnings_as_errors(tmp_path):
         assert f"{FAMILY_DIR}/{family.name}/" in nav
     api = (out / "api" / "wrappers" / "index.html").read_text()
     assert re.search(r'id="agentgym_envs\.wrappers\.make_llm_env"', api)
-    assert not re.search(r":(class|func|mod|data):<code>", api)  # Sphinx roles rendered
+    # a definition list in a module docstring, and a role resolved to a link on the page
+    assert "<dt><code>parse_react(text: str) -&gt; ParsedReply</code></dt>" in api
+    assert 'href="#agentgym_envs.wrappers.react.parse_react"><code>parse_react</code></a>' in api
+    for page in sorted(out.rglob("*.html")):
+        assert not rst_leftovers(page.read_text(encoding="utf-8")), page.relative_to(out)
+    for package in ("benchmarks", "server", "experience"):
+        public = importlib.import_module(f"agentgym_envs.{package}").__all__
+        text = (out / "api" / package / "index.html").read_text(encoding="utf-8")
+        ids = re.findall(rf'<h\d id="agentgym_envs\.{package}\.(\w+)"', text)
+        assert ids == public  # the real public API, in __all__'s order
+        assert re.findall(r'doc-module-name">(\w+)<', text) == [package]  # no submodules
+
+
+RAW_ROLE = re.compile(r":(?:class|func|meth|mod|data|attr|exc|obj):(?=[`~\w])")
+RST_LITERAL = re.compile(r"(?<!`)``[^`\n]+``(?!`)")
+
+
+def _text(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def rst_leftovers(page: str) -> list[str]:
+    """reStructuredText a rendered page shows as it was written: a raw Sphinx role, RST markup
+    in a code block (an indented definition), a definition run into its term's paragraph, a
+    ``::`` literal-block marker."""
+    found = [f"raw role: {m}" for m in RAW_ROLE.findall(_text(page))]
+    # the site's own text (API reference, family reference sections), not example output
+    docs = page.split('id="reference-', 1)[-1] if "doc-contents" not in page else page
+    for block in re.findall(r"<pre>(.*?)</pre>", docs, re.DOTALL):
+        code = _text(block)
+        if RST_LITERAL.search(code) or RAW_ROLE.search(code):
+            found.append(f"RST rendered as code: {code[:80]!r}")
+    for para in re.findall(r"<p>(.*?)</p>", page, re.DOTALL):
+        text = _text(para).strip()
+        if re.search(r"\n {4,}\S", text):
+            found.append(f"definition run into a paragraph: {text[:80]!r}")
+        if text == ":" or text.endswith("::"):
+            found.append(f"literal-block marker: {text[-40:]!r}")
+    return found
+
+
+def test_rst_leftovers_catches_what_rst_docstrings_rendered_as():
+    definition_as_code = (
+        "<p><code>parse_react(text)</code>\n    Pure function; <code>ParsedReply</code> is:</p>\n"
+        '<div class="highlight"><pre><span></span><code>* ``action: str`` -- the action;\n'
+        "* ``error`` -- :data:`NO_ACTION`\n</code></pre></div>"
+    )
+    assert len(rst_leftovers(definition_as_code)) == 3
+    assert rst_leftovers("<p>The reply :func:<code>parse_react</code> reads back.</p>")
+    assert rst_leftovers("<p>Each step's reward becomes::</p>")
+    assert rst_leftovers("<p>:</p>")
+    rendered = (
+        "<dl><dt><code>parse_react(text)</code></dt><dd>Pure function</dd></dl>\n"
+        '<div class="highlight"><pre><code>Action: ```sql\nSELECT 1\n```</code></pre></div>'
+        '<p>Calls <a href="#x"><code>parse_react</code></a>,\nthen\n  <code>b</code>.</p>'
+    )
+    assert rst_leftovers(rendered) == []
+
+
+def test_rst_to_markdown_roles_become_optional_cross_references():
+    text = "See :class:`~agentgym_envs.core.TextEnv`, :func:`parse_react` and :mod:`pkg.mod`."
+    resolved = {"parse_react": "agentgym_envs.wrappers.react.parse_react"}
+    out = rst_to_markdown(text, resolve=resolved.get)
+    assert out == (
+        'See <autoref identifier="agentgym_envs.core.TextEnv" optional><code>TextEnv</code>'
+        '</autoref>, <autoref identifier="agentgym_envs.wrappers.react.parse_react" optional>'
+        '<code>parse_react</code></autoref> and <autoref identifier="pkg.mod" optional>'
+        "<code>pkg.mod</code></autoref>."
+    )
+
+
+def test_rst_to_markdown_definition_lists_and_literal_blocks():
+    text = (
+        "Summary.\n"
+        "\n"
+        "``first(x)``\n"
+        "    What it does:\n"
+        "\n"
+        "    * a point;\n"
+        "``second`` (no blank line before it, as RST allows)\n"
+        "    More.\n"
+        "\n"
+        "Use it like this::\n"
+        "\n"
+        "    first(1)\n"
+        "\n"
+        "::\n"
+        "\n"
+        '    {"a": 1}\n'
+        "\n"
+        "Args:\n"
+        "    x: a value.\n"
+        "        More about x.\n"
+        "\n"
+        "* an item\n"
+        "    continued\n"
+    )
+    assert rst_to_markdown(text) == (
+        "Summary.\n"
+        "\n"
+        "``first(x)``\n"
+        ":   What it does:\n"
+        "\n"
+        "    * a point;\n"
+        "\n"
+        "``second`` (no blank line before it, as RST allows)\n"
+        ":   More.\n"
+        "\n"
+        "Use it like this:\n"
+        "\n"
+        "```python\n"
+        "first(1)\n"
+        "```\n"
+        "\n"
+        "```json\n"
+        '{"a": 1}\n'
+        "```\n"
+        "\n"
+        "Args:\n"
+        "    x: a value.\n"
+        "        More about x.\n"
+        "\n"
+        "* an item\n"
+        "    continued"
+    )
+
+
+def test_api_reference_extension_lists_what_all_names():
+    griffe = pytest.importorskip("griffe")
+    extension = griffe.load_extensions(f"{ROOT / 'docs' / 'api_reference.py'}:ApiReference")
+    pkg = griffe.load("agentgym_envs", search_paths=[str(ROOT)], extensions=extension)
+    for name in ("benchmarks", "server", "experience"):
+        module = pkg.modules[name]
+        public = importlib.import_module(f"agentgym_envs.{name}").__all__
+        assert [str(n) for n in module.exports] == public
+        for export in public:
+            member = module.members[export]
+            assert member.is_public
+            assert member.final_target.name == export  # the object defined in a submodule
+        objects = [n for n, m in module.members.items() if m.is_public and not m.is_module]
+        assert sorted(objects) == sorted(public)
+    react = pkg.modules["wrappers"].modules["react"].docstring.value
+    assert ":func:" not in react and ":data:" not in react
+    assert "\n:   Pure function" in react
 
 
 MARKED = re.compile(r"<!-- runs -->\n```python\n(.*?)\n```", re.DOTALL)
