@@ -10,9 +10,11 @@ id. ``agentgym docs`` (or :func:`build_site`) builds the site; it needs the ``do
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import inspect
 import io
+import json
 import logging
 import re
 from collections.abc import Callable
@@ -175,9 +177,6 @@ def _dedent(lines: list[str]) -> list[str]:
 
 
 def _code_language(code: str) -> str:
-    import ast
-    import json
-
     with contextlib.suppress(ValueError):
         json.loads(code)
         return "json"
@@ -188,13 +187,17 @@ def _code_language(code: str) -> str:
     return "python"
 
 
+def _next_text(lines: list[str], i: int) -> int | None:
+    return next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
+
+
 def _literal_blocks(lines: list[str]) -> list[str]:
     out: list[str] = []
     i = 0
     while i < len(lines):
         line = lines[i]
-        nxt = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
-        if not line.rstrip().endswith("::") or nxt is None or _indent(lines[nxt]) <= _indent(line):
+        nxt = _next_text(lines, i) if line.rstrip().endswith("::") else None
+        if nxt is None or _indent(lines[nxt]) <= _indent(line):
             out.append(line)
             i += 1
             continue
