@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -322,9 +323,94 @@ def _is_action_line(text: str, action: str) -> bool:
     )
 
 
+class _Sentinels:
+    """Stand-in argument values whose text is unique, and the regex group that reads each back
+    from the action the env makes of them."""
+
+    def __init__(self) -> None:
+        self.groups: list[tuple[str, str, Any]] = []  # (text in the action, type, value)
+
+    def value(self, schema: dict[str, Any], items: int) -> Any:
+        kind = schema.get("type", "string")
+        n = len(self.groups)
+        if kind == "integer":
+            v: Any = 900001 + n
+        elif kind == "number":
+            v = 900001.5 + n
+        elif kind == "string":
+            v = f"{_SENTINEL}{n}X"
+        elif kind == "object":
+            props = schema.get("properties") or {}
+            return {p: self.value(s, items) for p, s in props.items()}
+        elif kind == "array":
+            return [self.value(schema.get("items") or {}, items) for _ in range(items)]
+        else:  # booleans, enums without a type: not read back
+            raise ValueError(kind)
+        self.groups.append((str(v), kind, v))
+        return v
+
+    def read(self, template: str, action: str, args: Any) -> Any | None:
+        """``args`` with each sentinel replaced by what stands in its place in ``action``."""
+        pattern = re.escape(template)
+        for text, kind, _ in self.groups:
+            if template.count(text) != 1:
+                return None
+            group = (
+                r"(-?\d+)"
+                if kind == "integer"
+                else r"(-?\d+(?:\.\d+)?)"
+                if kind == "number"
+                else r"(.+?)"
+            )
+            pattern = pattern.replace(re.escape(text), group)
+        found = re.search(pattern + r"\s*$", action)
+        if found is None:
+            return None
+        by_text = {
+            text: {"integer": int, "number": float}.get(kind, str)(found.group(i + 1))
+            for i, (text, kind, _) in enumerate(
+                sorted(self.groups, key=lambda g: template.index(g[0]))
+            )
+        }
+
+        def fill(value: Any) -> Any:
+            if isinstance(value, dict):
+                return {k: fill(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [fill(v) for v in value]
+            return by_text.get(str(value), value)
+
+        return fill(args)
+
+
+def _fitted_calls(base: Any, name: str, parameters: dict[str, Any], action: str):
+    """Arguments of tool ``name`` that make ``action``, read off the env's own template for
+    the call (sentinel arguments in, their places in the text out)."""
+    props = parameters.get("properties") or {}
+    required = parameters.get("required") or list(props)
+    # the most array items first: fewer would fit too, with entries run together
+    sizes = range(8, 0, -1) if '"array"' in json.dumps(parameters) else (1,)
+    for keep in (list(props), [p for p in props if p in required]):
+        for items in sizes:
+            sentinels = _Sentinels()
+            try:
+                args = {p: sentinels.value(props[p], items) for p in keep}
+                template = base.action_from_tool_call(name, dict(args))
+            except (ValueError, KeyError, TypeError):
+                break
+            fitted = sentinels.read(template, action, args)
+            if fitted is not None:
+                yield fitted
+
+
 def _as_tool_call(env: gym.Env, action: str, tools: list[dict[str, Any]]) -> dict[str, Any] | None:
     """A call of one of ``tools`` that the env turns into ``action`` (``None`` if none found)."""
     base = env.unwrapped
+    for tool in tools:  # read off the env's own templates: the action need only end with it
+        fn = tool.get("function", tool)
+        for args in _fitted_calls(base, fn.get("name"), fn.get("parameters") or {}, action):
+            if action.rstrip().endswith(base.action_from_tool_call(fn["name"], dict(args))):
+                return _call(fn["name"], action, args)
     candidates: list[tuple[str, dict[str, Any]]] = []
     for tool in tools:
         fn = tool.get("function", tool)
@@ -357,12 +443,16 @@ def _as_tool_call(env: gym.Env, action: str, tools: list[dict[str, Any]]) -> dic
             continue
         line = text if text.startswith("Action:") else f"Action: {text}"
         if _is_action_line(text, action) or action.rstrip().endswith(line):
-            return {
-                "id": f"call_{abs(hash((name, action))) % 10**8}",
-                "type": "function",
-                "function": {"name": name, "arguments": json.dumps(args)},
-            }
+            return _call(name, action, args)
     return None
+
+
+def _call(name: str, action: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": f"call_{abs(hash((name, action))) % 10**8}",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(args)},
+    }
 
 
 __all__ = ["MODEL", "ExpertChatServer"]

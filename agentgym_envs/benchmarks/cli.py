@@ -350,7 +350,10 @@ def _model_source(policy: str, source: str) -> str:
         raise typer.BadParameter("use openai, local or expert", param_hint="--model-source")
     if policy == "local":
         if source == "expert":
-            raise AgentGymError("--policy local is the local model: use --policy openai with it")
+            raise AgentGymError(
+                "--policy local plays the local model: for the expert model use "
+                "--policy openai --model-source expert"
+            )
         return "local"
     if source != "openai" and policy in ("expert", "random"):
         raise AgentGymError(

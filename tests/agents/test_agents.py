@@ -137,3 +137,14 @@ def test_agents_play_episode_after_episode_in_rollout_collect(expert_server):
         )
         assert [e.task_id for e in episodes] == [0, 1, 2]
         assert all(e.success for e in episodes)
+
+
+def test_expert_model_answers_tools_with_several_and_nested_arguments():
+    # TextCraft's craft(count, item, ingredients[]) and ALFWorld's take(object, receptacle):
+    # the expert's text action is read back into the call the env would make it from
+    envs = ["AgentGym/TextCraft-v0", "AgentGym/ALFWorld-v0"]
+    with ExpertChatServer(envs) as server:
+        result = run_benchmark(envs, agent_spec("multiturn", base_url=server.base_url), limit=2)
+    assert [r["success"] for r in result.records] == [True] * 4
+    calls = [t["value"] for r in result.records for t in r["conversations"] if t["from"] == "gpt"]
+    assert any('"ingredients": [{"count"' in c for c in calls), calls
