@@ -21,7 +21,7 @@ class MultiStepAgent(ChatAgent):
             and ``sampling``).
         fmt: ``"react"`` (Thought/Action text, read by the family's AgentGym parser) or
             ``"tools"`` (one native tool call per turn).
-        seed, max_history_turns, system: as for ``ChatAgent``.
+        **kwargs: ``seed``, ``max_history_turns``, ``system``, as for ``ChatAgent``.
     """
 
     def __init__(self, client: Any, fmt: str = "react", **kwargs: Any) -> None:
