@@ -21,7 +21,7 @@ import statistics
 import threading
 import uuid
 from collections import defaultdict
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -530,15 +530,7 @@ class FieldRunner:
         """Play every planned episode not already in the output folder; never raises for an
         episode, a sink or Ctrl-C (see :data:`EXIT_OK` and the other exit codes)."""
         self.store.open()
-        # env by env, each task's repeats back to back: a batch completes as early as it can,
-        # and a model server's prompt cache serves the repeats of a prompt
-        todo = [
-            (plan, item, r)
-            for plan in self.plans
-            for item in plan.items
-            for r in range(self.profile.repeat)
-            if (plan.env_id, item.item_id, r) not in self.store.done
-        ]
+        todo = self._todo()
         planned = sum(len(p.items) for p in self.plans) * self.profile.repeat
         skipped = planned - len(todo)
         if skipped:
@@ -547,39 +539,11 @@ class FieldRunner:
             self._left[plan.env_id] = sum(1 for p, _, _ in todo if p is plan)
         self._status("started")
         pool = _EnvPool(self.profile, "plain" if self.chain.scripted else self.profile.model.format)
-        status, code = "completed", EXIT_OK
-        executor = ThreadPoolExecutor(self.profile.concurrency, thread_name_prefix="agentgym-field")
-        # Ctrl-C only sets flags here: a KeyboardInterrupt raised at an arbitrary point of the
-        # main thread can leave a future's lock held and the workers waiting on it for good.
-        with _CtrlC() as ctrl_c:
-            try:
-                pending = {executor.submit(self._play, pool, *job) for job in todo}
-                while pending and not ctrl_c.pressed.is_set() and self.fatal is None:
-                    done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                    for f in done:
-                        if f.exception() is not None:
-                            raise f.exception()  # type: ignore[misc]
-                if ctrl_c.pressed.is_set():
-                    status, code = "interrupted", EXIT_INTERRUPTED
-                    self.stop.set()
-                    for f in pending:
-                        f.cancel()
-                    in_flight = [f for f in pending if not f.cancelled()]
-                    logger.warning(
-                        "interrupted: finishing %d episode(s) in flight "
-                        "(Ctrl-C again to abandon them)",
-                        len(in_flight),
-                    )
-                    while in_flight and not ctrl_c.again.is_set():
-                        _, not_done = wait(in_flight, timeout=0.5)
-                        in_flight = list(not_done)
-                    if in_flight:
-                        logger.warning("abandoning the episodes in flight")
-                        self.abandoned = True
-            finally:
-                self.stop.set()
-                executor.shutdown(wait=False, cancel_futures=True)
-                self.store.close()
+        try:
+            interrupted = self._play_all(pool, todo)
+        finally:
+            self.store.close()
+        status, code = ("interrupted", EXIT_INTERRUPTED) if interrupted else ("completed", EXIT_OK)
         if status == "completed" and self.fatal is not None:
             status, code = "failed", EXIT_ENDPOINT
         summaries = [self._summary(p) for p in self.plans]
@@ -588,22 +552,7 @@ class FieldRunner:
         ran = len(self.store.new)
         self._status(status, exit_code=code, episodes=ran)
         pool.close()
-        (self.out / SUMMARY_FILE).write_text(
-            json.dumps(
-                {
-                    "run_id": self.store.run_id,
-                    "status": status,
-                    "exit_code": code,
-                    "model": self.chain.model_name,
-                    "endpoint": self.chain.endpoint_label,
-                    "settings": self.settings(),
-                    "envs": [s.as_dict() for s in summaries],
-                },
-                indent=2,
-            )
-            + "\n",
-            encoding="utf-8",
-        )
+        self._write_summary(status, code, summaries)
         return FieldResult(
             code,
             status,
@@ -616,6 +565,67 @@ class FieldRunner:
             self.chain.endpoint_label,
             message=str(self.fatal) if self.fatal is not None else None,
         )
+
+    def _todo(self) -> list[tuple[EnvPlan, Any, int]]:
+        # env by env, each task's repeats back to back: a batch completes as early as it can,
+        # and a model server's prompt cache serves the repeats of a prompt
+        return [
+            (plan, item, r)
+            for plan in self.plans
+            for item in plan.items
+            for r in range(self.profile.repeat)
+            if (plan.env_id, item.item_id, r) not in self.store.done
+        ]
+
+    def _play_all(self, pool: _EnvPool, todo: list[tuple[EnvPlan, Any, int]]) -> bool:
+        """Play ``todo`` on the worker threads; True when Ctrl-C stopped it."""
+        executor = ThreadPoolExecutor(self.profile.concurrency, thread_name_prefix="agentgym-field")
+        # Ctrl-C only sets flags here: a KeyboardInterrupt raised at an arbitrary point of the
+        # main thread can leave a future's lock held and the workers waiting on it for good.
+        with _CtrlC() as ctrl_c:
+            try:
+                pending = {executor.submit(self._play, pool, *job) for job in todo}
+                while pending and not ctrl_c.pressed.is_set() and self.fatal is None:
+                    done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                    for f in done:
+                        if f.exception() is not None:
+                            raise f.exception()  # type: ignore[misc]
+                if ctrl_c.pressed.is_set():
+                    self._finish_in_flight(pending, ctrl_c)
+                return ctrl_c.pressed.is_set()
+            finally:
+                self.stop.set()
+                executor.shutdown(wait=False, cancel_futures=True)
+
+    def _finish_in_flight(self, pending: set[Future[None]], ctrl_c: _CtrlC) -> None:
+        """After a first Ctrl-C: start nothing new, let running episodes end unless a second
+        Ctrl-C abandons them."""
+        self.stop.set()
+        for f in pending:
+            f.cancel()
+        in_flight = [f for f in pending if not f.cancelled()]
+        logger.warning(
+            "interrupted: finishing %d episode(s) in flight (Ctrl-C again to abandon them)",
+            len(in_flight),
+        )
+        while in_flight and not ctrl_c.again.is_set():
+            _, not_done = wait(in_flight, timeout=0.5)
+            in_flight = list(not_done)
+        if in_flight:
+            logger.warning("abandoning the episodes in flight")
+            self.abandoned = True
+
+    def _write_summary(self, status: str, code: int, summaries: list[EnvSummary]) -> None:
+        summary = {
+            "run_id": self.store.run_id,
+            "status": status,
+            "exit_code": code,
+            "model": self.chain.model_name,
+            "endpoint": self.chain.endpoint_label,
+            "settings": self.settings(),
+            "envs": [s.as_dict() for s in summaries],
+        }
+        (self.out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
 
 
 __all__ = [
