@@ -406,11 +406,19 @@ def _fitted_calls(base: Any, name: str, parameters: dict[str, Any], action: str)
 def _as_tool_call(env: gym.Env, action: str, tools: list[dict[str, Any]]) -> dict[str, Any] | None:
     """A call of one of ``tools`` that the env turns into ``action`` (``None`` if none found)."""
     base = env.unwrapped
-    for tool in tools:  # read off the env's own templates: the action need only end with it
+    # read off the env's own templates: the action need only end with one, and the longest
+    # wins ("toggle and go through X" also ends with "go through X")
+    fits: list[tuple[int, str, dict[str, Any]]] = []
+    for tool in tools:
         fn = tool.get("function", tool)
         for args in _fitted_calls(base, fn.get("name"), fn.get("parameters") or {}, action):
-            if action.rstrip().endswith(base.action_from_tool_call(fn["name"], dict(args))):
-                return _call(fn["name"], action, args)
+            made = base.action_from_tool_call(fn["name"], dict(args))
+            if action.rstrip().endswith(made):
+                fits.append((len(made), fn["name"], args))
+                break
+    if fits:
+        _, name, args = max(fits, key=lambda fit: fit[0])
+        return _call(name, action, args)
     candidates: list[tuple[str, dict[str, Any]]] = []
     for tool in tools:
         fn = tool.get("function", tool)

@@ -148,3 +148,23 @@ def test_expert_model_answers_tools_with_several_and_nested_arguments():
     assert [r["success"] for r in result.records] == [True] * 4
     calls = [t["value"] for r in result.records for t in r["conversations"] if t["from"] == "gpt"]
     assert any('"ingredients": [{"count"' in c for c in calls), calls
+
+
+def test_expert_server_reads_the_most_specific_tool_an_action_ends_with():
+    import json
+
+    import agentgym_envs
+    from agentgym_envs.agents.expert_server import _as_tool_call
+
+    env = agentgym_envs.make("AgentGym/BabyAI-v0")
+    env.reset(seed=0, options={"task_id": 7, "split": "test"})
+    tools = env.unwrapped.tool_schemas()
+    for action, name in [
+        ("toggle and go through red closed door 1", "toggle_and_go_through"),
+        ("go through red closed door 1", "go_through"),
+    ]:
+        call = _as_tool_call(env, action, tools)["function"]
+        args = json.loads(call["arguments"])
+        assert call["name"] == name and args == {"door": "red closed door 1"}
+        assert env.unwrapped.action_from_tool_call(name, args) == action
+    env.close()
