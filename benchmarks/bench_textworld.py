@@ -17,7 +17,7 @@ import warnings
 
 import textworld
 
-from agentgym_envs.envs.tw_games.env import TextWorldEnv, TextWorldExpert
+from agentgym_envs.envs.tw_games.env import TextWorldEnv, TextWorldExpert, requested_infos
 from agentgym_envs.envs.tw_games.games import compile_game, game_path
 
 
@@ -61,15 +61,7 @@ def main() -> None:
         scripts.append((game_path(t.challenge, t.level, t.seed), commands))
     env.close()
 
-    infos = textworld.EnvInfos(
-        admissible_commands=True,
-        policy_commands=True,
-        max_score=True,
-        won=True,
-        lost=True,
-        feedback=True,
-        score=True,
-    )
+    infos = requested_infos()
     tw_reset, tw_step = [], []
     for path, commands in scripts:
         tw = textworld.start(str(path), request_infos=infos)

@@ -33,6 +33,20 @@ def _quiet() -> Iterator[None]:
         yield
 
 
+def requested_infos() -> Any:
+    """What the env asks textworld's engine for on each step (``textworld.EnvInfos``)."""
+    textworld = require("textworld", "textworld")
+    return textworld.EnvInfos(
+        admissible_commands=True,
+        policy_commands=True,
+        max_score=True,
+        won=True,
+        lost=True,
+        feedback=True,
+        score=True,
+    )
+
+
 @dataclass(frozen=True)
 class TextWorldTask(Task):
     challenge: str = "cooking"
@@ -135,17 +149,8 @@ class TextWorldEnv(TextEnv):
         if self._game is not None and self._path == path:
             return
         self.close()
-        infos = textworld.EnvInfos(
-            admissible_commands=True,
-            policy_commands=True,
-            max_score=True,
-            won=True,
-            lost=True,
-            feedback=True,
-            score=True,
-        )
         with _quiet():
-            self._game = textworld.start(path, request_infos=infos)
+            self._game = textworld.start(path, request_infos=requested_infos())
         self._path = path
 
     def _begin(self, task: TextWorldTask) -> tuple[str, dict[str, Any]]:
