@@ -10,11 +10,10 @@ import functools
 import importlib
 import json
 import os
-import platform
-import shutil
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 
 try:
     import typer
@@ -105,6 +104,7 @@ def play(
     options = {"split": split} | ({"task_id": task_id} if task_id is not None else {})
     obs, info = env.reset(seed=seed, options=options)
     console.print(f"[bold]{resolve_id(env_id)}[/] task {info['task_id']} ({info['split']})")
+    _print_allowed_words(info.get("allowed_words"))
     total = 0.0
     while True:
         console.print(obs, markup=False)
@@ -134,6 +134,15 @@ def play(
             )
             break
     env.close()
+
+
+def _print_allowed_words(words: Sequence[str] | None, shown: int = 60) -> None:
+    """The guesses a word game accepts (Wordle: LMRL's 40 words), so ``crane`` is no surprise."""
+    if not words:
+        return
+    head = ", ".join(words[:shown])
+    more = f" ... (+{len(words) - shown}; info['allowed_words'] has all)" if len(words) > shown else ""
+    console.print(f"[dim]allowed words ({len(words)}): {head}{more}[/]")
 
 
 @app.command()
@@ -210,35 +219,15 @@ def run(
 
 @app.command()
 def doctor() -> None:
-    """Check this machine: Python, each family's extra, Java, Chromium."""
+    """Check this machine: Python, each family's extra, Java, Chromium, the local model,
+    nats-server and PostgreSQL."""
+    from agentgym_envs.doctor import run_checks
+
     table = Table(title="agentgym doctor")
     table.add_column("check")
-    table.add_column("status")
-    table.add_row("python", f"{platform.python_version()} ({sys.executable})")
-    table.add_row("agentgym-envs", agentgym_envs.__version__)
-    seen = set()
-    for info in ENV_INFO.values():
-        if info.family in seen:
-            continue
-        seen.add(info.family)
-        ok = info.installed
-        table.add_row(
-            f"family {info.family}",
-            "ok" if ok else f'missing: pip install "agentgym-envs[{info.extra}]"',
-        )
-    try:
-        java = importlib.import_module("agentgym_envs.envs.sciworld.java")
-        ok, message = java.check_java()
-        table.add_row("java (sciworld)", ("ok: " if ok else "missing: ") + message)
-    except ImportError:
-        table.add_row(
-            "java (sciworld)",
-            shutil.which("java") or "not found: apt-get install default-jre-headless",
-        )
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    table.add_row(
-        "chromium (webshop browser mode)", chromium or "not found: apt-get install chromium"
-    )
+    table.add_column("status", overflow="fold")
+    for check in run_checks():
+        table.add_row(check.name, check.status)
     console.print(table)
 
 

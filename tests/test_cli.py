@@ -74,3 +74,47 @@ def test_bad_option_is_one_line_error():
 def test_doctor_reports_families():
     result = runner.invoke(app, ["doctor"])
     assert result.exit_code == 0 and "family wordle" in result.stdout
+
+
+def test_doctor_checks_the_programs_features_run(monkeypatch):
+    from agentgym_envs import doctor
+
+    names = [c.name for c in doctor.run_checks()]
+    for name in ("chromium", "local model", "nats-server", "postgresql", "java"):
+        assert any(n.startswith(name) for n in names), names
+    monkeypatch.setenv("PATH", "/nonexistent")  # nothing on PATH: each says its mend
+    monkeypatch.setattr(doctor.glob, "glob", lambda pattern: [])
+    nats, pg = doctor.nats_check(), doctor.postgresql_check()
+    assert (nats.ok, nats.detail) == (False, "apt-get install -y nats-server")
+    assert (pg.ok, pg.detail) == (False, "apt-get install -y postgresql")
+    result = runner.invoke(app, ["doctor"])
+    assert result.exit_code == 0 and "nats-server" in result.stdout and "missing" in result.stdout
+
+
+def test_an_unknown_id_with_no_close_match_is_one_short_line():
+    proc = _cli("play", "Nope-v0")
+    assert proc.returncode == 2
+    line = proc.stderr.strip()
+    assert line.startswith("error: unknown env id 'Nope-v0'") and "\n" not in line
+    assert "agentgym list" in line or "did you mean" in line
+    assert line.count("AgentGym/") <= 1 and len(line) < 160
+    proc = _cli("play", "wordl-v0")
+    assert "did you mean 'AgentGym/Wordle-v0'?" in proc.stderr
+
+
+def test_list_at_80_columns_keeps_every_column_readable():
+    result = runner.invoke(app, ["list"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    header = next(line for line in lines if "id" in line and "test" in line)
+    for column in ("id", "installed", "test", "rounds", "reward"):
+        assert column in header
+    assert "AgentGym/TextCraft-v0" in result.stdout and "…" not in result.stdout
+
+
+def test_play_wordle_shows_the_words_the_game_accepts():
+    result = runner.invoke(app, ["play", "Wordle-v0", "--task-id", "0"], input="c r a n e\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "allowed words (40)" in result.stdout
+    assert "not in the vocabulary (info['allowed_words']" in result.stdout

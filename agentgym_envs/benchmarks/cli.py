@@ -98,6 +98,18 @@ def _policy_spec(
     )
 
 
+def print_outcomes(rows: list[tuple[str, dict[str, int]]], out: Console | None = None) -> None:
+    """Why the episodes ended, one line per env under a summary table (a run where every
+    episode hit a limit must not read as a plain 0%)."""
+    from agentgym_envs.benchmarks.report import outcome_text
+
+    out = out or console
+    width = max((len(name) for name, _ in rows), default=0)
+    out.print("[bold]outcomes[/] (why episodes ended)")
+    for name, outcomes in rows:
+        out.print(f"  {name:<{width}}  {outcome_text(outcomes)}", markup=False)
+
+
 def _print_summary(summary, title: str) -> None:
     from agentgym_envs.benchmarks.report import latency_cells
 
@@ -108,7 +120,7 @@ def _print_summary(summary, title: str) -> None:
     cols = (
         ["env", "episodes", "score", "success"]
         + ([f"Avg@{k}", f"Pass@{k}"] if k > 1 else [])
-        + ["turns", "errors"]
+        + ["turns"]
         + (["invalid"] if invalid else [])
         + (["policy ms mean/p95"] if latency else [])
     )
@@ -120,16 +132,17 @@ def _print_summary(summary, title: str) -> None:
         means += [f"{e.mean_turns:.1f}"]
         row = [e.env_id.split("/")[-1], str(e.episodes)]
         row += means if e.scored else ["-"] * len(means)
-        row += [str(e.errors)] + ([str(e.invalid)] if invalid else [])
+        row += [str(e.invalid)] if invalid else []
         row += ["/".join(latency_cells(e))] if latency else []
         table.add_row(*row)
     o = summary.as_dict()["overall"]
     row = ["overall", str(o["episodes"]), f"{o['score']:.3f}", f"{o['success_rate']:.1%}"]
     row += [f"{o['avg_at_k']:.3f}", f"{o['pass_at_k']:.1%}"] if k > 1 else []
-    row += ["", ""] + ([str(o["invalid"])] if invalid else [])
+    row += [""] + ([str(o["invalid"])] if invalid else [])
     row += [""] if latency else []
     table.add_row(*row, style="bold")
     console.print(table)
+    print_outcomes([(e.env_id.split("/")[-1], e.outcomes) for e in summary.envs])
     if invalid:
         console.print(f"[yellow]{summary.invalid_note()}[/]")
 

@@ -25,7 +25,7 @@ import json
 import logging
 import os
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -95,7 +95,8 @@ class EnvSummary:
     ``invalid`` counts the episodes whose reward is not valid (the environment failed);
     ``scored`` the episodes the means are over (all but the invalid ones, unless the summary
     includes them; an env with none scored has means of 0 and is left out of the overall row).
-    ``errors`` counts the episodes that raised; ``wall_time``, the token counts and the
+    ``errors`` counts the episodes that raised; ``outcomes`` counts the episodes by why they
+    ended (:func:`outcome_of`, in :data:`~agentgym_envs.core.OUTCOMES` order); ``wall_time``, the token counts and the
     latencies are over all episodes. Latencies are seconds per turn over every turn of the
     env's episodes (the policy's -- for a model, its call -- and the env step's): the mean
     and the 95th percentile, ``None`` when no record carries them.
@@ -120,10 +121,15 @@ class EnvSummary:
     policy_latency_p95: float | None = None
     env_latency_mean: float | None = None
     env_latency_p95: float | None = None
+    outcomes: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.scored is None:
             self.scored = self.episodes - self.invalid
+
+    def outcome_text(self) -> str:
+        """The outcome counts as one cell, e.g. ``success 3, time_limit 2``."""
+        return outcome_text(self.outcomes)
 
 
 @dataclass
@@ -146,6 +152,16 @@ class Summary:
     def invalid(self) -> int:
         """Episodes whose reward is not valid (the environment failed), over all envs."""
         return sum(e.invalid for e in self.envs)
+
+    @property
+    def outcomes(self) -> dict[str, int]:
+        """Episodes per outcome over all envs (:data:`~agentgym_envs.core.OUTCOMES` order)."""
+        from agentgym_envs.core import OUTCOMES
+
+        total: Counter[str] = Counter()
+        for e in self.envs:
+            total.update(e.outcomes)
+        return {name: total[name] for name in OUTCOMES if total[name]}
 
     def _macro(self, value: Callable[[EnvSummary], float]) -> float:
         """Mean of ``value`` over the envs with a scored episode."""
@@ -185,6 +201,7 @@ class Summary:
                 "pass_at_k": self._macro(lambda e: e.pass_at_k),
                 "episodes": sum(e.episodes for e in self.envs),
                 "invalid": self.invalid,
+                "outcomes": self.outcomes,
             },
             "envs": [asdict(e) for e in self.envs],
         }
@@ -204,6 +221,7 @@ class Summary:
         head += ["turns"]
         n_means = len(head) - (3 if invalid else 2)
         head += ["policy ms/turn", "p95 ms"] if latency else []
+        head += ["outcomes"]
         lines = [
             "| " + " | ".join(head) + " |",
             "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|",
@@ -217,6 +235,7 @@ class Summary:
             else:
                 row += ["-"] * n_means
             row += latency_cells(e) if latency else []
+            row += [e.outcome_text()]
             lines.append("| " + " | ".join(row) + " |")
         d = self.as_dict()["overall"]
         row = ["**overall (mean over envs)**", str(d["episodes"])]
@@ -225,6 +244,7 @@ class Summary:
         if k > 1:
             row += [f"{d['avg_at_k']:.3f}", f"{d['pass_at_k']:.1%}"]
         row += [""] + (["", ""] if latency else [])
+        row += [outcome_text(d["outcomes"])]
         lines.append("| " + " | ".join(row) + " |")
         if invalid:
             lines += ["", self.invalid_note()]
@@ -236,6 +256,36 @@ class Summary:
             )
             title += f", format `{self.config.get('format', '?')}`, split `{self.config.get('split', '?')}`\n\n"
         return title + "\n".join(lines) + "\n"
+
+
+def outcome_of(record: dict[str, Any]) -> str:
+    """Why an episode ended, in the env contract's words (:data:`agentgym_envs.core.OUTCOMES`):
+    the record's own ``outcome`` where it has one, ``env_error`` for an episode that raised."""
+    from agentgym_envs.core import OUTCOMES, episode_outcome
+
+    if record.get("error"):
+        return "env_error"
+    if record.get("outcome") in OUTCOMES:
+        return str(record["outcome"])
+    terminated, truncated = bool(record.get("terminated")), bool(record.get("truncated"))
+    if not (terminated or truncated):  # a record from before the contract: read its fields
+        truncated = record.get("truncation_reason") is not None
+        terminated = not truncated
+    info = {"success": record.get("success"), "truncation_reason": record.get("truncation_reason")}
+    return episode_outcome(terminated, truncated, info) or "failure"
+
+
+def count_outcomes(records: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Episodes per outcome, in :data:`~agentgym_envs.core.OUTCOMES` order (absent ones left out)."""
+    from agentgym_envs.core import OUTCOMES
+
+    counts = Counter(outcome_of(r) for r in records)
+    return {name: counts[name] for name in OUTCOMES if counts[name]}
+
+
+def outcome_text(outcomes: dict[str, int]) -> str:
+    """Outcome counts as one table cell: ``success 3, time_limit 2`` (``-`` when empty)."""
+    return ", ".join(f"{name} {n}" for name, n in outcomes.items()) or "-"
 
 
 def _mean(values: Iterable[float]) -> float:
@@ -310,6 +360,7 @@ def summarize(
                 errors=sum(1 for r in recs if r.get("error")),
                 invalid=sum(1 for r in recs if not reward_is_valid(r)),
                 scored=len(scored),
+                outcomes=count_outcomes(recs),
                 wall_time=sum(float(r.get("wall_time", 0.0)) for r in recs),
                 prompt_tokens=sum(int(t.get("prompt_tokens", 0)) for t in tokens),
                 completion_tokens=sum(int(t.get("completion_tokens", 0)) for t in tokens),

@@ -72,6 +72,14 @@ def _order_key(salt: str, item) -> str:
 
 
 # -- statistics ------------------------------------------------------------------------------
+def format_p(p: float | None) -> str:
+    """A p-value as people read it: two significant digits, ``< 0.001`` below that (a
+    resampled or exact p of 0 means "smaller than we can tell", never zero)."""
+    if p is None:
+        return "–"
+    return "< 0.001" if p < 0.001 else f"{p:.2g}"
+
+
 def sign_test(a: Sequence[float], b: Sequence[float]) -> dict[str, Any]:
     """Exact two-sided sign test of paired values: how many pairs favour B, how many A, p."""
     stats = require("scipy.stats", "experience")
@@ -549,6 +557,7 @@ def list_ab_tests(store) -> list[dict[str, Any]]:
 
 
 __all__ = [
+    "format_p",
     "METRICS",
     "MODES",
     "ABResult",

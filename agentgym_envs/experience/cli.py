@@ -399,6 +399,8 @@ def ab_run(
 
 
 def _print_ab(result: dict) -> None:
+    from agentgym_envs.experience.ab import format_p
+
     table = Table(title=f"A/B {result['name']} ({result['mode']}): {result['decision']}")
     for c in (
         "arm",
@@ -422,7 +424,7 @@ def _print_ab(result: dict) -> None:
                 _fmt(x["a"]),
                 _fmt(x["b"]),
                 f"{x['diff']:+.3f} [{x['low']:+.3f}, {x['high']:+.3f}]",
-                f"{x['p_value']:.2g}",
+                format_p(x["p_value"]),
                 x["test"],
                 "yes" if x["significant"] else "no",
             )
@@ -458,11 +460,18 @@ def export_command(
     ] = None,
     env: Annotated[list[str] | None, typer.Option("--env", help="Env id (repeatable).")] = None,
     outcome: Annotated[
-        str | None, typer.Option("--outcome", help="success or failure (as judged).")
+        str | None,
+        typer.Option(
+            "--outcome", help="success or failure (as judged; sft defaults to success)."
+        ),
     ] = None,
     feedback: Annotated[
         str | None, typer.Option("--feedback", help="good, bad, human or no-bad.")
     ] = None,
+    include_failed: Annotated[
+        bool,
+        typer.Option("--include-failed", help="sft: export failed episodes too (default: not)."),
+    ] = False,
     keep_bad_actions: Annotated[
         bool, typer.Option("--keep-bad-actions", help="Train on actions people judged bad too.")
     ] = False,
@@ -480,8 +489,12 @@ def export_command(
         outcome=outcome,
         feedback=feedback,
         mask_bad_actions=not keep_bad_actions,
+        include_failed=include_failed,
     )
-    console.print(f"{len(records)} {fmt} records written to {out}")
+    note = " (successful episodes; --include-failed for all)" if fmt == "sft" else ""
+    if fmt == "sft" and (outcome or include_failed):
+        note = ""
+    console.print(f"{len(records)} {fmt} records written to {out}{note}")
 
 
 def _param(text: str):

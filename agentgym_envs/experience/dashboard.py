@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agentgym_envs.errors import require
+from agentgym_envs.experience.ab import format_p
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +60,7 @@ def _templates():
         autoescape=jinja2.select_autoescape(["html"]),
     )
     env.filters["fmt"] = _fmt
+    env.filters["pvalue"] = format_p
     env.filters["short"] = lambda e: str(e).split("/")[-1]
     env.filters["pct"] = lambda x: "–" if x is None else f"{100 * x:.1f}%"
     return env

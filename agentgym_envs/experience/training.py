@@ -244,10 +244,15 @@ def export_training(
     train_on: str = "loss",
     mask_bad_actions: bool = True,
     keep_invalid: bool = False,
+    include_failed: bool = False,
     **filters: Any,
 ) -> list[dict[str, Any]]:
     """Filtered experience (see :func:`select_episodes`) as ``fmt`` records, written as JSONL
     to ``path`` if given.
+
+    SFT imitates: without an ``outcome`` filter it takes the successful episodes only (as
+    judged: a person's outcome label overrides the env's verdict), as AgentTraj does;
+    ``include_failed`` takes every episode. The other formats need both kinds and take all.
 
     ``sft``: :func:`~agentgym_envs.datasets.to_sft` records (messages + loss mask). ``dpo``:
     :func:`~agentgym_envs.datasets.to_dpo_pairs` (good vs bad trajectories of one task).
@@ -259,6 +264,8 @@ def export_training(
 
     if fmt not in FORMATS:
         raise AgentGymError(f"training format {fmt!r}: use one of {', '.join(FORMATS)}")
+    if fmt == "sft" and not include_failed and filters.get("outcome") is None:
+        filters["outcome"] = "success"
     trajs = trajectories(
         store, select_episodes(store, **filters), mask_bad_actions=mask_bad_actions
     )

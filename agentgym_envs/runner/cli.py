@@ -149,6 +149,8 @@ def _print_result(result: FieldResult, undelivered: dict[str, int]) -> None:
         f" via {result.endpoint}" if result.endpoint else ""
     )
     table = Table(title=title)
+    from agentgym_envs.benchmarks.cli import print_outcomes
+
     for column in ("env", "category", "done", "reward", "success", "rounds", "errors"):
         table.add_column(
             column, justify="left" if column in ("env", "category") else "right", no_wrap=True
@@ -165,6 +167,7 @@ def _print_result(result: FieldResult, undelivered: dict[str, int]) -> None:
         )
     console = _console()
     console.print(table)
+    print_outcomes([(s.env_id.split("/", 1)[-1], s.outcomes) for s in result.summaries], console)
     console.print(
         f"{result.status}: {result.ran} episode(s) played, {result.skipped} resumed; "
         f"results in {result.out}",

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentgym_envs.benchmarks.report import count_outcomes, outcome_of
 from agentgym_envs.errors import AgentGymError
 from agentgym_envs.runner.catalog import Category, family_category
 from agentgym_envs.runner.endpoints import EndpointsDownError, PolicyChain
@@ -141,23 +142,6 @@ def plan_field(
     return plans
 
 
-def outcome_of(record: dict[str, Any]) -> str:
-    """Why an episode ended, in the env contract's words (:data:`agentgym_envs.core.OUTCOMES`):
-    the record's own ``outcome`` where it has one, ``env_error`` for an episode that raised."""
-    from agentgym_envs.core import OUTCOMES, episode_outcome
-
-    if record.get("error"):
-        return "env_error"
-    if record.get("outcome") in OUTCOMES:
-        return str(record["outcome"])
-    terminated, truncated = bool(record.get("terminated")), bool(record.get("truncated"))
-    if not (terminated or truncated):  # a record from before the contract: read its fields
-        truncated = record.get("truncation_reason") is not None
-        terminated = not truncated
-    info = {"success": record.get("success"), "truncation_reason": record.get("truncation_reason")}
-    return episode_outcome(terminated, truncated, info) or "failure"
-
-
 # -- output folder -----------------------------------------------------------------------------
 class FieldStore:
     """``results.jsonl`` and ``run.json`` of an output folder (see the module docstring)."""
@@ -235,6 +219,7 @@ class EnvSummary:
     success_rate: float
     mean_rounds: float
     errors: int
+    outcomes: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -523,6 +508,7 @@ class FieldRunner:
             statistics.fmean(bool(r.get("success")) for r in records) if records else 0.0,
             statistics.fmean(int(r.get("turns", 0)) for r in records) if records else 0.0,
             sum(1 for r in records if r.get("error")),
+            count_outcomes(records),
         )
 
     # -- the run ----------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from agentgym_envs.experience.ab import (
     ab_records,
     assign_arm,
     fisher_test,
+    format_p,
     list_ab_tests,
     run_ab_test,
     sign_test,
@@ -40,6 +41,35 @@ def test_exact_tests_give_their_textbook_values():
     # all 10 of A succeed, none of B: p = 2 / C(20, 10)
     assert fisher_test([True] * 10, [False] * 10)["p_value"] == pytest.approx(2 / 184756)
     assert fisher_test([True, False] * 5, [True, False] * 5)["p_value"] == pytest.approx(1.0)
+
+
+def test_p_values_read_as_people_read_them():
+    assert [format_p(p) for p in (0.0, 0.0009, 0.001, 0.0123, 0.5, 1.0)] == [
+        "< 0.001",
+        "< 0.001",
+        "0.001",
+        "0.012",
+        "0.5",
+        "1",
+    ]
+    assert format_p(None) == "–"
+
+
+def test_the_ab_table_never_prints_a_p_of_zero(store, capsys):
+    from agentgym_envs.experience.cli import _print_ab
+
+    r = run_ab_test(
+        store,
+        "p-format",
+        {"expert@1": expert_spec(), "random@1": random_spec()},
+        envs="Maze-v0",
+        limit=12,
+        n_boot=500,
+    )
+    assert r.comparisons["random@1"]["score"]["p_value"] < 0.001  # the bootstrap saw none
+    _print_ab(r.as_dict())
+    out = capsys.readouterr().out
+    assert "< 0.001" in out and " 0 " not in out.replace("│", " ")
 
 
 def test_expert_against_random_is_significant_and_stops_early(store):

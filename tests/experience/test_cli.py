@@ -49,9 +49,13 @@ def test_import_feedback_export_versions_and_ab_from_the_command_line(bench_runs
     assert [(f["episode_id"], f["step_index"], f["author"]) for f in exported] == [
         (2, 0, "cli-user")
     ]
-    sft = tmp_path / "sft.jsonl"
-    assert "20 sft records" in run(
+    sft = tmp_path / "sft.jsonl"  # SFT imitates: the successful episodes by default
+    assert "10 sft records" in run(
         "experience", "export", "sft", "-o", str(sft), "--env", "Maze-v0"
+    )
+    assert all(json.loads(x)["success"] for x in sft.read_text().splitlines())
+    assert "20 sft records" in run(
+        "experience", "export", "sft", "-o", str(sft), "--env", "Maze-v0", "--include-failed"
     )
     assert len(sft.read_text().splitlines()) == 20
     ab = run(

@@ -186,6 +186,8 @@ def test_open_a_run_replay_a_trajectory_and_leave_feedback(served, browser):
     page.locator("#outcome-good").click()
     expect(page.locator("#status")).to_contain_text("Saved: outcome good")
     expect(page.locator("#steps tr[data-step='1'] td.fb")).to_contain_text("walks into a wall")
+    page.locator("#next").click()  # the next step starts with an empty comment box
+    expect(page.locator("#step-comment")).to_have_value("")
 
     stored = list_feedback(store, source="human")
     assert [

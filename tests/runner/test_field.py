@@ -120,6 +120,9 @@ def test_episodes_that_raise_are_env_errors_and_are_played_again(tmp_path):
     broken = [{"id": "Maze", "kwargs": {"no_such_argument": 1}}]
     result, _ = run_profile(_profile(tmp_path, envs=broken, repeat=1))
     assert result.exit_code == EXIT_EPISODE_ERRORS and result.summaries[0].errors == 2
+    assert result.summaries[0].outcomes == {"env_error": 2}
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["envs"][0]["outcomes"] == {"env_error": 2}
     events = _lines(tmp_path / "out" / "events.jsonl")
     outcomes = [e["outcome"] for e in events if e["event"] == EPISODE_COMPLETED]
     assert outcomes == ["env_error", "env_error"]
@@ -140,6 +143,7 @@ def test_cli_list_envs_dry_run_and_run_exit_codes(tmp_path):
     assert down.exit_code == EXIT_PREFLIGHT and "no endpoint answers" in down.stdout
     ran = cli.invoke(app, ["run", "--run", "Maze,Wordle", "--episodes", "2", "--out", out])
     assert ran.exit_code == EXIT_OK, ran.output
+    assert "outcomes" in ran.stdout and "Maze-v0    success 2" in ran.stdout
     assert len(_lines(tmp_path / "cli" / "results.jsonl")) == 4
     legacy = cli.invoke(app, ["run", "Maze-v0", "--episodes", "3"])  # the one-env run
     assert legacy.exit_code == 0 and "100.0%" in legacy.stdout

@@ -89,8 +89,10 @@ class WordleEnv(TextEnv):
     ## Information
     ``success``, ``score`` (1.0 solved), ``guesses_left``, ``history`` (guess, marks) pairs;
     LMRL game: ``words_left`` (words still consistent with the feedback); ``answer`` once
-    solved (classic game: once ended). The :attr:`filtered_vocab` property lists the words
-    still consistent with the feedback (what AgentGym's ``/filtered_vocab`` returns).
+    solved (classic game: once ended); at reset, ``allowed_words``: every word the game
+    accepts as a guess (LMRL's game knows only its 40 words: ``crane`` is not one). The
+    :attr:`filtered_vocab` property lists the words still consistent with the feedback (what
+    AgentGym's ``/filtered_vocab`` returns).
 
     ## Arguments
     ``game``: ``"lmrl"`` (default) or ``"classic"``. ``data_path``: a vocabulary file (one
@@ -129,9 +131,15 @@ class WordleEnv(TextEnv):
         super().__init__(tasks, render_mode=render_mode)
         self.game = game
         self._valid = tasks.guesses
+        self._allowed = tuple(sorted(tasks.guesses))
         self.history: list[tuple[str, str]] = []
         self._candidates: list[str] = list(tasks.answers)
         self._rng = random.Random()
+
+    @property
+    def allowed_words(self) -> tuple[str, ...]:
+        """Every word the game accepts as a guess, sorted (LMRL's game: its 40 words)."""
+        return self._allowed
 
     @property
     def filtered_vocab(self) -> list[str]:
@@ -150,8 +158,10 @@ class WordleEnv(TextEnv):
         if isinstance(task, LmrlWordleTask):
             self._rng = random.Random(task.seed)
             self._candidates = list(self.tasks.answers)
-            return LMRL_START, {"guesses_left": MAX_GUESSES, "words_left": len(self._candidates)}
-        return f"Let's start Wordle! You have {MAX_GUESSES} guesses.", {"guesses_left": MAX_GUESSES}
+            info = {"guesses_left": MAX_GUESSES, "words_left": len(self._candidates)}
+            return LMRL_START, info | {"allowed_words": self._allowed}
+        start = f"Let's start Wordle! You have {MAX_GUESSES} guesses."
+        return start, {"guesses_left": MAX_GUESSES, "allowed_words": self._allowed}
 
     def _act(self, action: str) -> StepResult:
         if self.game == "lmrl":
@@ -164,7 +174,7 @@ class WordleEnv(TextEnv):
         if len(word) != WORD_LENGTH or not set(word) <= _LETTERS:
             error = f"{action.strip()[:60]!r} is not five lowercase letters"
         elif word not in self._valid:
-            error = f"{word!r} is not in the vocabulary"
+            error = f"{word!r} is not in the vocabulary (info['allowed_words'] at reset)"
         if error is not None:
             self.history.append((word, INVALID))
             text, solved = INVALID, False
@@ -198,7 +208,7 @@ class WordleEnv(TextEnv):
         if len(guess) != WORD_LENGTH or not guess.isalpha():
             text, error = INVALID, f"{action.strip()!r} is not a five-letter word"
         elif guess not in self._valid:
-            text, error = INVALID, f"{guess!r} is not in the vocabulary"
+            text, error = INVALID, f"{guess!r} is not in the vocabulary (info['allowed_words'])"
         else:
             text = feedback(guess, task.answer)
         self.history.append((guess, text))
