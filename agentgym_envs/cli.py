@@ -27,7 +27,7 @@ except ImportError:  # pragma: no cover - exercised only without the cli extra
 
 import agentgym_envs
 from agentgym_envs.errors import AgentGymError
-from agentgym_envs.spec import ENV_INFO, env_info, resolve_id
+from agentgym_envs.spec import env_info, resolve_id
 
 app = typer.Typer(
     name="agentgym",
@@ -141,7 +141,9 @@ def _print_allowed_words(words: Sequence[str] | None, shown: int = 60) -> None:
     if not words:
         return
     head = ", ".join(words[:shown])
-    more = f" ... (+{len(words) - shown}; info['allowed_words'] has all)" if len(words) > shown else ""
+    more = (
+        f" ... (+{len(words) - shown}; info['allowed_words'] has all)" if len(words) > shown else ""
+    )
     console.print(f"[dim]allowed words ({len(words)}): {head}{more}[/]")
 
 

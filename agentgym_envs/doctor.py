@@ -51,7 +51,9 @@ def family_checks() -> list[Check]:
             continue
         seen.add(info.family)
         mend = f'pip install "agentgym-envs[{info.extra}]"'
-        checks.append(Check(f"family {info.family}", info.installed, "installed" if info.installed else mend))
+        checks.append(
+            Check(f"family {info.family}", info.installed, "installed" if info.installed else mend)
+        )
     return checks
 
 

@@ -557,7 +557,6 @@ def list_ab_tests(store) -> list[dict[str, Any]]:
 
 
 __all__ = [
-    "format_p",
     "METRICS",
     "MODES",
     "ABResult",
@@ -565,6 +564,7 @@ __all__ = [
     "analyse",
     "assign_arm",
     "fisher_test",
+    "format_p",
     "list_ab_tests",
     "run_ab_test",
     "sign_test",

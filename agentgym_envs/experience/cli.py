@@ -461,9 +461,7 @@ def export_command(
     env: Annotated[list[str] | None, typer.Option("--env", help="Env id (repeatable).")] = None,
     outcome: Annotated[
         str | None,
-        typer.Option(
-            "--outcome", help="success or failure (as judged; sft defaults to success)."
-        ),
+        typer.Option("--outcome", help="success or failure (as judged; sft defaults to success)."),
     ] = None,
     feedback: Annotated[
         str | None, typer.Option("--feedback", help="good, bad, human or no-bad.")
