@@ -551,20 +551,14 @@ def serve(
     model_path: Path | None = _SERVE_MODEL_PATH,
 ) -> None:
     """Serve the local model at http://127.0.0.1:PORT/v1 until Ctrl-C."""
-    from agentgym_envs.benchmarks.local_llm import LocalLLMServer
+    from agentgym_envs.benchmarks.local_llm import LocalLLMServer, serve_until_signalled
 
-    server = LocalLLMServer(model_path, port=port, n_ctx=n_ctx)
-    try:  # Ctrl-C while the server is still starting must stop it too
-        server.start()
+    def ready(server: LocalLLMServer) -> None:
         console.print(
             f"serving [bold]{server.alias}[/] at {server.base_url} -- use --policy openai --base-url {server.base_url}; Ctrl-C stops"
         )
-        while server.process is not None and server.process.poll() is None:
-            time.sleep(0.5)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
+
+    serve_until_signalled(LocalLLMServer(model_path, port=port, n_ctx=n_ctx), on_ready=ready)
 
 
 def register_cli(app: typer.Typer) -> None:

@@ -22,6 +22,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -150,8 +151,12 @@ class LocalLLMServer:
             cmd += ["--chat_format", self.chat_format]
         return cmd
 
-    def start(self) -> LocalLLMServer:
-        """Start the server and wait until it answers; raise with its log tail if it dies."""
+    def start(self, stop: threading.Event | None = None) -> LocalLLMServer:
+        """Start the server and wait until it answers; raise with its log tail if it dies.
+
+        ``stop``: an event that, once set, abandons the wait (the server is stopped and
+        :class:`ServerStartInterrupted` raised) -- how a signal handler ends a start.
+        """
         if self.process is not None:
             return self
         reason = local_llm_available()
@@ -173,6 +178,9 @@ class LocalLLMServer:
         import httpx
 
         while time.monotonic() < deadline:
+            if stop is not None and stop.is_set():
+                self.stop()
+                raise ServerStartInterrupted("stopped while the local model server was starting")
             if self.process.poll() is not None:
                 code, tail = self.process.returncode, self.log_tail()
                 self.process = None
@@ -226,6 +234,37 @@ class LocalLLMServer:
             pass
 
 
+class ServerStartInterrupted(AgentGymError):
+    """The start was abandoned (its ``stop`` event was set) and the server stopped."""
+
+
+def serve_until_signalled(server: LocalLLMServer, on_ready=None) -> None:
+    """Start ``server``, run until SIGINT or SIGTERM, then stop it.
+
+    The signals only set an event that the main loop polls, so no ``KeyboardInterrupt`` can
+    land inside a lock, a subprocess call or the stop itself; a second signal while stopping
+    changes nothing (the stop is already bounded: terminate, kill after 10 s).
+    """
+    stop = threading.Event()
+    previous = {
+        sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        try:
+            server.start(stop=stop)
+        except ServerStartInterrupted:
+            return
+        if on_ready is not None:
+            on_ready(server)
+        while not stop.wait(0.5):
+            if server.process is None or server.process.poll() is not None:
+                break
+    finally:
+        server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
     """Send ``sig`` to the server's process group (it leads its own session), else to it."""
     try:
@@ -238,7 +277,9 @@ def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
 __all__ = [
     "LOCAL_MODEL_ALIAS",
     "LocalLLMServer",
+    "ServerStartInterrupted",
     "free_port",
     "local_llm_available",
+    "serve_until_signalled",
     "smollm2_path",
 ]

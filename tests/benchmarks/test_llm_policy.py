@@ -196,29 +196,48 @@ def test_cli_local_policy_starts_and_stops_its_server(tmp_path):
     assert Path(out / "summary.md").is_file()
 
 
-def test_llm_serve_runs_until_interrupted():
-    import signal
+_SERVE_CODE = (
+    "import typer\nfrom agentgym_envs.benchmarks.cli import register_cli\n"
+    "app = typer.Typer()\napp.command('noop')(lambda: None)\nregister_cli(app)\napp()\n"
+)
+
+
+def _start_llm_serve(port: int, log_path):
     import subprocess
     import sys
-    import time
 
     from agentgym_envs.benchmarks.local_llm import local_llm_available
 
     if local_llm_available():
         pytest.skip(local_llm_available())
-    port = free_port()
-    code = (
-        "import typer\nfrom agentgym_envs.benchmarks.cli import register_cli\n"
-        "app = typer.Typer()\napp.command('noop')(lambda: None)\nregister_cli(app)\napp()\n"
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, "llm", "serve", "--port", str(port)],
-        stdout=subprocess.PIPE,
+    log = open(log_path, "wb")  # a file, not an unread pipe: a full pipe would block the server
+    return subprocess.Popen(
+        [sys.executable, "-c", _SERVE_CODE, "llm", "serve", "--port", str(port)],
+        stdout=log,
         stderr=subprocess.STDOUT,
     )
+
+
+def _children(pid: int) -> list:
+    import psutil
+
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+
+
+def test_llm_serve_runs_until_interrupted(tmp_path):
+    import signal
+    import time
+
+    import psutil
+
+    port = free_port()
+    proc = _start_llm_serve(port, tmp_path / "serve.log")
     try:
         url = f"http://127.0.0.1:{port}/v1/models"
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 240
         while time.monotonic() < deadline:
             try:
                 if httpx.get(url, timeout=2).status_code == 200:
@@ -226,10 +245,38 @@ def test_llm_serve_runs_until_interrupted():
             except httpx.HTTPError:
                 time.sleep(0.3)
         assert httpx.get(url, timeout=5).json()["data"][0]["id"] == LOCAL_MODEL_ALIAS
+        children = _children(proc.pid)
+        assert children, "the model server runs as a child of llm serve"
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=180) == 0  # stopping the server can be slow on a busy machine
+        assert proc.wait(timeout=180) == 0, (tmp_path / "serve.log").read_text()
+        gone, alive = psutil.wait_procs(children, timeout=30)
+        assert not alive  # the model server went with it
         with pytest.raises(httpx.HTTPError):
             httpx.get(url, timeout=2)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_llm_serve_stops_when_interrupted_while_the_model_loads(tmp_path):
+    import signal
+    import time
+
+    import psutil
+
+    proc = _start_llm_serve(free_port(), tmp_path / "serve.log")
+    try:
+        deadline = time.monotonic() + 120
+        while not _children(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        children = _children(proc.pid)
+        assert children, "llm serve started no model server"
+        proc.send_signal(signal.SIGINT)  # most likely still loading the model
+        proc.send_signal(signal.SIGINT)  # an impatient second Ctrl-C changes nothing
+        assert proc.wait(timeout=180) == 0, (tmp_path / "serve.log").read_text()
+        gone, alive = psutil.wait_procs(children, timeout=30)
+        assert not alive
     finally:
         if proc.poll() is None:
             proc.kill()
