@@ -31,7 +31,7 @@ bench_app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 llm_app = typer.Typer(
-    help="A real local model: llama.cpp serving SmolLM2-135M (extra local-llm).",
+    help="A real local model: SmolLM2-135M served by transformers or llama.cpp (extra local-llm).",
     no_args_is_help=True,
 )
 
@@ -549,16 +549,23 @@ def serve(
     port: int = typer.Option(8080, "--port", help="Port on 127.0.0.1."),
     n_ctx: int = typer.Option(4096, "--n-ctx", help="Context window."),
     model_path: Path | None = _SERVE_MODEL_PATH,
+    runtime: str | None = typer.Option(
+        None,
+        "--runtime",
+        help="transformers (wheels only) or llama.cpp (faster; extra llama-cpp). "
+        "Default: llama.cpp when installed.",
+    ),
 ) -> None:
     """Serve the local model at http://127.0.0.1:PORT/v1 until Ctrl-C."""
     from agentgym_envs.benchmarks.local_llm import LocalLLMServer, serve_until_signalled
 
     def ready(server: LocalLLMServer) -> None:
         console.print(
-            f"serving [bold]{server.alias}[/] at {server.base_url} -- use --policy openai --base-url {server.base_url}; Ctrl-C stops"
+            f"serving [bold]{server.alias}[/] ({server.runtime or 'default runtime'}) at {server.base_url} -- use --policy openai --base-url {server.base_url}; Ctrl-C stops"
         )
 
-    serve_until_signalled(LocalLLMServer(model_path, port=port, n_ctx=n_ctx), on_ready=ready)
+    server = LocalLLMServer(model_path, port=port, n_ctx=n_ctx, runtime=runtime)
+    serve_until_signalled(server, on_ready=ready)
 
 
 def register_cli(app: typer.Typer) -> None:

