@@ -153,6 +153,8 @@ def code_blocks(markdown: str) -> Page:
 #: ``agentgym`` followed by its words, in a shell line or an inline code span.
 COMMAND = re.compile(r"(?<![\w./-])agentgym(?![\w.-])((?:[ \t]+[^\s`]+)*)")
 INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+#: Where one shell command ends and the next begins.
+SEPARATOR = re.compile(r"\s*(?:&&|\|\||;|\||\$\(|`)\s*")
 #: Shell tokens that end a command.
 ENDS = {"&&", "||", "|", ";", "&", ">", ">>", "2>", "2>&1", "<", ")"}
 
@@ -193,14 +195,15 @@ def cli_mentions(markdown: str) -> list[Mention]:
             continue
         joined = block.code.replace("\\\n", " ")
         for offset, line in enumerate(joined.splitlines()):
-            line = line.split(" #", 1)[0]
-            for match in COMMAND.finditer(line):
-                found.append(Mention(tuple(_tokens(match.group(1))), block.line + 1 + offset))
+            for command in SEPARATOR.split(line.split(" #", 1)[0]):
+                for match in COMMAND.finditer(command):
+                    found.append(Mention(tuple(_tokens(match.group(1))), block.line + 1 + offset))
     prose = _outside_blocks(markdown)
     for number, line in enumerate(prose.splitlines(), 1):
         for span in INLINE.finditer(line):
-            for match in COMMAND.finditer(span.group(1)):
-                found.append(Mention(tuple(_tokens(match.group(1))), number))
+            for command in SEPARATOR.split(span.group(1)):
+                for match in COMMAND.finditer(command):
+                    found.append(Mention(tuple(_tokens(match.group(1))), number))
     return found
 
 
