@@ -36,7 +36,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-VIEWPORT = {"width": 1200, "height": 760}
+#: Wide enough for Material to show both sidebars (from 1220 px).
+VIEWPORT = {"width": 1400, "height": 860}
 #: Site pages to shoot: (file name, path in the site); a page the site lacks is skipped.
 SITE_PAGES = [
     ("home", ""),
