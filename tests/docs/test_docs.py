@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import importlib
+import importlib.util
 import re
 import subprocess
 import sys
@@ -346,3 +347,36 @@ def test_every_wire_kind_is_described():
 
     kinds = typing.get_args(typing.get_type_hints(Wire)["kind"])
     assert kinds and set(kinds) <= set(WIRE_TEXT)
+
+
+def test_notebooks_open_with_a_command_an_extra_installs():
+    import shutil
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert any(dep.startswith("jupyterlab") for dep in extras["notebooks"])
+    assert "notebooks" in extras["all"][0]
+    page = (ROOT / "docs" / "notebooks.md").read_text()
+    assert 'pip install -e ".[notebooks]"' in page and "jupyter lab examples/notebooks" in page
+    if importlib.util.find_spec("jupyterlab") is None:
+        pytest.skip('jupyterlab is not installed: pip install -e ".[notebooks]"')
+    jupyter = shutil.which("jupyter") or pytest.fail("jupyterlab installed without `jupyter`")
+    done = subprocess.run([jupyter, "lab", "--version"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip()[0].isdigit(), done.stderr
+
+
+def test_notebook_pages_show_every_cell():
+    import json
+
+    from agentgym_envs.docs import notebook_pages
+
+    folder = ROOT / "examples" / "notebooks"
+    pages = notebook_pages(folder)
+    assert len(pages) == len(list(folder.glob("*.ipynb")))
+    for book in folder.glob("*.ipynb"):
+        title, text = pages[f"notebooks/{book.stem}.md"]
+        assert title and text.startswith("# ")
+        assert f"jupyter lab examples/notebooks/{book.name}" in text
+        for cell in json.loads(book.read_text())["cells"]:
+            for line in "".join(cell["source"]).splitlines():
+                assert line in text
