@@ -521,7 +521,7 @@ def notebook_pages(folder: str | Path) -> dict[str, tuple[str, str]]:
                 parts.append(_fence(source, "python"))
         run = (
             f"*Notebook `examples/notebooks/{path.name}`: open it with `jupyter lab "
-            f"examples/notebooks/{path.name}` after `pip install -e \".[notebooks]\"`.*"
+            f'examples/notebooks/{path.name}` after `pip install -e ".[notebooks]"`.*'
         )
         text = "\n\n".join(parts) + "\n"
         if text.startswith("# "):  # the run line goes after the title

@@ -57,7 +57,9 @@ def free_port() -> int:
 @contextlib.contextmanager
 def serving(command: list[str], port: int, cwd: Path):
     """Run ``command`` until the block ends; wait until it accepts connections on ``port``."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    )
     process = subprocess.Popen(
         command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
@@ -136,7 +138,9 @@ def dashboard_screenshots(assets: Path) -> list[Path]:
         port = free_port()
         command = [sys.executable, "-m", "agentgym_envs.cli", "dashboard", "--db", str(db)]
         with serving([*command, "--port", str(port)], port, work) as url:
-            return shoot({"dashboard-home": url + "/", "dashboard-episode": url + "/episodes/1"}, assets)
+            return shoot(
+                {"dashboard-home": url + "/", "dashboard-episode": url + "/episodes/1"}, assets
+            )
 
 
 def site_screenshots(site: Path, out: Path) -> list[Path]:

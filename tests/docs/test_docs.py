@@ -351,9 +351,12 @@ def test_every_wire_kind_is_described():
 
 def test_notebooks_open_with_a_command_an_extra_installs():
     import shutil
+
     import tomllib
 
-    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
     assert any(dep.startswith("jupyterlab") for dep in extras["notebooks"])
     assert "notebooks" in extras["all"][0]
     page = (ROOT / "docs" / "notebooks.md").read_text()
@@ -361,7 +364,9 @@ def test_notebooks_open_with_a_command_an_extra_installs():
     if importlib.util.find_spec("jupyterlab") is None:
         pytest.skip('jupyterlab is not installed: pip install -e ".[notebooks]"')
     jupyter = shutil.which("jupyter") or pytest.fail("jupyterlab installed without `jupyter`")
-    done = subprocess.run([jupyter, "lab", "--version"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [jupyter, "lab", "--version"], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0 and done.stdout.strip()[0].isdigit(), done.stderr
 
 
@@ -380,3 +385,36 @@ def test_notebook_pages_show_every_cell():
         for cell in json.loads(book.read_text())["cells"]:
             for line in "".join(cell["source"]).splitlines():
                 assert line in text
+
+
+def test_the_nav_takes_in_pages_other_areas_add(tmp_path):
+    """Pages under docs/agent-server/ join "Agents and agent servers" (index first), guides the
+    nav does not list yet join "Guides", and the generated sections are expanded."""
+    import importlib.util
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("site_hooks", ROOT / "docs" / "hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    docs = tmp_path / "docs"
+    for page in ("agent-server/multi-step-agent.md", "agent-server/index.md", "guides/a.md"):
+        (docs / page).parent.mkdir(parents=True, exist_ok=True)
+        (docs / page).write_text("# A page\n")
+    (docs / "guides" / "scale-out.md").write_text("# Scale-out\n")
+    nav = [
+        {"Guides": [{"A": "guides/a.md"}]},
+        {"Environments": "families/index.md"},
+        {"Agents and agent servers": [{"Agents API": "api/agents.md"}]},
+        {"Notebooks": "notebooks.md"},
+    ]
+    config = hooks.on_config(SimpleNamespace(docs_dir=str(docs), nav=nav))
+    sections = {next(iter(e)): next(iter(e.values())) for e in config.nav}
+    assert sections["Guides"] == [{"A": "guides/a.md"}, "guides/scale-out.md"]
+    assert sections["Agents and agent servers"] == [
+        "agent-server/index.md",
+        "agent-server/multi-step-agent.md",
+        {"Agents API": "api/agents.md"},
+    ]
+    assert sections["Environments"][0] == {"Overview": "families/index.md"}
+    assert {"Maze": "families/maze.md"} in sections["Environments"]
+    assert {"Overview": "notebooks.md"} in sections["Notebooks"] and len(sections["Notebooks"]) > 1

@@ -73,8 +73,9 @@ def _server(server: Server, ports: dict[int, int], folder: Path, env: dict[str, 
     try:
         deadline = time.monotonic() + SERVER_START
         while True:
-            with contextlib.suppress(OSError), socket.create_connection(
-                ("127.0.0.1", ports[server.port]), timeout=2
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", ports[server.port]), timeout=2),
             ):
                 break
             if process.poll() is not None or time.monotonic() > deadline:

@@ -36,13 +36,23 @@ def test_the_dashboard_guide_shows_screenshots_that_exist_and_are_small():
 
 
 def test_the_script_shoots_a_real_dashboard(tmp_path):
-    pytest.importorskip("playwright", reason='needs playwright: pip install "agentgym-envs[webshop]"')
-    pytest.importorskip("fastapi", reason='needs the experience extra: pip install "agentgym-envs[experience]"')
+    pytest.importorskip(
+        "playwright", reason='needs playwright: pip install "agentgym-envs[webshop]"'
+    )
+    pytest.importorskip(
+        "fastapi", reason='needs the experience extra: pip install "agentgym-envs[experience]"'
+    )
     if not Path("/usr/bin/chromium").exists() and not shutil.which("chromium"):
         pytest.skip("needs Chromium: apt-get install chromium")
     done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "docs_screenshots.py"), "--only", "dashboard",
-         "--assets", str(tmp_path)],
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "docs_screenshots.py"),
+            "--only",
+            "dashboard",
+            "--assets",
+            str(tmp_path),
+        ],
         cwd=tmp_path,
         capture_output=True,
         text=True,
