@@ -5,7 +5,10 @@ the Material theme, the API reference by mkdocstrings). The family pages are not
 ``docs/hooks.py`` calls :func:`family_pages` while MkDocs builds, so every page states what the
 registry says now -- ids, extra, split sizes, max rounds, reward, parity with AgentGym -- with the
 env class's docstring and an observation and actions taken from a real reset of each installed
-id. ``agentgym docs`` (or :func:`build_site`) builds the site; it needs the ``docs`` extra.
+id. The example notebooks become pages too (:func:`notebook_pages`). ``agentgym docs`` (or
+:func:`build_site`) builds the site; it needs the ``docs`` extra. What the pages' text promises
+(their code blocks, the ``agentgym`` commands they name) is checked by
+:mod:`agentgym_envs.docs_check`.
 """
 
 from __future__ import annotations
