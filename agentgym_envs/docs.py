@@ -5,7 +5,10 @@ the Material theme, the API reference by mkdocstrings). The family pages are not
 ``docs/hooks.py`` calls :func:`family_pages` while MkDocs builds, so every page states what the
 registry says now -- ids, extra, split sizes, max rounds, reward, parity with AgentGym -- with the
 env class's docstring and an observation and actions taken from a real reset of each installed
-id. ``agentgym docs`` (or :func:`build_site`) builds the site; it needs the ``docs`` extra.
+id. The example notebooks become pages too (:func:`notebook_pages`). ``agentgym docs`` (or
+:func:`build_site`) builds the site; it needs the ``docs`` extra. What the pages' text promises
+(their code blocks, the ``agentgym`` commands they name) is checked by
+:mod:`agentgym_envs.docs_check`.
 """
 
 from __future__ import annotations
@@ -496,6 +499,41 @@ def family_pages(play: Callable[[str], Example] = Example.play) -> dict[str, str
     pages = {f"{FAMILY_DIR}/index.md": family_index()}
     for family in FAMILIES.values():
         pages[f"{FAMILY_DIR}/{family.name}.md"] = family_page(family, play)
+    return pages
+
+
+def notebook_pages(folder: str | Path) -> dict[str, tuple[str, str]]:
+    """The example notebooks in ``folder`` as site pages: ``{path: (title, markdown)}``.
+
+    Markdown cells stay as they are and code cells become Python blocks; the notebooks are
+    stored without outputs (the notebook tests run them), so the pages show the code to run.
+    """
+    pages = {}
+    for path in sorted(Path(folder).glob("*.ipynb")):
+        book = json.loads(path.read_text(encoding="utf-8"))
+        parts, title = [], path.stem
+        for cell in book.get("cells", []):
+            source = "".join(cell.get("source", [])).strip("\n")
+            if not source:
+                continue
+            if cell.get("cell_type") == "markdown":
+                if title == path.stem and source.startswith("# "):
+                    title = source.splitlines()[0][2:].strip()
+                parts.append(source)
+            elif cell.get("cell_type") == "code":
+                parts.append(_fence(source, "python"))
+        run = (
+            f"*Notebook `examples/notebooks/{path.name}`: open it with `jupyter lab "
+            f'examples/notebooks/{path.name}` after `pip install -e ".[notebooks]"`.*'
+        )
+        text = "\n\n".join(parts) + "\n"
+        if text.startswith("# "):  # the run line goes after the title
+            head, _, rest = text.partition("\n")
+            text = f"{head}\n\n{run}\n{rest}"
+        else:
+            text = f"# {title}\n\n{run}\n\n{text}"
+        short = title.split(":", 1)[0].strip()
+        pages[f"notebooks/{path.stem}.md"] = (short, text)
     return pages
 
 

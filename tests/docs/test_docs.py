@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import importlib
+import importlib.util
 import re
 import subprocess
 import sys
@@ -158,8 +159,13 @@ def test_agentgym_docs_builds_the_site_with_warnings_as_errors(tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    for page in ("getting-started", "wrappers", "benchmark", "datasets", "server", "rollouts"):
-        assert (out / page / "index.html").is_file()
+    guides = sorted(p.stem for p in (ROOT / "docs" / "guides").glob("*.md"))
+    for page in guides:
+        assert (out / "guides" / page / "index.html").is_file()
+        assert f'href="guides/{page}/"' in (out / "index.html").read_text()  # in the sidebar
+    for book in (ROOT / "examples" / "notebooks").glob("*.ipynb"):
+        assert (out / "notebooks" / book.stem / "index.html").is_file()  # rendered
+    assert (out / "search" / "search_index.json").is_file()  # Material's search
     for family in FAMILIES.values():
         assert (out / FAMILY_DIR / family.name / "index.html").is_file()
     maze = (out / FAMILY_DIR / "maze" / "index.html").read_text()
@@ -317,62 +323,6 @@ def test_api_reference_extension_lists_what_all_names():
     assert "\n:   Pure function" in react
 
 
-MARKED = re.compile(r"<!-- runs -->\n```python\n(.*?)\n```", re.DOTALL)
-PAGES_WITH_CODE = sorted(
-    p for p in (ROOT / "docs").glob("*.md") if MARKED.search(p.read_text(encoding="utf-8"))
-)
-
-
-@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: p.stem)
-def test_the_code_on_a_page_runs(page, tmp_path, monkeypatch):
-    """Blocks marked ``<!-- runs -->`` run in order, in one namespace, as a reader would."""
-    monkeypatch.chdir(tmp_path)
-    namespace: dict = {}
-    for block in MARKED.findall(page.read_text(encoding="utf-8")):
-        exec(compile(block, f"{page.name}", "exec"), namespace)
-
-
-def test_the_server_page_code_runs_against_a_live_server(tmp_path):
-    """The server page's blocks, sent to ``agentgym serve Maze-v0`` on a free loopback port."""
-    pytest.importorskip(
-        "uvicorn", reason='needs the server extra: pip install "agentgym-envs[server]"'
-    )
-    import socket
-    import time
-    import urllib.request
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
-    cmd = [sys.executable, "-m", "agentgym_envs.cli", "serve", "Maze-v0", "--port", str(port)]
-    server = subprocess.Popen(
-        [*cmd, "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(url + "/", timeout=2).close()
-                break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, "no server"
-                time.sleep(0.2)
-        page = (ROOT / "docs" / "server.md").read_text(encoding="utf-8")
-        blocks = re.findall(r"<!-- runs with a server -->\n```python\n(.*?)\n```", page, re.DOTALL)
-        assert len(blocks) == 2
-        namespace: dict = {}
-        for block in blocks:
-            assert "http://127.0.0.1:8000" in block
-            code = block.replace("http://127.0.0.1:8000", url)
-            exec(compile(code, "server.md", "exec"), namespace)
-        assert namespace["reply"]["observation"].startswith("The goal is at position 8, 6.")
-        assert namespace["info"]["task_id"] == 3
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-
-
 def test_a_family_of_ours_does_not_claim_an_agentgym_client():
     import dataclasses
 
@@ -397,3 +347,74 @@ def test_every_wire_kind_is_described():
 
     kinds = typing.get_args(typing.get_type_hints(Wire)["kind"])
     assert kinds and set(kinds) <= set(WIRE_TEXT)
+
+
+def test_notebooks_open_with_a_command_an_extra_installs():
+    import shutil
+
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert any(dep.startswith("jupyterlab") for dep in extras["notebooks"])
+    assert "notebooks" in extras["all"][0]
+    page = (ROOT / "docs" / "notebooks.md").read_text()
+    assert 'pip install -e ".[notebooks]"' in page and "jupyter lab examples/notebooks" in page
+    if importlib.util.find_spec("jupyterlab") is None:
+        pytest.skip('jupyterlab is not installed: pip install -e ".[notebooks]"')
+    jupyter = shutil.which("jupyter") or pytest.fail("jupyterlab installed without `jupyter`")
+    done = subprocess.run(
+        [jupyter, "lab", "--version"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and done.stdout.strip()[0].isdigit(), done.stderr
+
+
+def test_notebook_pages_show_every_cell():
+    import json
+
+    from agentgym_envs.docs import notebook_pages
+
+    folder = ROOT / "examples" / "notebooks"
+    pages = notebook_pages(folder)
+    assert len(pages) == len(list(folder.glob("*.ipynb")))
+    for book in folder.glob("*.ipynb"):
+        title, text = pages[f"notebooks/{book.stem}.md"]
+        assert title and text.startswith("# ")
+        assert f"jupyter lab examples/notebooks/{book.name}" in text
+        for cell in json.loads(book.read_text())["cells"]:
+            for line in "".join(cell["source"]).splitlines():
+                assert line in text
+
+
+def test_the_nav_takes_in_pages_other_areas_add(tmp_path):
+    """Pages under docs/agent-server/ join "Agents and agent servers" (index first), guides the
+    nav does not list yet join "Guides", and the generated sections are expanded."""
+    import importlib.util
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("site_hooks", ROOT / "docs" / "hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    docs = tmp_path / "docs"
+    for page in ("agent-server/multi-step-agent.md", "agent-server/index.md", "guides/a.md"):
+        (docs / page).parent.mkdir(parents=True, exist_ok=True)
+        (docs / page).write_text("# A page\n")
+    (docs / "guides" / "scale-out.md").write_text("# Scale-out\n")
+    nav = [
+        {"Guides": [{"A": "guides/a.md"}]},
+        {"Environments": "families/index.md"},
+        {"Agents and agent servers": [{"Agents API": "api/agents.md"}]},
+        {"Notebooks": "notebooks.md"},
+    ]
+    config = hooks.on_config(SimpleNamespace(docs_dir=str(docs), nav=nav))
+    sections = {next(iter(e)): next(iter(e.values())) for e in config.nav}
+    assert sections["Guides"] == [{"A": "guides/a.md"}, "guides/scale-out.md"]
+    assert sections["Agents and agent servers"] == [
+        "agent-server/index.md",
+        "agent-server/multi-step-agent.md",
+        {"Agents API": "api/agents.md"},
+    ]
+    assert sections["Environments"][0] == {"Overview": "families/index.md"}
+    assert {"Maze": "families/maze.md"} in sections["Environments"]
+    assert {"Overview": "notebooks.md"} in sections["Notebooks"] and len(sections["Notebooks"]) > 1
