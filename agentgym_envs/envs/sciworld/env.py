@@ -117,7 +117,15 @@ class SciWorldEnv(TextEnv):
 
     ## Observation Space
     Reset: the task description, a newline, then the ``look around`` text (exactly AgentGym's
-    first observation). Step: the simulator's answer to the action.
+    first observation). Step: the simulator's answer to the action, whatever the action's
+    text (Unicode, control characters and empty actions reach the simulator as sent).
+
+    AgentGym's own server is not deterministic here: it lists the objects of a room (and the
+    items of a container) in the JVM's identity-hash order, which changes from one load of an
+    item to the next, so two resets of the same item on AgentGym's server can give the same
+    lines in another order. This env fixes the order (``deterministic=True``); its texts match
+    AgentGym's as multisets of lines, which is how the recorded replies of AgentGym's server
+    (``tests/fixtures/agentgym/sciworld.jsonl.gz``) are compared.
 
     ## Starting State
     The chosen task variation, freshly loaded (no simplifications unless asked).
