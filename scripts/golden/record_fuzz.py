@@ -21,7 +21,8 @@ goal order.) Writes ``tests/fixtures/agentgym/fuzz_<family>.jsonl.gz``: a header
 (``source``, ``family``, ``seed``, ``episodes``), then one line per episode: ``reset`` (the
 request body after the env id), ``first`` (the reset reply's observation), ``steps`` as
 ``[action, reply]`` pairs, and for Wordle ``vocab`` (``/filtered_vocab`` after the last step).
-An episode ends when the server says ``done`` or after the family's step budget.
+An episode ends when the server says ``done`` (one more step records the reply to a step after
+the end) or after a random number of steps up to the family's budget.
 """
 
 from __future__ import annotations
@@ -290,6 +291,9 @@ def record(family: str, url: str, episodes: int, seed: int) -> list[dict[str, An
             if "error" in reply or reply.get("done"):
                 break
             observation = reply["observation"]
+        if steps and steps[-1][1].get("done"):  # and what the server says to a step after it
+            action = fuzz_action(rng, offered(observation, state))
+            steps.append([action, server.post("step", {"id": server.id, "action": action})])
         episode: dict[str, Any] = {"reset": body, "first": first, "steps": steps}
         if family == "wordle":
             episode["vocab"] = server.get("filtered_vocab")
