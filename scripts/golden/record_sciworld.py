@@ -11,9 +11,9 @@ task's gold path (the package's cached one) with random and hostile actions mixe
 same mangling as ``record_fuzz.py``: case, whitespace, punctuation, quotes, Unicode, control
 characters, junk, very long). Each item is played on its own server env, several at once.
 
-AgentGym's server lists the objects of a room in identity-hash order, which changes from load
-to load, so ``tests/envs/sciworld/test_agentgym_golden.py`` compares observations as
-multisets of lines. Writes ``tests/fixtures/agentgym/sciworld.jsonl.gz``: a header line, then
+AgentGym's server lists the objects of a room in its JVM's identity-hash order, not the order
+of this package's JVMs, so ``tests/envs/sciworld/test_agentgym_golden.py`` compares
+observations as multisets of lines. Writes ``tests/fixtures/agentgym/sciworld.jsonl.gz``: a header line, then
 one line per item: ``item`` (``data_idx``), ``reset`` (the reply), ``steps`` as
 ``[action, reply]`` pairs.
 """
