@@ -3,7 +3,7 @@
 Random and hostile action sequences -- offered actions mixed with the same actions mangled
 (case, whitespace, punctuation, quotes, accents, emoji and other Unicode, control characters,
 empty, very long) and with plain junk -- are played against AgentGym's servers run locally
-(``docs/reference`` of the project: ``reference/agentgym.md`` section 7), and every reply is
+(in an AgentGym checkout with a venv of its own, ``.agvenv``, as below), and every reply is
 written down. ``tests/server/test_golden_fuzz.py`` sends the same requests to ``agentgym
 serve`` and expects the same replies, byte for byte. Item indices are drawn widely too (past
 the AgentEval splits, negative where AgentGym's server wraps them)::
