@@ -3,7 +3,10 @@
 ``TextEnv`` is a ``gymnasium.Env[str, str]``: observations and actions are strings from one
 shared charset. A family subclasses it, gives it a :class:`TaskSource`, and implements two
 hooks, :meth:`TextEnv._begin` (start a task) and :meth:`TextEnv._act` (apply one action).
-The base class owns seeding, task selection, text normalisation and the ``info`` contract:
+The base class owns seeding, task selection, bounds and the ``info`` contract. An action
+reaches the family exactly as sent (non-ASCII included) and the observation is the game's own
+text, as AgentGym's servers pass them; :func:`normalize_text` is a helper for code that wants
+ASCII, never applied on the way in or out. The contract:
 
 * every ``info`` carries ``task_id``, ``split``, ``success`` and ``score`` (the graded result so
   far; final once the episode has ended), and ``available_actions`` where the set is finite;
@@ -33,8 +36,16 @@ from gymnasium import spaces
 from agentgym_envs import bounds
 from agentgym_envs.errors import BadTaskError
 
-#: Every character any env may emit or accept: printable ASCII plus tab and newline.
-TEXT_CHARSET: str = string.ascii_letters + string.digits + string.punctuation + " \t\n"
+#: The characters :meth:`TextSpace.sample` draws from: printable ASCII, tab and newline, plus a
+#: few accented letters, typographic punctuation, CJK and an emoji, so that random samples
+#: exercise non-ASCII text too. A :class:`TextSpace` *contains* any text (see there).
+TEXT_CHARSET: str = (
+    string.ascii_letters
+    + string.digits
+    + string.punctuation
+    + " \t\n"
+    + "\u00e9\u00fc\u00f1\u00df\u2019\u201c\u201d\u2013\u2026\u00a0\u4e2d\U0001f642"
+)
 MAX_OBSERVATION_CHARS = 1_000_000
 MAX_ACTION_CHARS = 16_384
 SPLITS = ("train", "test")
@@ -89,21 +100,23 @@ _PUNCTUATION_MAP = str.maketrans(
         "\u00a3": "GBP",
     }
 )
-_ALLOWED = frozenset(TEXT_CHARSET)
+_ASCII = frozenset(string.ascii_letters + string.digits + string.punctuation + " \t\n")
 _OUTSIDE = re.compile(r"[^\t\n\x20-\x7e]")
 
 
 def normalize_text(text: str) -> str:
-    """Map ``text`` into :data:`TEXT_CHARSET`.
+    """Map ``text`` to printable ASCII (plus tab and newline), for code that wants ASCII.
 
     Typographic punctuation becomes its ASCII twin, accented letters lose their accents, and
-    anything else outside the charset (emoji, control characters) is dropped.
+    anything else (emoji, control characters) is dropped. Envs never apply it to actions or
+    observations: AgentGym's servers pass text through as it is, so ``mov\u00e9 right`` must
+    stay an unknown action rather than become ``move right``.
     """
     if _OUTSIDE.search(text) is None:
         return text
     text = text.translate(_PUNCTUATION_MAP)
     text = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in text if c in _ALLOWED)
+    return "".join(c for c in text if c in _ASCII)
 
 
 def episode_outcome(terminated: bool, truncated: bool, info: dict[str, Any]) -> str | None:
@@ -122,9 +135,22 @@ def episode_outcome(terminated: bool, truncated: bool, info: dict[str, Any]) -> 
     return None
 
 
-def text_space(max_length: int) -> spaces.Text:
-    """A ``spaces.Text`` over the shared charset (empty strings allowed)."""
-    return spaces.Text(max_length, min_length=0, charset=TEXT_CHARSET)
+class TextSpace(spaces.Text):
+    """A ``spaces.Text`` that contains any Unicode text of an allowed length.
+
+    Games echo what the agent sent (AgentGym's servers do, emoji included) and pages and
+    product texts hold any character, so membership is not limited to a charset: every ``str``
+    of ``min_length`` to ``max_length`` characters is in the space. :meth:`sample` draws from
+    :data:`TEXT_CHARSET`, a small charset, so sampling stays cheap.
+    """
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+
+
+def text_space(max_length: int) -> TextSpace:
+    """A :class:`TextSpace` of up to ``max_length`` characters (empty strings allowed)."""
+    return TextSpace(max_length, min_length=0, charset=TEXT_CHARSET)
 
 
 @dataclass(frozen=True)
@@ -161,23 +187,36 @@ class TaskSource(abc.ABC):
     def _load(self, split: str, task_id: int) -> Task:
         """Build task ``task_id`` of ``split``; ids are already validated."""
 
+    #: Splits whose task ids go on past ``size(split)``: the source builds a task from any
+    #: non-negative id, as AgentGym's server seeds a game from any item index (BabyAI, LMRL's
+    #: Wordle). ``size`` then only bounds the ids a reset without ``task_id`` draws from.
+    open_splits: ClassVar[frozenset[str]] = frozenset()
+
     def splits(self) -> dict[str, int]:
         return {split: self.size(split) for split in SPLITS}
 
-    def get(self, split: str, task_id: int) -> Task:
-        """Task ``task_id`` of ``split``, or a :class:`BadTaskError` that says the valid range."""
+    def check(self, split: str, task_id: Any) -> int:
+        """``task_id`` as an int when ``split`` holds it, else a :class:`BadTaskError` that
+        says the valid range."""
         if split not in SPLITS:
             raise BadTaskError(f"unknown split {split!r}: use one of {', '.join(SPLITS)}")
         if isinstance(task_id, (bool, float)) or not isinstance(task_id, (int, np.integer)):
             raise BadTaskError(f"task_id must be an int, got {task_id!r}")
         n = self.size(split)
-        if not 0 <= int(task_id) < n:
+        if split in self.open_splits and n:
+            if int(task_id) < 0:
+                raise BadTaskError(f"task_id {task_id} is negative: use 0 or more")
+        elif not 0 <= int(task_id) < n:
             raise BadTaskError(
                 f"task_id {task_id} is out of range for split {split!r}: use 0..{n - 1}"
                 if n
                 else f"split {split!r} has no tasks"
             )
-        return self._load(split, int(task_id))
+        return int(task_id)
+
+    def get(self, split: str, task_id: int) -> Task:
+        """Task ``task_id`` of ``split``, or a :class:`BadTaskError` that says the valid range."""
+        return self._load(split, self.check(split, task_id))
 
     def agentgym_index(self, split: str, task_id: int) -> int:
         """AgentGym's global item index for a task (default: train first, then test)."""
@@ -241,7 +280,7 @@ class TextEnv(gym.Env[str, str]):
 
     @abc.abstractmethod
     def _act(self, action: str) -> StepResult:
-        """Apply one (normalised) action string."""
+        """Apply one action string, exactly as the agent sent it."""
 
     def available_actions(self) -> list[str] | None:
         """The finite set of valid actions now, or ``None`` where the set is open."""
@@ -323,7 +362,7 @@ class TextEnv(gym.Env[str, str]):
         self.success, self.score, self.done, self.turns = False, 0.0, False, 0
         self.episode += 1
         obs, extra = self._begin(self.task)
-        self._last_observation = self._fit(normalize_text(obs))
+        self._last_observation = self._fit(obs)
         return self._last_observation, self._info(extra)
 
     #: Whether every ``info`` lists ``available_actions``; a family whose enumeration is costly
@@ -336,10 +375,6 @@ class TextEnv(gym.Env[str, str]):
 
     #: Reset options a family accepts besides ``task_id`` and ``split``.
     extra_reset_options: ClassVar[tuple[str, ...]] = ()
-
-    #: Whether ``_act`` gets the action mapped into the charset; a family that compares raw
-    #: text, as its original does (Wordle: an emoji guess is an invalid word), sets it False.
-    normalize_actions: ClassVar[bool] = True
 
     #: Seconds of work one step may use (see :mod:`agentgym_envs.bounds`); ``None``: unbounded.
     step_budget: float | None = bounds.DEFAULT_STEP_BUDGET
@@ -366,7 +401,7 @@ class TextEnv(gym.Env[str, str]):
         self.turns += 1
         try:
             with bounds.step_budget(self.step_budget):
-                result = self._act(normalize_text(action) if self.normalize_actions else action)
+                result = self._act(action)
         except bounds.LimitExceeded as exc:
             return self._feedback(f"Invalid action: {exc}.", str(exc))
         except (MemoryError, RecursionError, OverflowError) as exc:
@@ -375,7 +410,7 @@ class TextEnv(gym.Env[str, str]):
             return self._feedback(f"Invalid action: {reason}.", reason)
         if result.terminated:
             self.done = True
-        self._last_observation = self._fit(normalize_text(result.observation))
+        self._last_observation = self._fit(result.observation)
         info = self._info(result.info)
         if result.error is not None:
             info["error"] = result.error
@@ -440,6 +475,7 @@ __all__ = [
     "Task",
     "TaskSource",
     "TextEnv",
+    "TextSpace",
     "episode_outcome",
     "normalize_text",
     "text_space",

@@ -59,8 +59,9 @@ class Wire:
         url_prefix: the path the family lives under in AgentGym's app (LMRL-Gym's ``/maze``).
         get_endpoints: family-specific GET endpoints AgentGym's server has (``filtered_vocab``,
             ``commands``, ``goal``, ...), answered from the env's public attribute of that name.
-        finished_error: a step after the episode ended is refused with ``{"error": "The task
-            with environment N has finished."}`` (else the env's feedback is sent).
+        finished_error: a step, ``/observation`` or family GET endpoint after the episode
+            ended is refused with ``{"error": "The task with environment N has finished."}``
+            (else the env's feedback is sent), as LMRL-Gym's servers do.
     """
 
     kind: Literal["A", "B", "C", "D"]

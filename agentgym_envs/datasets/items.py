@@ -166,11 +166,13 @@ class ItemResolver:
             split, task_id = source.locate(index)
         except BadTaskError as exc:
             raise BadTaskError(f"item {item_id!r} does not exist in {env_id}: {exc}") from None
-        n = source.size(split)
-        if not 0 <= task_id < n:
+        try:
+            source.check(split, task_id)
+        except BadTaskError:
             raise BadTaskError(
-                f"item {item_id!r} maps to task {task_id} of {env_id}'s {split} split, which has {n} tasks"
-            )
+                f"item {item_id!r} maps to task {task_id} of {env_id}'s {split} split, "
+                f"which has {source.size(split)} tasks"
+            ) from None
         return ItemRef(item_id, canonical_prefix(prefix), index, env_id, split, task_id)
 
     def plays_stand_in(self, env_id: str) -> bool:

@@ -68,8 +68,7 @@ class EnvService:
         if "action" not in body:
             raise ValueError("step needs an 'action'")
         with self.started(self.session_key(body)) as session:
-            if self.info.record.wire.finished_error and session.env.unwrapped.done:
-                raise ValueError(f"The task with environment {session.id} has finished.")
+            self._refuse_finished(session)
             obs, reward, terminated, truncated, info = session.env.step(body["action"])
             reply = self.protocol.step_reply(
                 obs, float(reward), bool(terminated or truncated), info
@@ -87,6 +86,7 @@ class EnvService:
     # -- GET endpoints (take the session id of the query) --------------------------------
     def observation(self, sid: Any) -> Any:
         with self.started(sid) as session:
+            self._refuse_finished(session)
             return session.observation
 
     def available_actions(self, sid: Any) -> Any:
@@ -116,6 +116,7 @@ class EnvService:
         called if it is a method (before the first reset too: Wordle's client asks first); an
         RGB frame is sent as a base64 PNG."""
         with self.store.get(sid).taken() as session:
+            self._refuse_finished(session)
             value = getattr(session.env.unwrapped, name, None)
             if value is None:
                 raise ValueError(f"{self.info.id} has no {name!r}")
@@ -141,6 +142,12 @@ class EnvService:
             if key in body:
                 return body[key]
         raise ValueError(f"request needs {self.protocol.session_key!r}")
+
+    def _refuse_finished(self, session: Session) -> None:
+        """LMRL-Gym's servers answer every call on a finished episode but ``/reset`` with this
+        error (``/step``, ``/observation``, ``/filtered_vocab``)."""
+        if self.info.record.wire.finished_error and session.env.unwrapped.done:
+            raise ValueError(f"The task with environment {session.id} has finished.")
 
     @contextlib.contextmanager
     def started(self, sid: Any) -> Iterator[Session]:

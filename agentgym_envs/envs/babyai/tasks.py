@@ -11,7 +11,8 @@ from agentgym_envs.spec import family_record
 
 #: AgentEval's BabyAI test size; items 0..89 cover every level (seeds 0 and 1, seed 2 for 10).
 TEST_SIZE = 90
-#: 250 seeds per level in all (AgentGym accepts any index; this bounds our train split).
+#: 250 seeds per level in the train split's count (what a reset without ``task_id`` draws
+#: from); every item index past it plays too, as on AgentGym's server.
 TOTAL = N_LEVELS * 250
 
 
@@ -28,10 +29,13 @@ class BabyAITasks(TaskSource):
     """Test task ``t`` is AgentGym item ``t`` (``babyai_t``), train task ``k`` is item ``90 + k``.
 
     Whatever the split, an item index ``i`` plays level ``i % 40`` of AgentGym's list with seed
-    ``i // 40``, exactly as AgentGym's server resets ``data_idx = i``.
+    ``i // 40``, exactly as AgentGym's server resets ``data_idx = i``. AgentGym's server takes
+    any index ``i >= 0``, so the train split is open: its size bounds random draws only, and
+    train task ``k`` past it is still item ``90 + k``.
     """
 
     item_prefix = family_record("babyai").item_prefix
+    open_splits = frozenset({"train"})
 
     def __init__(self, total: int = TOTAL) -> None:
         if total <= TEST_SIZE:
@@ -47,11 +51,9 @@ class BabyAITasks(TaskSource):
     def locate(self, index: int) -> tuple[str, int]:
         if 0 <= index < TEST_SIZE:
             return "test", index
-        if TEST_SIZE <= index < TEST_SIZE + self._sizes["train"]:
+        if index >= TEST_SIZE:
             return "train", index - TEST_SIZE
-        raise BadTaskError(
-            f"item index {index} is outside 0..{TEST_SIZE + self._sizes['train'] - 1} for BabyAI"
-        )
+        raise BadTaskError(f"item index {index} is negative: BabyAI items are 0 or more")
 
     def _load(self, split: str, task_id: int) -> BabyAITask:
         index = self.agentgym_index(split, task_id)

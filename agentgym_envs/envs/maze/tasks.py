@@ -34,7 +34,8 @@ class DoubleTMazeTasks(TaskSource):
     AgentGym's server lists a 26th start, the goal cell itself; resetting it fails there
     (``{"error": ""}``), so item 25 is not a task here and asking for it is a one-line error.
     Train and test hold the same 25 starts: AgentGym has no other maze data (AgentEval's 25
-    test items are these 25 starts).
+    test items are these 25 starts). AgentGym's server indexes its list with Python, so
+    ``game`` -26..-1 plays start 0..25 too (-1 is the goal cell's entry).
     """
 
     item_prefix = family_record("maze").item_prefix
@@ -56,6 +57,8 @@ class DoubleTMazeTasks(TaskSource):
         return task_id
 
     def locate(self, index: int) -> tuple[str, int]:
+        if -self.GOAL_ITEM - 1 <= index < 0:  # AgentGym indexes its Python list: -1 is its last
+            index += self.GOAL_ITEM + 1
         if index == self.GOAL_ITEM:
             raise BadTaskError(
                 f"maze item {index} is AgentGym's start at the goal cell {DOUBLE_T_GOAL}, which "

@@ -117,7 +117,17 @@ class SciWorldEnv(TextEnv):
 
     ## Observation Space
     Reset: the task description, a newline, then the ``look around`` text (exactly AgentGym's
-    first observation). Step: the simulator's answer to the action.
+    first observation). Step: the simulator's answer to the action, whatever the action's
+    text (Unicode, control characters and empty actions reach the simulator as sent).
+
+    Object order is not fixed by AgentGym's server: it lists the objects of a room (and the
+    items of a container) in its JVM's identity-hash order, which depends on the JVM and, in
+    the package's own API, can change between loads of the same item. This env runs JVMs
+    with constant hash codes (``deterministic=True``), so its order is always the same but
+    not always AgentGym's: of the 200 test items, 171 first observations are byte-identical to
+    AgentGym's server and 29 hold the same lines in another order (measured against
+    AgentGym 3ef9235 on scienceworld 1.2.3). Texts are therefore compared with AgentGym's as
+    multisets of lines (``tests/fixtures/agentgym/sciworld.jsonl.gz``).
 
     ## Starting State
     The chosen task variation, freshly loaded (no simplifications unless asked).

@@ -97,6 +97,13 @@ class SheetEnv(ToolEnv):
     ``info["agentgym_reward"]``: AgentGym's wire reward, as in every tool env
     (:class:`~agentgym_envs.tools.env.ToolEnv`).
 
+    In process and through ``agentgym serve`` the rewards differ on purpose: ``env.step``
+    returns the *increase* of the running share (the step rewards sum to the episode's
+    score), while ``agentgym serve`` sends, as AgentGym's Sheet server does, the *running
+    share itself* as each ``/step``'s ``reward`` (AgentGym scores an episode by its last
+    reward). A share of 0.8 after two steps is rewards 0.5, 0.3 in process and 0.5, 0.8 on
+    the wire; either way the episode's score is 0.8.
+
     ## Episode End
     ``finish`` terminates. AgentGym's max rounds is 15.
 
@@ -104,7 +111,8 @@ class SheetEnv(ToolEnv):
     ``progress`` (= the cell-match share, AgentBoard's progress rate for Sheet), ``goal``,
     ``tool``, ``error``; at the end ``answer`` (the expected sheet). ``success`` when, at
     ``finish``, the task's sheet equals the expected sheet exactly (same size, same texts).
-    ``agentgym_reward``: AgentGym's wire reward (the running share).
+    ``agentgym_reward``: AgentGym's wire reward (the running share, not its increase: what
+    ``agentgym serve`` sends as ``reward``; see Rewards).
 
     ## Arguments
     ``train_size``: generated train tasks (default 500; test has AgentEval's 20).

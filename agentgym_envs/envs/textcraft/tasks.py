@@ -84,8 +84,7 @@ class TextCraftTasks(TaskSource):
         return self._positions[split][task_id]
 
     def locate(self, index: int) -> tuple[str, int]:
-        if index < 0:
-            return super().locate(index)
+        # AgentGym's server takes ``data_idx % len(goals)``: every int, negative ones too
         return self._where[index % len(self.goals)]
 
     def find_goal(self, name: str) -> tuple[str, int]:

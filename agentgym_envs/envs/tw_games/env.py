@@ -90,7 +90,10 @@ class TextWorldEnv(TextEnv):
     Whitespace, newlines included, collapses to single spaces (one command per step). The
     admissible commands are ``info["available_actions"]``; any other command is still sent to
     the game (its parser answers, e.g. "That's not a verb I recognise.") and
-    ``info["error"]`` notes that it was not admissible.
+    ``info["error"]`` notes that it was not admissible. A command holding any character
+    besides letters, digits, spaces and ``, . ' -`` (symbols can crash the Z-machine's
+    interpreter) is not sent: it is answered ``Invalid action: ...`` and the game does not
+    move, so no cleaning ever turns an invalid command into a valid one.
 
     ## Observation Space
     TextWorld's text: at reset its banner, the objective and the first room; then the game's
@@ -179,9 +182,14 @@ class TextWorldEnv(TextEnv):
         error = None if command in admissible else f"{command[:60]!r} is not an admissible command"
         if _NOT_COMMAND.search(command):
             # the Z-machine's dumb interface reads "\" as an escape (save, quit, ...) and other
-            # symbols can crash the interpreter: they never occur in a TextWorld command
-            command = _SPACES.sub(" ", _NOT_COMMAND.sub(" ", command)).strip()
-            error = "only letters, digits, spaces and , . ' - reach the game; the rest was dropped"
+            # symbols can crash the interpreter: they never occur in a TextWorld command. The
+            # command is not sent at all: cleaning it could turn an invalid command into a
+            # valid one (``take key🙂`` into ``take key``).
+            reason = (
+                "only letters, digits, spaces and , . ' - reach the game; "
+                "the command was dropped, not sent"
+            )
+            return StepResult(f"Invalid action: {reason}.", error=reason, info=self._extra())
         if len(command) > MAX_COMMAND_CHARS:  # the Z-machine's input buffer holds 198 bytes
             command = command[:MAX_COMMAND_CHARS]
             error = f"a command has at most {MAX_COMMAND_CHARS} characters; it was cut"

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from agentgym_envs.core import StepResult, TaskSource, TextEnv, normalize_text
+from agentgym_envs.core import StepResult, TaskSource, TextEnv
 from agentgym_envs.envs.webarena import actions as act
 from agentgym_envs.envs.webarena.axtree import Node, build_tree, tab_line
 from agentgym_envs.envs.webarena.browser import ActionTimeout, MissingChromiumError, host
@@ -381,7 +381,7 @@ class WebArenaEnv(TextEnv):
         # AgentGym's /reset replies with the page text alone (its /observation adds the rest).
         info: dict[str, Any] = {
             "url": self.current_url(),
-            "agentgym_reset_observation": normalize_text(tree),
+            "agentgym_reset_observation": tree,
         }
         if state is not None:
             info.update(storage_state=str(state), signed_in=signed_in)

@@ -108,8 +108,6 @@ class WordleEnv(TextEnv):
     """
 
     family = "wordle"
-    # LMRL-Gym compares the raw guess with its vocabulary: accents or emoji make it invalid
-    normalize_actions = False
 
     def __init__(
         self,

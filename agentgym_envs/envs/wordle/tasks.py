@@ -110,10 +110,14 @@ class LmrlWordleTasks(TaskSource):
 
     ``words`` is the vocabulary in file order (default LMRL-Gym's 40 ``tweet_words``). Train
     holds seeds ``0 .. train_size - 1``, test the 25 seeds after them (``3499 .. 3523`` by
-    default): AgentGym's item index is the seed, train first, then test.
+    default): AgentGym's item index is the seed, train first, then test. LMRL seeds a game
+    from any int, so the train split is open: train task ``t`` past ``train_size`` is seed
+    ``t + 25`` (the seeds after the test split), and a negative item index plays the game of
+    its absolute value (``random.Random(-n)`` is ``random.Random(n)``).
     """
 
     item_prefix = family_record("wordle").item_prefix
+    open_splits = frozenset({"train"})
 
     def __init__(
         self, words: tuple[str, ...] = LMRL_WORDS, train_size: int = LMRL_TRAIN_SIZE
@@ -127,6 +131,21 @@ class LmrlWordleTasks(TaskSource):
 
     def _load(self, split: str, task_id: int) -> LmrlWordleTask:
         return LmrlWordleTask(task_id, split, seed=self.agentgym_index(split, task_id))
+
+    def agentgym_index(self, split: str, task_id: int) -> int:
+        n_train = self._sizes["train"]
+        if split == "train":
+            return task_id if task_id < n_train else task_id + TEST_SIZE
+        return n_train + task_id
+
+    def locate(self, index: int) -> tuple[str, int]:
+        index = abs(index)
+        n_train = self._sizes["train"]
+        if index < n_train:
+            return "train", index
+        if index < n_train + TEST_SIZE:
+            return "test", index - n_train
+        return "train", index - TEST_SIZE
 
 
 class VocabFileWordleTasks(TaskSource):

@@ -49,6 +49,19 @@ def test_mix_takes_the_three_challenges_in_turn(test_games):
     env.close()
 
 
+def test_a_cleaned_command_never_becomes_a_valid_one():
+    import gymnasium as gym
+
+    env = gym.make("AgentGym/TextWorldCoinCollector-v0").unwrapped
+    env.reset(seed=0, options={"split": "test", "task_id": 0})
+    plan = env.walkthrough()
+    obs, reward, terminated, _, info = env.step(plan[0] + "\U0001f642")
+    assert obs.startswith("Invalid action:") and "dropped" in info["error"]
+    assert (reward, terminated) == (0.0, False)
+    assert env.walkthrough() == plan  # the game did not move: the command was not sent
+    env.close()
+
+
 def _textworld_play(path, commands):
     """The same game on textworld's own Environment, for comparison."""
     infos = textworld.EnvInfos(admissible_commands=True, score=True)
@@ -142,7 +155,7 @@ def test_symbols_never_reach_the_z_machine():
         obs, _, terminated, _, info = env.step(action)
         assert "DUMB-FROTZ" not in obs and isinstance(obs, str)
         if any(c in symbols for c in action):
-            assert "dropped" in info["error"]
+            assert "dropped" in info["error"] and obs.startswith("Invalid action:")
         if terminated:
             env.reset(seed=0, options={"split": "test", "task_id": 0})
     env.close()
