@@ -2,7 +2,8 @@
 
 Both set ``truncated=True`` with ``info["truncation_reason"]`` (``"turn_limit"``,
 ``"wall_clock"``; ``"max_episode_steps"`` when the engine's own cap from the registry fired
-first). The env's ``info`` passes through untouched, so ``success`` and ``score`` stay the
+first) and the episode's ``info["outcome"]`` (``turn_limit`` or ``time_limit``, unless the env
+set one). The env's ``info`` passes through untouched, so ``success`` and ``score`` stay the
 benchmark's truth on the truncating step. A turn is one ``step()`` call on the wrapper: put the
 limit outside ReAct / FunctionCalling and every model reply counts, as AgentGym's rounds do.
 """
@@ -17,6 +18,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from agentgym_envs.core import TRUNCATION_OUTCOMES
 from agentgym_envs.spec import DEFAULT_MAX_ROUNDS, info_for
 
 #: AgentGym's wall-clock budget per episode, in seconds.
@@ -36,8 +38,14 @@ def check_turns(name: str, value: Any) -> int:
 
 
 def _mark(info: dict[str, Any], reason: str) -> dict[str, Any]:
+    """``info`` of a truncating step: why it was cut, and the episode's outcome (the env
+    contract's word for the reason, unless the env already gave one)."""
     info = dict(info)
     info.setdefault("truncation_reason", reason)
+    info.setdefault(
+        "outcome", TRUNCATION_OUTCOMES.get(str(info["truncation_reason"]), "turn_limit")
+    )
+    info.setdefault("reward_valid", True)
     return info
 
 

@@ -113,6 +113,7 @@ def test_wall_clock_truncates_once_budget_is_spent() -> None:
     clock.now += 1.0
     _, _, terminated, truncated, info = env.step("inc")
     assert truncated and not terminated and info["truncation_reason"] == "wall_clock"
+    assert (info["outcome"], info["reward_valid"]) == ("time_limit", True)
     assert (info["success"], info["score"]) == (False, 0.0)
     env.reset(options={"split": "test", "task_id": 2})  # the budget restarts
     _, _, _, truncated, info = env.step("noop")
@@ -136,6 +137,18 @@ def test_first_limit_reached_gives_the_reason() -> None:
     clock.now += 50
     _, _, _, truncated, info = env.step("noop")
     assert truncated and info["truncation_reason"] == "turn_limit"
+    assert info["outcome"] == "turn_limit"  # the first limit's reason is the outcome too
+
+
+def test_make_llm_env_ends_a_truncated_episode_with_its_outcome() -> None:
+    from agentgym_envs.wrappers import make_llm_env
+
+    env = make_llm_env("AgentGym/Maze-v0", max_rounds=2)
+    env.reset(seed=0, options={"split": "test", "task_id": 0})
+    env.step("Thought: hm\nAction: move up")
+    _, _, terminated, truncated, info = env.step("Thought: hm\nAction: move up")
+    assert truncated and not terminated
+    assert (info["truncation_reason"], info["outcome"]) == ("turn_limit", "turn_limit")
 
 
 # -- horizon curriculum -------------------------------------------------------------------
