@@ -29,6 +29,7 @@ logger = logging.getLogger(__name__)
 OBSERVATION_TEMPLATE = (
     "OBSERVATION:\n{tree}\nURL: {url}\nOBJECTIVE: {objective}\nPREVIOUS ACTION: {previous}"
 )
+RESET_TIMEOUT = 30.0  # seconds a reset may take at least (the first page of a big site)
 NAV_WAIT = 0.06  # seconds to wait for a click or key press to start a navigation
 BROWSER_GONE = "The browser crashed and was closed; call reset() to start the task again."
 
@@ -370,7 +371,7 @@ class WebArenaEnv(TextEnv):
         try:
             if self._login is not None:
                 state, signed_in = self._login.storage_state(self._config, self._in_context)
-            tree = self._run(start, self.action_timeout * 2)
+            tree = self._run(start, max(self.action_timeout * 2, RESET_TIMEOUT))
         except (MissingChromiumError, LoginError):
             raise
         except Exception as exc:

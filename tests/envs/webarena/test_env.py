@@ -89,10 +89,10 @@ def test_tabs_scroll_and_history(env):
     obs, _ = env.reset(seed=0, options={"split": "test", "task_id": 0})
     obs, *_ = env.step(_do("new_tab"))
     assert obs.startswith("OBSERVATION:\nTab 0: One Stop Market | Tab 1 (current): ")
-    obs, *_ = env.step(_do("goto [http://onestopmarket.com/category/Fashion]"))
-    assert "Tab 1 (current): Fashion" in obs
+    obs, *_ = env.step(_do("goto [http://onestopmarket.com/electronics.html]"))
+    assert "Tab 1 (current): Electronics" in obs
     obs, *_ = env.step(_do("tab_focus [0]"))
-    assert "Tab 0 (current): One Stop Market | Tab 1: Fashion" in obs
+    assert "Tab 0 (current): One Stop Market | Tab 1: Electronics" in obs
     obs, *_ = env.step(_do("tab_focus [1]"))
     obs, *_ = env.step(_do("goto [http://reddit.com/f/books]"))
     before = set(re.findall(r"\[(\d+)\] link", obs))
@@ -106,11 +106,11 @@ def test_tabs_scroll_and_history(env):
     assert "no matching element found" in obs and below in info["error"]
     obs, *_ = env.step(_do("close_tab"))
     assert obs.startswith("OBSERVATION:\nTab 0 (current): One Stop Market\n")
-    obs, *_ = env.step(_do("goto [http://onestopmarket.com/category/Food]"))
+    obs, *_ = env.step(_do("goto [http://onestopmarket.com/video-games.html]"))
     obs, *_ = env.step(_do("go_back"))
     assert "URL: http://onestopmarket.com/\n" in obs
     obs, *_ = env.step(_do("go_forward"))
-    assert "URL: http://onestopmarket.com/category/Food\n" in obs
+    assert "URL: http://onestopmarket.com/video-games.html\n" in obs
 
 
 def test_config_loader_maps_placeholders_to_a_deployment(tmp_path):
@@ -226,7 +226,7 @@ def test_envs_in_threads_share_the_browser_and_keep_their_own_state():
     from concurrent.futures import ThreadPoolExecutor
 
     probe = WebArenaEnv()
-    tasks = [_template_task(probe, "forum_bio"), _template_task(probe, "code_new_issue")]
+    tasks = [_template_task(probe, "forum_bio"), _template_task(probe, "code_invite_member")]
     probe.close()
 
     def solve(task_id):
@@ -253,7 +253,7 @@ def test_homepage_lists_the_sites(env):
 
 
 def test_urls_are_shown_with_agentgyms_hosts_and_mapped_back(env):
-    task_id = _template_task(env, "admin_order_status_nav")
+    task_id = _template_task(env, "admin_invoice_total")
     obs, info = env.reset(seed=0, options={"split": "test", "task_id": task_id})
     assert "\nURL: http://luma.com/admin/dashboard\n" in obs
     assert info["url"] == server().url("shopping_admin") + "/dashboard"
