@@ -13,6 +13,7 @@ from agentgym_envs.envs.webarena import actions as act
 from agentgym_envs.envs.webarena.env import WebArenaEnv
 from agentgym_envs.envs.webarena.expert import WebArenaExpert, find
 from agentgym_envs.envs.webarena.sites import server
+from agentgym_envs.envs.webarena.tasks import resolve
 from agentgym_envs.errors import BadDataError
 
 
@@ -261,3 +262,59 @@ def test_urls_are_shown_with_agentgyms_hosts_and_mapped_back(env):
     assert "\nURL: http://luma.com/admin/sales/order?status=pending\n" in obs
     _, _, _, _, info = env.step(_do("goto [http://reddit.community/]"))
     assert "Failed to load the page" in info["error"]
+
+
+def test_navigation_outside_the_sites_is_blocked(env):
+    env.reset(seed=0, options={"split": "test", "task_id": 0})
+    for url in (
+        "data:text/html,<h1>hi</h1>",
+        "javascript:alert(1)",
+        "file:///etc/hostname",
+        f"http://127.0.0.1:{server().ports['shopping'] + 1}/",
+        "http://localhost:22/",
+    ):
+        _, _, done, _, info = env.step(_do(f"goto [{url}]"))
+        assert "Failed to load the page" in info["error"] and not done, url
+        assert info["url"].startswith("http://127.0.0.1:"), url
+
+
+def _solve(env, split, task_id):
+    expert = WebArenaExpert(env)
+    obs, info = env.reset(seed=0, options={"split": split, "task_id": task_id})
+    done, reward = False, 0.0
+    while not done:
+        obs, reward, done, _, info = env.step(expert(obs, info))
+    return reward
+
+
+def _task_of(env, split, name):
+    for task_id in range(env.tasks.size(split)):
+        if env.tasks.get(split, task_id).config["agentgym_template"] == name:
+            return task_id
+    raise AssertionError(name)
+
+
+def test_one_episode_never_sees_anothers_cart_posts_or_orders():
+    first, second = WebArenaEnv(), WebArenaEnv()
+    try:
+        cases = [
+            ("test", "shop_add_cart", "__SHOPPING__/checkout/cart"),
+            ("test", "forum_new_post", None),
+            ("train", "shop_buy", "__SHOPPING__/sales/order/history"),
+        ]
+        for split, name, page in cases:
+            task_id = _task_of(first, split, name)
+            assert _solve(first, split, task_id) == 1.0, name
+            config = first.task.config
+            mark = (
+                config["instantiation_dict"].get("product") or config["instantiation_dict"]["title"]
+            )
+            where = page or f"__REDDIT__/f/{config['instantiation_dict']['subreddit']}?sort=new"
+            second.reset(seed=0, options={"split": split, "task_id": task_id})
+            second.step(_do(f"goto [{resolve(where, second._urls())}]"))
+            assert mark not in second.page_html(), name
+            # ... while the first episode sees its change (its evaluator's page shows it)
+            assert mark in first.page_html(), name
+    finally:
+        first.close()
+        second.close()
