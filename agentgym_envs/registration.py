@@ -412,8 +412,9 @@ register_env(
     WEBARENA,
     "WebArena-v0",
     splits={"train": 792, "test": 20},
-    description="WebArena's 812 web tasks (its observation, actions and evaluators) on a "
-    "storefront, its admin, a forum, a code host and a wiki served locally, in Chromium.",
+    description="WebArena's 812 web tasks (its observation, actions and evaluators) on local "
+    "sites in Chromium; by site: shopping 187, shopping_admin 182, gitlab 180, wikipedia 109 "
+    "(WebArena's map share), reddit 106, multi-site 48.",
 )
 
 # -- Ours, beyond AgentGym: multi-agent text games, TextWorld ----------------------------

@@ -82,3 +82,20 @@ def test_placeholders_resolve_admin_before_shop():
     config = {"start_url": "__REDDIT__/f/books", "eval": {"reference_url": "__REDDIT__/f"}}
     assert resolve_config(config, urls)["eval"]["reference_url"] == "http://c:3/f"
     assert config["start_url"] == "__REDDIT__/f/books"
+
+
+def test_agentgym_list_shows_webarenas_count_and_per_site_split():
+    import shutil
+    import subprocess
+
+    out = subprocess.run(
+        [shutil.which("agentgym") or "agentgym", "list", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stdout
+    (record,) = [r for r in json.loads(out) if r["id"] == "AgentGym/WebArena-v0"]
+    assert record["splits"]["train"] + record["splits"]["test"] == 812
+    for site, n in SITE_SHARES.items():
+        assert f"{site if site != 'multi' else 'multi-site'} {n}" in record["description"]
