@@ -152,6 +152,59 @@ def _play(k: int, count: int, stop: threading.Event, totals: list[int], n_test: 
     env.close()
 
 
+def run_threads(count: int, seconds: float, start_at: float | None = None) -> int:
+    """Steps ``count`` envs (threads, one Chromium) take in ``seconds`` (from ``start_at``,
+    an epoch time, when given: the processes of a multi-process run start together)."""
+    n_test = WebArenaEnv().tasks.size("test")
+    warm = WebArenaEnv()
+    warm.reset(options={"split": "test", "task_id": 0})
+    warm.close()
+    stop = threading.Event()
+    totals = [0] * count
+    with ThreadPoolExecutor(count) as pool:
+        if start_at is not None:
+            time.sleep(max(0.0, start_at - time.time()))
+        jobs = [pool.submit(_play, k, count, stop, totals, n_test) for k in range(count)]
+        time.sleep(seconds)
+        steps = sum(totals)
+        stop.set()
+        for job in jobs:
+            job.result()
+    return steps
+
+
+def parallel_processes(count: int, processes: int, seconds: float) -> None:
+    """Steps per second with ``count`` envs spread over ``processes`` processes, each with its
+    own sites and Chromium (a vector env of subprocesses, or Ray workers)."""
+    start_at = time.time() + 60.0  # every process warmed up by then
+    workers = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                str(count // processes),
+                "--seconds",
+                str(seconds),
+                "--start-at",
+                str(start_at),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(processes)
+    ]
+    steps = 0
+    for worker in workers:
+        out, _ = worker.communicate()
+        steps += int(out.strip().splitlines()[-1])
+    rate = steps / seconds
+    print(
+        f"{count:3d} envs in {processes} processes (a Chromium each): {rate:6.1f} steps/s in "
+        f"all, {rate / count:5.2f} per env"
+    )
+
+
 def parallel(counts: list[int], seconds: float) -> None:
     """Steps per second with N envs (threads) sharing the process's Chromium."""
     n_test = WebArenaEnv().tasks.size("test")
@@ -209,12 +262,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seconds", type=float, default=30.0, help="per parallel level")
+    parser.add_argument("--only-parallel", action="store_true", help="skip build/speed/memory")
+    parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        print(run_threads(args.worker, args.seconds, args.start_at))
+        return
+    if args.only_parallel:
+        parallel([1, 8] if args.quick else [1, 8, 32], args.seconds)
+        parallel_processes(8, 2, args.seconds)
+        return
     build_cold()
     n_test = WebArenaEnv().tasks.size("test")
     speed(list(range(8 if args.quick else n_test)))
     memory([1, 8] if args.quick else [1, 8, 32])
     parallel([1, 8] if args.quick else [1, 8, 32], args.seconds)
+    parallel_processes(8, 2, args.seconds)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from starlette.requests import Request
 
 from agentgym_envs.envs.webarena.sites.common import (
     Accounts,
+    SqlRows,
     connect,
     esc,
     form,
@@ -260,13 +261,10 @@ def invoices(request: Request, user: User, q: str = "", page: int = 1):
 def products(request: Request, user: User, q: str = "", page: int = 1):
     if user is None:
         return redirect(ACCOUNTS.login)
-    words = q.lower().split()
-    with connect(request) as db:
-        rows = [
-            p
-            for p in db.execute("SELECT * FROM shop_products ORDER BY id").fetchall()
-            if all(w in p["name"].lower() for w in words)
-        ]
+    words = q.lower().split()[:8]
+    db = connect(request)
+    where = " AND ".join(["1=1", *("lower(name) LIKE ?" for _ in words)])
+    rows = SqlRows(db, "shop_products", where, [f"%{w}%" for w in words], "id")
     body = "<h1>Products</h1>" + _records(
         "/admin/catalog/product",
         "Search by keyword",
@@ -326,12 +324,14 @@ async def save_product(request: Request, pid: int, user: User):
 def reviews(request: Request, user: User, q: str = "", page: int = 1):
     if user is None:
         return redirect(ACCOUNTS.login)
-    with connect(request) as db:
-        rows = db.execute(
-            "SELECT r.*, p.name FROM shop_reviews r JOIN shop_products p ON p.id=r.product_id"
-            " WHERE lower(r.body) LIKE ? ORDER BY r.id DESC",
-            (f"%{q.lower()}%",),
-        ).fetchall()
+    db = connect(request)
+    rows = SqlRows(
+        db,
+        "(SELECT r.*, p.name FROM shop_reviews r JOIN shop_products p ON p.id = r.product_id)",
+        "lower(body) LIKE ?",
+        [f"%{q.lower()}%"],
+        "id DESC",
+    )
     body = "<h1>Reviews</h1>" + _records(
         "/admin/reviews",
         "Search reviews",

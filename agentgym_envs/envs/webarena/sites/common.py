@@ -184,6 +184,32 @@ def login_form(action: str, user_label: str, error: str = "") -> str:
     )
 
 
+class SqlRows(Sequence[Any]):
+    """The rows of ``SELECT * FROM <source> WHERE <where> ORDER BY <order>`` as a sequence
+    that counts and slices in SQL (a grid over 20,000 products reads one page of them)."""
+
+    def __init__(
+        self, db: sqlite3.Connection, source: str, where: str, args: Sequence[Any], order: str
+    ) -> None:
+        self.db, self.source, self.where, self.args, self.order = db, source, where, args, order
+        self._len: int | None = None
+
+    def __len__(self) -> int:
+        if self._len is None:
+            sql = f"SELECT COUNT(*) FROM {self.source} WHERE {self.where}"
+            self._len = int(self.db.execute(sql, self.args).fetchone()[0])
+        return self._len
+
+    def __getitem__(self, index: Any) -> Any:
+        if not isinstance(index, slice):
+            return self[index : index + 1][0]
+        start, stop, _ = index.indices(len(self))
+        sql = (
+            f"SELECT * FROM {self.source} WHERE {self.where} ORDER BY {self.order} LIMIT ? OFFSET ?"
+        )
+        return self.db.execute(sql, [*self.args, max(0, stop - start), start]).fetchall()
+
+
 def paginate(rows: Sequence[Any], page: int, per_page: int) -> tuple[Sequence[Any], int, int]:
     pages = max(1, -(-len(rows) // per_page))
     page = min(max(1, page), pages)

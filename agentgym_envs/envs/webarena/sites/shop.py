@@ -51,8 +51,18 @@ def _categories(db) -> list[Any]:
     return db.execute("SELECT * FROM shop_categories ORDER BY id").fetchall()
 
 
+_MENU: dict[str, str] = {}
+
+
 def _menu(db) -> str:
-    """The mega-menu: every top category, its sub categories and their leaves."""
+    """The mega-menu: every top category, its sub categories and their leaves (the tree is
+    the build's, the same in every sandbox: made once per process)."""
+    if "html" not in _MENU:
+        _MENU["html"] = _menu_html(db)
+    return _MENU["html"]
+
+
+def _menu_html(db) -> str:
     cats = _categories(db)
     children: dict[Any, list[Any]] = {}
     for c in cats:
