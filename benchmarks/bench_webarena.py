@@ -107,6 +107,25 @@ def speed(tasks: list[int]) -> None:
     )
 
 
+def random_baseline(tasks: list[int], rounds: int = 25) -> None:
+    """The random policy (well-formed clicks, typing, scrolls, guessed stops) over the tasks,
+    AgentGym's 25 rounds each."""
+    import numpy as np
+
+    env = WebArenaEnv()
+    rng = np.random.default_rng(0)
+    scores = []
+    for task_id in tasks:
+        env.reset(seed=0, options={"split": "test", "task_id": task_id})
+        reward, done, n = 0.0, False, 0
+        while not done and n < rounds:
+            _, reward, done, _, _ = env.step(env.random_action(rng))
+            n += 1
+        scores.append(reward if done else 0.0)
+    env.close()
+    print(f"random policy: mean score {statistics.mean(scores):.3f} over {len(tasks)} test tasks")
+
+
 def tree_lines(observation: str) -> int:
     """The accessibility tree's lines in an observation (between the tab line and URL:)."""
     body = observation.split("\nURL: ", 1)[0]
@@ -207,6 +226,8 @@ def parallel_processes(count: int, processes: int, seconds: float) -> None:
 
 def parallel(counts: list[int], seconds: float) -> None:
     """Steps per second with N envs (threads) sharing the process's Chromium."""
+    load = os.getloadavg()[0]
+    print(f"machine: {os.cpu_count()} cores, load average {load:.1f} (figures scale with it)")
     n_test = WebArenaEnv().tasks.size("test")
     for count in counts:
         stop = threading.Event()
@@ -276,6 +297,7 @@ def main() -> None:
     build_cold()
     n_test = WebArenaEnv().tasks.size("test")
     speed(list(range(8 if args.quick else n_test)))
+    random_baseline(list(range(8 if args.quick else n_test)))
     memory([1, 8] if args.quick else [1, 8, 32])
     parallel([1, 8] if args.quick else [1, 8, 32], args.seconds)
     parallel_processes(8, 2, args.seconds)

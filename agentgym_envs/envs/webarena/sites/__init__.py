@@ -115,7 +115,8 @@ class SiteServer:
 
     def new_sandbox(self, snapshot: bytes | None = None) -> str:
         """A fresh copy of the seeded database (or of ``snapshot``); returns its name. The
-        copy is SQLite's online backup of the cached build (pages copied, no parsing)."""
+        copy is a plain file copy of the cached build (15 MB; the kernel's copy, no parsing);
+        the wiki and the git repositories are read-only and shared."""
         name = uuid.uuid4().hex
         path = self._dir / f"{name}.db"
         if snapshot is None:

@@ -1,10 +1,11 @@
 """The seeded state of every site at WebArena's scale: one SQLite schema (tables prefixed by
 site) filled deterministically from a seed.
 
-Sizes (``SCALE``): a storefront of 20,160 products over a 3-level category tree (12 x 3 x 3)
-with brands, colours, sizes, materials and ~2 reviews a product; 600 customers and 1,600
-orders; 90 forums with ~4,000 submissions and ~8,000 comments by 1,100 users; 210 projects
-(their git repositories are :mod:`.repos`'s), ~3,000 issues and ~800 merge requests.
+Sizes: a storefront of 20,196 products over a 3-level category tree (12 x 3 x 3 = 108
+leaves) with brands, colours, sizes, materials and 40,256 reviews; 600 customers and 1,600
+orders; 90 forums with 4,000 submissions and 9,631 comments by 1,100 users; 210 projects
+(their git repositories are :mod:`.repos`'s: 3,810 commits), 3,958 issues, 508 merge
+requests (one a feature branch) and 300 users.
 :func:`seed_database` writes the database; :mod:`.build` caches it with the repositories and
 the wiki, and episodes copy it (copy-on-reset), so a task that changes state never leaks.
 """
