@@ -317,14 +317,38 @@ class WebArenaEnv(TextEnv):
     async def _open_context(
         self, cookies: list[dict], urls: list[str], storage_state: Any = None
     ) -> None:
-        if self._context is not None:
-            await self._close_context()
-        self._context = await host().new_context(self._origins(), cookies, storage_state)
-        self._context.set_default_timeout(self.action_timeout * 800)
-        self._tabs, self._current = [], 0
+        if await self._reuse_context(cookies, storage_state):
+            old, self._tabs, self._current = self._tabs, [], 0
+        else:
+            if self._context is not None:
+                await self._close_context()
+            self._context = await host().new_context(self._origins(), cookies, storage_state)
+            self._context.set_default_timeout(self.action_timeout * 800)
+            old, self._tabs, self._current = [], [], 0
         for url in urls:
             tab = await self._new_tab()
             await tab.page.goto(url, wait_until="load")
+
+        for tab in old:  # after the new tab exists, so the context's renderer stays warm
+            try:
+                await tab.page.close()
+            except Exception as exc:
+                logger.debug("closing a tab: %s", exc)
+
+    async def _reuse_context(self, cookies: list[dict], storage_state: Any) -> bool:
+        """On the package's sites, keep the live context for the next episode (a new context
+        costs a renderer process): its cookies are replaced and its tabs closed, so nothing of
+        the last episode (sandbox, sign-ins, history) carries over. Deployments, whose
+        episodes start from storage states, get a new context."""
+        if self.deployment or storage_state is not None or not self._browser_alive():
+            return False
+        try:
+            await self._context.clear_cookies()
+            await self._context.add_cookies(cookies)
+        except Exception as exc:
+            logger.debug("reusing the context failed: %s", exc)
+            return False
+        return True
 
     async def _new_tab(self) -> _Tab:
         page = await self._context.new_page()

@@ -318,3 +318,21 @@ def test_one_episode_never_sees_anothers_cart_posts_or_orders():
     finally:
         first.close()
         second.close()
+
+
+def test_the_next_episode_of_the_same_env_starts_clean():
+    env = WebArenaEnv()
+    try:
+        task_id = _task_of(env, "test", "shop_add_cart")
+        assert _solve(env, "test", task_id) == 1.0
+        product = env.task.config["instantiation_dict"]["product"]
+        assert product in env.page_html()
+        _, info = env.reset(seed=0, options={"split": "test", "task_id": task_id})
+        start = info["url"]
+        env.step(_do(f"goto [{resolve('__SHOPPING__/checkout/cart', env._urls())}]"))
+        assert product not in env.page_html()  # a fresh copy of the database
+        env.step(_do("go_back"))
+        _, _, _, _, info = env.step(_do("go_back"))  # no history from the last episode
+        assert info["url"] in (start, "about:blank")
+    finally:
+        env.close()

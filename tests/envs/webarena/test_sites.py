@@ -45,6 +45,10 @@ def _pages(db: sqlite3.Connection) -> list[tuple[str, str]]:
     ).fetchone()
     sku = db.execute("SELECT sku FROM shop_products WHERE review_count > 2 LIMIT 1").fetchone()[0]
     leaf = db.execute("SELECT path FROM shop_categories WHERE level = 3 LIMIT 1").fetchone()[0]
+    mr_ns, mr_name, mr = db.execute(
+        "SELECT p.namespace, p.name, m.iid FROM code_merge_requests m JOIN code_projects p "
+        "ON p.id = m.project_id ORDER BY m.id LIMIT 1"
+    ).fetchone()
     return [
         ("shopping", "/"),
         ("shopping", f"/{leaf}.html"),
@@ -68,6 +72,7 @@ def _pages(db: sqlite3.Connection) -> list[tuple[str, str]]:
         ("gitlab", f"/{ns}/{name}/-/commits/main"),
         ("gitlab", f"/{ns}/{name}/-/issues"),
         ("gitlab", f"/{ns}/{name}/-/project_members"),
+        ("gitlab", f"/{mr_ns}/{mr_name}/-/merge_requests/{mr}"),
         ("wikipedia", "/"),
         ("wikipedia", "/search?pattern=river"),
     ]

@@ -166,9 +166,17 @@ def orders(
         f'<a href="/admin/sales/order?{qs(status=s)}">{s.capitalize()}</a>' for s in STATUSES
     )
     headers = ["ID", "Purchase Date", "Customer", "Grand Total", "Status", "Action"]
+    dates = (
+        '<form class="grid-filters" method="get" action="/admin/sales/order">'
+        f'<input type="hidden" name="status" value="{esc(status)}">'
+        '<label>Purchase Date from <input type="text" name="created_from" placeholder='
+        f'"YYYY-MM-DD" value="{esc(created_from)}"></label> <label>to <input type="text" '
+        f'name="created_to" placeholder="YYYY-MM-DD" value="{esc(created_to)}"></label> '
+        '<button type="submit">Apply Filters</button></form>'
+    )
     body = (
         f'<h1>Orders</h1><nav aria-label="Status">Status: <a href="/admin/sales/order">All'
-        f"</a> {filters}</nav>"
+        f"</a> {filters}</nav>{dates}"
         + _records(
             "/admin/sales/order",
             "Search by order number or email",

@@ -614,7 +614,7 @@ def merge_requests(request: Request, ns: str, name: str):
         ).fetchall()
     cells = [
         [
-            esc(m["title"]),
+            f'<a href="/{esc(ns)}/{esc(name)}/-/merge_requests/{m["iid"]}">{esc(m["title"])}</a>',
             f"!{m['iid']}",
             esc(m["state"]),
             esc(m["author"]),
@@ -622,8 +622,42 @@ def merge_requests(request: Request, ns: str, name: str):
         ]
         for m in rows
     ]
-    body = "<h1>Merge requests</h1>" + table(["Title", "ID", "State", "Author", "Branches"], cells)
+    body = '<h1 class="page-title">Merge requests</h1>' + table(
+        ["Title", "ID", "State", "Author", "Branches"], cells
+    )
     return page_(request, f"Merge requests · {ns} / {name} · GitLab", body, p, "Merge requests")
+
+
+@router.get("/{ns}/{name}/-/merge_requests/{iid}")
+def merge_request(request: Request, ns: str, name: str, iid: int):
+    """One merge request: its state, branches, description and the source branch's commits."""
+    with connect(request) as db:
+        p = _project(db, ns, name)
+        m = (
+            db.execute(
+                "SELECT * FROM code_merge_requests WHERE project_id=? AND iid=?", (p["id"], iid)
+            ).fetchone()
+            if p is not None
+            else None
+        )
+    if m is None:
+        return _missing(request)
+    commits = "".join(
+        f'<li><a href="/{esc(ns)}/{esc(name)}/-/commit/{c["sha"]}">{esc(c["message"])}</a>'
+        f'<span class="commit-info">{esc(c["author"])} · {esc(c["date"])}</span></li>'
+        for c in _repo(p).log(f"main..{m['source_branch']}", 20)
+    )
+    state = {"opened": "open", "merged": "merged", "closed": "closed"}[m["state"]]
+    body = (
+        f'<h1 class="page-title">{esc(m["title"])}</h1><p><span class="status-box '
+        f'status-box-{state}">{esc(m["state"].capitalize())}</span> '
+        f"{esc(m['author'])} requested to merge <code>{esc(m['source_branch'])}</code> into "
+        f"<code>{esc(m['target_branch'])}</code> · !{iid}</p><p>{esc(m['description'])}</p>"
+        f'<h2>Commits</h2><ul class="content-list">{commits}</ul>'
+    )
+    return page_(
+        request, f"{m['title']} (!{iid}) · Merge requests · GitLab", body, p, "Merge requests"
+    )
 
 
 @router.get("/{ns}/{name}/-/project_members")
