@@ -155,37 +155,48 @@ def build_cold() -> None:
     )
 
 
-def _play(k: int, count: int, stop: threading.Event, totals: list[int], n_test: int) -> None:
-    """Env ``k`` of ``count``: the expert over the test tasks until ``stop``; its steps
-    counted in ``totals[k]``."""
-    env = WebArenaEnv(action_timeout=60)
+def _play(
+    k: int,
+    count: int,
+    ready: threading.Barrier,
+    stop: threading.Event,
+    totals: list[int],
+    n_test: int,
+) -> None:
+    """Env ``k`` of ``count``: reset once (warm-up), wait for the others, then the expert over
+    the test tasks until ``stop``; its steps counted in ``totals[k]``."""
+    env = WebArenaEnv(action_timeout=120)
     expert = WebArenaExpert(env)
     task = k
+    obs, info = env.reset(options={"split": "test", "task_id": task % n_test})
+    ready.wait()
     while not stop.is_set():
-        obs, info = env.reset(options={"split": "test", "task_id": task % n_test})
         done = False
         while not done and not stop.is_set():
             obs, _, done, _, info = env.step(expert(obs, info))
             totals[k] += 1
         task += count
+        if not stop.is_set():
+            obs, info = env.reset(options={"split": "test", "task_id": task % n_test})
     env.close()
 
 
 def run_threads(count: int, seconds: float, start_at: float | None = None) -> int:
-    """Steps ``count`` envs (threads, one Chromium) take in ``seconds`` (from ``start_at``,
-    an epoch time, when given: the processes of a multi-process run start together)."""
+    """Steps ``count`` envs (threads, one Chromium) take in ``seconds`` once every env has
+    had its first reset (from ``start_at``, an epoch time, when given: the processes of a
+    multi-process run start together)."""
     n_test = WebArenaEnv().tasks.size("test")
-    warm = WebArenaEnv()
-    warm.reset(options={"split": "test", "task_id": 0})
-    warm.close()
+    ready = threading.Barrier(count + 1)
     stop = threading.Event()
     totals = [0] * count
     with ThreadPoolExecutor(count) as pool:
+        jobs = [pool.submit(_play, k, count, ready, stop, totals, n_test) for k in range(count)]
+        ready.wait()
         if start_at is not None:
             time.sleep(max(0.0, start_at - time.time()))
-        jobs = [pool.submit(_play, k, count, stop, totals, n_test) for k in range(count)]
+        before = sum(totals)
         time.sleep(seconds)
-        steps = sum(totals)
+        steps = sum(totals) - before
         stop.set()
         for job in jobs:
             job.result()
@@ -195,7 +206,7 @@ def run_threads(count: int, seconds: float, start_at: float | None = None) -> in
 def parallel_processes(count: int, processes: int, seconds: float) -> None:
     """Steps per second with ``count`` envs spread over ``processes`` processes, each with its
     own sites and Chromium (a vector env of subprocesses, or Ray workers)."""
-    start_at = time.time() + 60.0  # every process warmed up by then
+    start_at = time.time() + 120.0  # every process warmed up by then
     workers = [
         subprocess.Popen(
             [
@@ -228,19 +239,8 @@ def parallel(counts: list[int], seconds: float) -> None:
     """Steps per second with N envs (threads) sharing the process's Chromium."""
     load = os.getloadavg()[0]
     print(f"machine: {os.cpu_count()} cores, load average {load:.1f} (figures scale with it)")
-    n_test = WebArenaEnv().tasks.size("test")
     for count in counts:
-        stop = threading.Event()
-        totals = [0] * count
-
-        with ThreadPoolExecutor(count) as pool:
-            jobs = [pool.submit(_play, k, count, stop, totals, n_test) for k in range(count)]
-            time.sleep(seconds)
-            done_steps = sum(totals)
-            stop.set()
-            for job in jobs:
-                job.result()
-        rate = done_steps / seconds
+        rate = run_threads(count, seconds) / seconds
         print(
             f"{count:3d} envs, one Chromium: {rate:6.1f} steps/s in all, "
             f"{rate / count:5.2f} per env (WebArena: {1 / WEBARENA_STEP_S[1]:.2f}-"
