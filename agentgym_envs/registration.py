@@ -400,8 +400,9 @@ WEBARENA = register_family(
         reply_parser="raw",
         wire=Wire("D", "idx"),
         agentgym_client=("webarena", "WebarenaEnvClient"),
-        stand_in="the package's own small sites (storefront, shop admin, forum, code host) and "
-        "their template tasks stand in for WebArena's docker sites and AgentEval's items: "
+        stand_in="the package's own sites (storefront, shop admin, forum, code host with git "
+        "repositories, wiki; no map: its share of tasks is the wiki's) and their template tasks "
+        "stand in for WebArena's docker sites and AgentEval's items: "
         "WebArenaEnv(config_path=..., site_urls=...) plays WebArena's configs on your deployment",
         category="heavy",
         system_needs=(("chromium", True),),
@@ -410,9 +411,10 @@ WEBARENA = register_family(
 register_env(
     WEBARENA,
     "WebArena-v0",
-    splits={"train": 381, "test": 20},
-    description="Web tasks (WebArena's observation, actions and evaluators) on a storefront, its "
-    "admin, a forum and a code host served locally, in Chromium.",
+    splits={"train": 792, "test": 20},
+    description="WebArena's 812 web tasks (its observation, actions and evaluators) on local "
+    "sites in Chromium; by site: shopping 187, shopping_admin 182, gitlab 180, wikipedia 109 "
+    "(WebArena's map share), reddit 106, multi-site 48.",
 )
 
 # -- Ours, beyond AgentGym: multi-agent text games, TextWorld ----------------------------

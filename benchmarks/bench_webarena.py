@@ -1,9 +1,15 @@
-"""WebArena speed and memory: reset, step (with the accessibility tree) and memory per live env.
+"""WebArena speed, scale and difficulty: data build, reset, step, parallel envs, tree sizes.
 
-    python benchmarks/bench_webarena.py            # every test task, 1/5/10 live envs
-    python benchmarks/bench_webarena.py --quick    # 8 tasks, 1/5 live envs
+    python benchmarks/bench_webarena.py            # every test task, 1/8/32 envs
+    python benchmarks/bench_webarena.py --quick    # 8 tasks, 1/8 envs
 
 Measures, in one run:
+* the sites' data build, cold (a fresh cache folder, in a subprocess): seconds and disk size;
+* difficulty: the median accessibility-tree size (lines of the observation) and the expert's
+  steps to solve, next to WebArena's figures (trees cut to 1,920 tokens by its run.py; 30
+  steps at most, AgentGym 25 rounds);
+* parallel scale: N envs in one process share one Chromium, each in its own thread playing
+  the expert over the test tasks for a fixed time: steps/s in all, at N = 1, 8, 32;
 * the cold start (sites started, Chromium launched, first reset) once per process;
 * ``reset`` (fresh database copy + fresh browser context + start page + tree) and ``step``
   (the expert's actions: clicks, typing, form posts, each followed by the tree) medians;
@@ -11,15 +17,23 @@ Measures, in one run:
 * memory: Python process RSS and Chromium's (all its processes, PSS where readable) with 1, 5
   and 10 live envs, each on its own task page; per-env cost = growth / envs.
 Goals (issue 15): reset < 1 s, step < 150 ms median, < 150 MB per live env beyond the shared
-browser. AgentGym's README: 1 env 1717 MB, 5 envs 4702 MB, 10 envs 8450 MB, 20 envs 16310 MB.
+browser. AgentGym's README: 1 env 1717 MB, 5 envs 4702 MB, 10 envs 8450 MB, 20 envs 16310 MB;
+WebArena's maintainer measured 3.4-4.7 s a step (web-arena-x/webarena#66).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import psutil
 
@@ -27,6 +41,7 @@ from agentgym_envs.envs.webarena.env import WebArenaEnv
 from agentgym_envs.envs.webarena.expert import WebArenaExpert
 
 AGENTGYM_MB = {1: 1717, 5: 4702, 10: 8450, 20: 16310}
+WEBARENA_STEP_S = (3.4, 4.7)
 
 
 def ms(values: list[float]) -> str:
@@ -59,18 +74,22 @@ def speed(tasks: list[int]) -> None:
     print(f"cold start (sites + Chromium + first reset): {time.perf_counter() - t0:6.2f} s")
     expert = WebArenaExpert(env)
     resets, steps, trees, solved = [], [], [], 0
+    sizes, to_solve = [], []
     for task_id in tasks:
         t0 = time.perf_counter()
         obs, info = env.reset(options={"split": "test", "task_id": task_id})
         resets.append(time.perf_counter() - t0)
-        done = False
+        done, n = False, 0
         while not done:
+            sizes.append(tree_lines(obs))
             action = expert(obs, info)
             t0 = time.perf_counter()
             obs, reward, done, _, info = env.step(action)
+            n += 1
             if not done:
                 steps.append(time.perf_counter() - t0)
         solved += reward == 1.0
+        to_solve.append(n)
         for _ in range(3):
             t0 = time.perf_counter()
             env._run(env._observe)
@@ -80,6 +99,153 @@ def speed(tasks: list[int]) -> None:
     print(f"reset        {ms(resets)}")
     print(f"step         {ms(steps)}   (browser action + tree)")
     print(f"tree alone   {ms(trees)}")
+    print(
+        f"difficulty: median tree {statistics.median(sizes):.0f} lines (max {max(sizes)}; "
+        f"WebArena cuts trees at 1,920 tokens), median steps to solve "
+        f"{statistics.median(to_solve):.0f} (max {max(to_solve)}; WebArena allows 30, "
+        "AgentGym 25 rounds)"
+    )
+
+
+def random_baseline(tasks: list[int], rounds: int = 25) -> None:
+    """The random policy (well-formed clicks, typing, scrolls, guessed stops) over the tasks,
+    AgentGym's 25 rounds each."""
+    import numpy as np
+
+    env = WebArenaEnv()
+    rng = np.random.default_rng(0)
+    scores = []
+    for task_id in tasks:
+        env.reset(seed=0, options={"split": "test", "task_id": task_id})
+        reward, done, n = 0.0, False, 0
+        while not done and n < rounds:
+            _, reward, done, _, _ = env.step(env.random_action(rng))
+            n += 1
+        scores.append(reward if done else 0.0)
+    env.close()
+    print(f"random policy: mean score {statistics.mean(scores):.3f} over {len(tasks)} test tasks")
+
+
+def tree_lines(observation: str) -> int:
+    """The accessibility tree's lines in an observation (between the tab line and URL:)."""
+    body = observation.split("\nURL: ", 1)[0]
+    return sum(1 for line in body.splitlines() if line.lstrip().startswith("["))
+
+
+def build_cold() -> None:
+    """The sites' data built in a fresh cache folder, in a fresh process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        code = (
+            "import json; from agentgym_envs.envs.webarena.sites.build import build;"
+            "b = build(); print(json.dumps(json.loads((b.root / 'build.json').read_text())))"
+        )
+        env = {**os.environ, "AGENTGYM_ENVS_CACHE": tmp}
+        t0 = time.perf_counter()
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        wall = time.perf_counter() - t0
+        facts = json.loads(out.stdout.strip().splitlines()[-1])
+        on_disk = subprocess.run(["du", "-sm", tmp], capture_output=True, text=True).stdout
+    print(
+        f"data build (cold): {facts['seconds']:.1f} s (git repositories "
+        f"{facts['repos_seconds']:.1f} s, database {facts['db_seconds']:.1f} s; process "
+        f"{wall:.1f} s), {facts['bytes'] / 2**20:.0f} MB of files, {on_disk.split()[0]} MB on "
+        f"disk, database {facts['db_bytes'] / 2**20:.0f} MB (copied per episode)"
+    )
+
+
+def _play(
+    k: int,
+    count: int,
+    ready: threading.Barrier,
+    stop: threading.Event,
+    totals: list[int],
+    n_test: int,
+) -> None:
+    """Env ``k`` of ``count``: reset once (warm-up), wait for the others, then the expert over
+    the test tasks until ``stop``; its steps counted in ``totals[k]``."""
+    env = WebArenaEnv(action_timeout=120)
+    expert = WebArenaExpert(env)
+    task = k
+    obs, info = env.reset(options={"split": "test", "task_id": task % n_test})
+    ready.wait()
+    while not stop.is_set():
+        done = False
+        while not done and not stop.is_set():
+            obs, _, done, _, info = env.step(expert(obs, info))
+            totals[k] += 1
+        task += count
+        if not stop.is_set():
+            obs, info = env.reset(options={"split": "test", "task_id": task % n_test})
+    env.close()
+
+
+def run_threads(count: int, seconds: float, start_at: float | None = None) -> int:
+    """Steps ``count`` envs (threads, one Chromium) take in ``seconds`` once every env has
+    had its first reset (from ``start_at``, an epoch time, when given: the processes of a
+    multi-process run start together)."""
+    n_test = WebArenaEnv().tasks.size("test")
+    ready = threading.Barrier(count + 1)
+    stop = threading.Event()
+    totals = [0] * count
+    with ThreadPoolExecutor(count) as pool:
+        jobs = [pool.submit(_play, k, count, ready, stop, totals, n_test) for k in range(count)]
+        ready.wait()
+        if start_at is not None:
+            time.sleep(max(0.0, start_at - time.time()))
+        before = sum(totals)
+        time.sleep(seconds)
+        steps = sum(totals) - before
+        stop.set()
+        for job in jobs:
+            job.result()
+    return steps
+
+
+def parallel_processes(count: int, processes: int, seconds: float) -> None:
+    """Steps per second with ``count`` envs spread over ``processes`` processes, each with its
+    own sites and Chromium (a vector env of subprocesses, or Ray workers)."""
+    start_at = time.time() + 120.0  # every process warmed up by then
+    workers = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                str(count // processes),
+                "--seconds",
+                str(seconds),
+                "--start-at",
+                str(start_at),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(processes)
+    ]
+    steps = 0
+    for worker in workers:
+        out, _ = worker.communicate()
+        steps += int(out.strip().splitlines()[-1])
+    rate = steps / seconds
+    print(
+        f"{count:3d} envs in {processes} processes (a Chromium each): {rate:6.1f} steps/s in "
+        f"all, {rate / count:5.2f} per env"
+    )
+
+
+def parallel(counts: list[int], seconds: float) -> None:
+    """Steps per second with N envs (threads) sharing the process's Chromium."""
+    load = os.getloadavg()[0]
+    print(f"machine: {os.cpu_count()} cores, load average {load:.1f} (figures scale with it)")
+    for count in counts:
+        rate = run_threads(count, seconds) / seconds
+        print(
+            f"{count:3d} envs, one Chromium: {rate:6.1f} steps/s in all, "
+            f"{rate / count:5.2f} per env (WebArena: {1 / WEBARENA_STEP_S[1]:.2f}-"
+            f"{1 / WEBARENA_STEP_S[0]:.2f} steps/s per env)"
+        )
 
 
 def memory(counts: list[int]) -> None:
@@ -116,10 +282,25 @@ def memory(counts: list[int]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--seconds", type=float, default=30.0, help="per parallel level")
+    parser.add_argument("--only-parallel", action="store_true", help="skip build/speed/memory")
+    parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        print(run_threads(args.worker, args.seconds, args.start_at))
+        return
+    if args.only_parallel:
+        parallel([1, 8] if args.quick else [1, 8, 32], args.seconds)
+        parallel_processes(8, 2, args.seconds)
+        return
+    build_cold()
     n_test = WebArenaEnv().tasks.size("test")
     speed(list(range(8 if args.quick else n_test)))
-    memory([1, 5] if args.quick else [1, 5, 10])
+    random_baseline(list(range(8 if args.quick else n_test)))
+    memory([1, 8] if args.quick else [1, 8, 32])
+    parallel([1, 8] if args.quick else [1, 8, 32], args.seconds)
+    parallel_processes(8, 2, args.seconds)
 
 
 if __name__ == "__main__":

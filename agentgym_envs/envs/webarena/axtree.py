@@ -45,6 +45,8 @@ class Node:
     line: str
     role: str
     name: str
+    #: ``(x, y, width, height)`` in the viewport when the tree was pruned to it, else None.
+    box: tuple[float, float, float, float] | None = None
 
 
 def _value(prop_value: dict[str, Any]) -> str:
@@ -132,7 +134,9 @@ def build_tree(
                 shown_id = str(number[node_id])
                 line = " ".join([f"[{shown_id}] {role} {name!r}", *props]).rstrip()
                 lines.append("\t" * depth + line)
-                kept[shown_id] = Node(int(backend or 0), line.split("] ", 1)[1], role, name)
+                rect = bounds.get(backend) if backend is not None else None
+                box = (rect[0] - scroll[0], rect[1] - scroll[1], rect[2], rect[3]) if rect else None
+                kept[shown_id] = Node(int(backend or 0), line.split("] ", 1)[1], role, name, box)
                 child_depth = depth + 1
         for child in reversed(node.get("childIds", [])):
             stack.append((child, child_depth))

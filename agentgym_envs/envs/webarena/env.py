@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import numpy as np
 
 from agentgym_envs.core import StepResult, TaskSource, TextEnv
 from agentgym_envs.envs.webarena import actions as act
+from agentgym_envs.envs.webarena import marks
 from agentgym_envs.envs.webarena.axtree import Node, build_tree, tab_line
 from agentgym_envs.envs.webarena.browser import ActionTimeout, MissingChromiumError, host
 from agentgym_envs.envs.webarena.evaluators import LLMJudge, evaluate
@@ -29,7 +30,10 @@ logger = logging.getLogger(__name__)
 OBSERVATION_TEMPLATE = (
     "OBSERVATION:\n{tree}\nURL: {url}\nOBJECTIVE: {objective}\nPREVIOUS ACTION: {previous}"
 )
+RESET_TIMEOUT = 30.0  # seconds a reset may take at least (the first page of a big site)
 NAV_WAIT = 0.06  # seconds to wait for a click or key press to start a navigation
+#: The observation kinds: WebArena's accessibility tree, the page's HTML, set-of-marks.
+OBSERVATIONS = ("axtree", "html", "som")
 BROWSER_GONE = "The browser crashed and was closed; call reset() to start the task again."
 
 
@@ -139,7 +143,12 @@ class WebArenaEnv(TextEnv):
     the viewport (``[id] role 'name' props``; ids number the nodes of Chromium's full AX tree
     depth-first, where WebArena shows Chromium's own AX ids, which vary between runs), ``URL:`` (shown
     with AgentGym's "real" host names, e.g. ``http://onestopmarket.com``), ``OBJECTIVE:`` and
-    ``PREVIOUS ACTION:``.
+    ``PREVIOUS ACTION:``. ``observation="html"`` puts the page's HTML in place of the tree
+    (interactive elements carry their ids as ``data-agentgym-id``); ``observation="som"``
+    (VisualWebArena's set-of-marks) puts one ``[id] [role] [name]`` line per interactive
+    element and gives the screenshot with the numbered boxes in ``info["screenshot"]``
+    (``H x W x 3`` uint8). Whatever the observation, :meth:`screenshot`, :meth:`page_html`
+    and :meth:`current_url` show the page, and ``render_mode="rgb_array"`` renders pixels.
 
     ## Starting State
     The task's start page, logged in where the task needs it. On a deployment, the browser
@@ -171,6 +180,7 @@ class WebArenaEnv(TextEnv):
       names. ``login_forms``: overrides of the sites' login forms
       (:data:`~agentgym_envs.envs.webarena.login.WEBARENA_FORMS`). ``auth_dir``: the folder
       relative ``storage_state`` paths are under (default: the working directory).
+    * ``observation``: ``"axtree"`` (default), ``"html"`` or ``"som"``.
     * ``action_timeout``: seconds each action may take (default 10).
     * ``viewport_only``: prune the tree to the viewport as WebArena does (default True).
     * ``require_backticks``: read actions only from a triple-backtick block, as AgentGym
@@ -183,11 +193,13 @@ class WebArenaEnv(TextEnv):
     """
 
     family = "webarena"
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
         render_mode: str | None = None,
         *,
+        observation: str = "axtree",
         config_path: str | None = None,
         site_urls: dict[str, str] | None = None,
         action_timeout: float = 10.0,
@@ -199,10 +211,18 @@ class WebArenaEnv(TextEnv):
         login_forms: dict[str, LoginForm | dict[str, str]] | None = None,
         auth_dir: str | None = None,
     ) -> None:
+        if observation not in OBSERVATIONS:
+            raise ValueError(
+                f"observation={observation!r} is not one of {', '.join(OBSERVATIONS)}: pass "
+                "'axtree' (WebArena's tree), 'html' (the page's HTML) or 'som' (set-of-marks)"
+            )
         if tasks is None:
             tasks = ConfigTasks(config_path, site_urls or {}) if config_path else GeneratedTasks()
         super().__init__(tasks, render_mode)
+        self.observation = observation
+        self._image: np.ndarray | None = None
         self._kwargs = {
+            "observation": observation,
             "config_path": config_path,
             "site_urls": site_urls,
             "action_timeout": action_timeout,
@@ -297,14 +317,38 @@ class WebArenaEnv(TextEnv):
     async def _open_context(
         self, cookies: list[dict], urls: list[str], storage_state: Any = None
     ) -> None:
-        if self._context is not None:
-            await self._close_context()
-        self._context = await host().new_context(self._origins(), cookies, storage_state)
-        self._context.set_default_timeout(self.action_timeout * 800)
-        self._tabs, self._current = [], 0
+        if await self._reuse_context(cookies, storage_state):
+            old, self._tabs, self._current = self._tabs, [], 0
+        else:
+            if self._context is not None:
+                await self._close_context()
+            self._context = await host().new_context(self._origins(), cookies, storage_state)
+            self._context.set_default_timeout(self.action_timeout * 800)
+            old, self._tabs, self._current = [], [], 0
         for url in urls:
             tab = await self._new_tab()
             await tab.page.goto(url, wait_until="load")
+
+        for tab in old:  # after the new tab exists, so the context's renderer stays warm
+            try:
+                await tab.page.close()
+            except Exception as exc:
+                logger.debug("closing a tab: %s", exc)
+
+    async def _reuse_context(self, cookies: list[dict], storage_state: Any) -> bool:
+        """On the package's sites, keep the live context for the next episode (a new context
+        costs a renderer process): its cookies are replaced and its tabs closed, so nothing of
+        the last episode (sandbox, sign-ins, history) carries over. Deployments, whose
+        episodes start from storage states, get a new context."""
+        if self.deployment or storage_state is not None or not self._browser_alive():
+            return False
+        try:
+            await self._context.clear_cookies()
+            await self._context.add_cookies(cookies)
+        except Exception as exc:
+            logger.debug("reusing the context failed: %s", exc)
+            return False
+        return True
 
     async def _new_tab(self) -> _Tab:
         page = await self._context.new_page()
@@ -333,7 +377,59 @@ class WebArenaEnv(TextEnv):
         )
         tree, self._nodes = build_tree(ax["nodes"], snapshot)
         titles = [_root_name(ax["nodes"]) if t is tab else await t.page.title() for t in self._tabs]
+        if self.observation == "html":
+            await self._label_elements(tab)
+            tree = await tab.page.content()
+        elif self.observation == "som":
+            self._image = marks.draw_marks(await tab.page.screenshot(), self._nodes)
+            tree = marks.marks_text(self._nodes)
         return f"{tab_line(titles, self._current)}\n\n{tree}"
+
+    async def _label_elements(self, tab: _Tab) -> None:
+        """Give every interactive element of the observation its id as ``data-agentgym-id``
+        (so actions on the HTML observation name elements as on the tree)."""
+        wanted = {k: n for k, n in self._nodes.items() if n.role in marks.INTERACTIVE}
+        if not wanted:
+            return
+        await tab.cdp.send("DOM.getDocument", {"depth": 0})
+        pushed = await tab.cdp.send(
+            "DOM.pushNodesByBackendIdsToFrontend",
+            {"backendNodeIds": [n.backend_id for n in wanted.values()]},
+        )
+        for key, node_id in zip(wanted, pushed.get("nodeIds", []), strict=False):
+            if node_id:
+                try:
+                    await tab.cdp.send(
+                        "DOM.setAttributeValue",
+                        {"nodeId": node_id, "name": "data-agentgym-id", "value": key},
+                    )
+                except Exception as exc:  # a text node or a node gone since the snapshot
+                    logger.debug("labelling [%s]: %s", key, exc)
+
+    # -- pixels ---------------------------------------------------------------------------
+    def screenshot(self, marks_on: bool = False) -> np.ndarray:
+        """The current tab's viewport as an ``H x W x 3`` uint8 array (1280 x 720);
+        ``marks_on``: with a numbered box on each interactive element of the last
+        observation (set-of-marks, the ids the actions take)."""
+        if not self._tabs:
+            raise RuntimeError("no page yet: call reset() first")
+        png = self._run(lambda: self._tabs[self._current].page.screenshot())
+        return marks.draw_marks(png, self._nodes) if marks_on else marks.decode_png(png)
+
+    def page_html(self) -> str:
+        """The current tab's HTML as the browser has it now."""
+        if not self._tabs:
+            raise RuntimeError("no page yet: call reset() first")
+        return self._run(lambda: self._tabs[self._current].page.content())
+
+    def render(self) -> Any:
+        """``ansi``: the last observation; ``rgb_array``: the screenshot (with marks when the
+        observation is ``som``)."""
+        if self.render_mode == "rgb_array":
+            if self.observation == "som" and self._image is not None:
+                return self._image
+            return self.screenshot()
+        return super().render()
 
     def _observation(self, tree: str) -> str:
         return OBSERVATION_TEMPLATE.format(
@@ -370,7 +466,7 @@ class WebArenaEnv(TextEnv):
         try:
             if self._login is not None:
                 state, signed_in = self._login.storage_state(self._config, self._in_context)
-            tree = self._run(start, self.action_timeout * 2)
+            tree = self._run(start, max(self.action_timeout * 2, RESET_TIMEOUT))
         except (MissingChromiumError, LoginError):
             raise
         except Exception as exc:
@@ -382,6 +478,7 @@ class WebArenaEnv(TextEnv):
         info: dict[str, Any] = {
             "url": self.current_url(),
             "agentgym_reset_observation": tree,
+            **self._pixels(),
         }
         if state is not None:
             info.update(storage_state=str(state), signed_in=signed_in)
@@ -427,8 +524,12 @@ class WebArenaEnv(TextEnv):
             if not self._browser_alive():
                 return StepResult(BROWSER_GONE, error="the browser crashed")
             return StepResult(f"Failed to observe the page: {exc}", error=f"observe: {exc}")
-        info = {"url": self.current_url()}
+        info = {"url": self.current_url(), **self._pixels()}
         return StepResult(self._observation(tree), error=error, info=info)
+
+    def _pixels(self) -> dict[str, Any]:
+        """``screenshot`` (the set-of-marks image) for the ``som`` observation."""
+        return {"screenshot": self._image} if self.observation == "som" else {}
 
     def _browser_alive(self) -> bool:
         context = self._context
@@ -636,7 +737,7 @@ class WebArenaEnv(TextEnv):
 
     # -- pickling -------------------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_context", "_tabs")}
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_context", "_tabs", "_image")}
         if self._tabs:
             cookies = self._run(lambda: self._context.cookies())
             db = None
@@ -655,7 +756,7 @@ class WebArenaEnv(TextEnv):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._context, self._tabs = None, []
+        self._context, self._tabs, self._image = None, [], None
 
     def _restore_state(self) -> None:
         snap, self._restore = self._restore, None

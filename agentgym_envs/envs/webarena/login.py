@@ -94,7 +94,10 @@ def package_forms() -> dict[str, LoginForm]:
 
     forms = {}
     for site, module in SITES.items():
-        login = importlib.import_module(module).ACCOUNTS.login
+        accounts = getattr(importlib.import_module(module), "ACCOUNTS", None)
+        if accounts is None:  # the wiki has no accounts
+            continue
+        login = accounts.login
         form = f'form[action="{login}"]'
         forms[site] = LoginForm(
             path=login[len(BASE_PATHS.get(site, "")) :],

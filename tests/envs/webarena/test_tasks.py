@@ -6,12 +6,12 @@ import json
 from collections import Counter
 
 from agentgym_envs.envs.webarena.tasks import (
-    TEMPLATES,
     GeneratedTasks,
     generated_configs,
     resolve,
     resolve_config,
 )
+from agentgym_envs.envs.webarena.templates import SITE_SHARES, TEMPLATES, TEST_SHARES
 
 FIELDS = {
     "sites",
@@ -29,25 +29,23 @@ FIELDS = {
 }
 
 
-def test_splits_cover_every_template_and_site():
+def _site(config):
+    return config["sites"][0] if len(config["sites"]) == 1 else "multi"
+
+
+def test_splits_have_webarenas_count_and_per_site_shares():
     source = GeneratedTasks()
     assert source.size("test") == 20  # AgentEval's WebArena size
-    assert 200 <= source.size("train") <= 1000
-    train_templates = {
-        source.get("train", i).config["agentgym_template"] for i in range(source.size("train"))
-    }
-    test_templates = {source.get("test", i).config["agentgym_template"] for i in range(20)}
-    assert train_templates | test_templates == {name for name, _ in TEMPLATES}
-    assert len(train_templates) >= len(TEMPLATES) - 1  # "Check out my todos" has one instance
+    assert source.size("train") + source.size("test") == 812  # WebArena's task count
+    train = [source.get("train", i).config for i in range(source.size("train"))]
     test = [source.get("test", i).config for i in range(source.size("test"))]
-    assert Counter(c["sites"][0] for c in test) == {
-        "shopping": 5,
-        "shopping_admin": 5,
-        "reddit": 5,
-        "gitlab": 5,
-    }
+    assert Counter(map(_site, train + test)) == SITE_SHARES
+    assert Counter(map(_site, test)) == TEST_SHARES
+    assert {c["agentgym_template"] for c in train + test} == {t for _, t, _ in TEMPLATES}
+    kinds = Counter(k for c in train + test for k in c["eval"]["eval_types"])
+    assert {"string_match", "url_match", "program_html"} <= set(kinds)
     for site in ("shopping", "shopping_admin", "reddit", "gitlab"):
-        kinds = {t for c in test if c["sites"] == [site] for t in c["eval"]["eval_types"]}
+        kinds = {t for c in train + test if _site(c) == site for t in c["eval"]["eval_types"]}
         assert kinds == {"string_match", "url_match", "program_html"}, site
 
 
@@ -84,3 +82,20 @@ def test_placeholders_resolve_admin_before_shop():
     config = {"start_url": "__REDDIT__/f/books", "eval": {"reference_url": "__REDDIT__/f"}}
     assert resolve_config(config, urls)["eval"]["reference_url"] == "http://c:3/f"
     assert config["start_url"] == "__REDDIT__/f/books"
+
+
+def test_agentgym_list_shows_webarenas_count_and_per_site_split():
+    import shutil
+    import subprocess
+
+    out = subprocess.run(
+        [shutil.which("agentgym") or "agentgym", "list", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stdout
+    (record,) = [r for r in json.loads(out) if r["id"] == "AgentGym/WebArena-v0"]
+    assert record["splits"]["train"] + record["splits"]["test"] == 812
+    for site, n in SITE_SHARES.items():
+        assert f"{site if site != 'multi' else 'multi-site'} {n}" in record["description"]

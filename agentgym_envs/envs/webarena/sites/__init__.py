@@ -20,8 +20,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from agentgym_envs.envs.webarena.sites.common import SANDBOX_COOKIE, SANDBOXES
-from agentgym_envs.envs.webarena.sites.data import seed_database
+from agentgym_envs.envs.webarena.sites.build import build
+from agentgym_envs.envs.webarena.sites.common import DATA, SANDBOX_COOKIE, SANDBOXES
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +31,7 @@ SITES: dict[str, str] = {
     "shopping_admin": "agentgym_envs.envs.webarena.sites.admin",
     "reddit": "agentgym_envs.envs.webarena.sites.forum",
     "gitlab": "agentgym_envs.envs.webarena.sites.code",
+    "wikipedia": "agentgym_envs.envs.webarena.sites.wiki",
 }
 #: Paths the base URLs include (WebArena's ``__SHOPPING_ADMIN__`` is ``http://host:7780/admin``).
 BASE_PATHS: dict[str, str] = {"shopping_admin": "/admin"}
@@ -52,7 +53,9 @@ class SiteServer:
 
         self.host = host
         self._dir = Path(tempfile.mkdtemp(prefix="agentgym-webarena-"))
-        self.seed_path = seed_database(self._dir / "seed.db")
+        self.data = build()
+        self.seed_path = self.data.seed_db
+        DATA.wiki_db, DATA.repos = self.data.wiki_db, self.data.repos
         self.apps: dict[str, Any] = {}
         self._sockets: list[socket.socket] = []
         self.ports: dict[str, int] = {}
@@ -111,7 +114,9 @@ class SiteServer:
         return [f"http://{self.host}:{port}" for port in self.ports.values()]
 
     def new_sandbox(self, snapshot: bytes | None = None) -> str:
-        """A fresh copy of the seeded database (or of ``snapshot``); returns its name."""
+        """A fresh copy of the seeded database (or of ``snapshot``); returns its name. The
+        copy is a plain file copy of the cached build (15 MB; the kernel's copy, no parsing);
+        the wiki and the git repositories are read-only and shared."""
         name = uuid.uuid4().hex
         path = self._dir / f"{name}.db"
         if snapshot is None:

@@ -3,6 +3,7 @@ bestsellers report over the storefront's database."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, FastAPI
@@ -10,6 +11,7 @@ from starlette.requests import Request
 
 from agentgym_envs.envs.webarena.sites.common import (
     Accounts,
+    SqlRows,
     connect,
     esc,
     form,
@@ -18,9 +20,11 @@ from agentgym_envs.envs.webarena.sites.common import (
     paged_table,
     qs,
     redirect,
-    render,
     site_app,
     table,
+)
+from agentgym_envs.envs.webarena.sites.common import (
+    render as _render,
 )
 
 ACCOUNTS = Accounts(
@@ -40,14 +44,30 @@ STATUSES = ("pending", "processing", "complete", "canceled")
 router = APIRouter()
 
 
+MENU = (
+    ("Dashboard", "/admin/dashboard"),
+    ("Orders", "/admin/sales/order"),
+    ("Invoices", "/admin/sales/invoice"),
+    ("Products", "/admin/catalog/product"),
+    ("Customers", "/admin/customer/index"),
+    ("Reviews", "/admin/reviews"),
+    ("Reports", "/admin/reports/bestsellers"),
+    ("Sales Report", "/admin/reports/sales"),
+    ("Pages", "/admin/cms/page"),
+    ("Sign Out", "/admin/logout"),
+)
+
+
 def _nav() -> str:
+    """Magento's admin menu: a dark column of sections down the left."""
+    items = "".join(f'<li><a href="{href}">{label}</a></li>' for label, href in MENU)
     return (
-        '<nav aria-label="Admin"><a href="/admin/dashboard">Dashboard</a> '
-        '<a href="/admin/sales/order">Orders</a> <a href="/admin/sales/invoice">Invoices</a> '
-        '<a href="/admin/catalog/product">Products</a> <a href="/admin/reviews">Reviews</a> '
-        '<a href="/admin/reports/bestsellers">Reports</a> '
-        '<a href="/admin/logout">Sign Out</a></nav>'
+        '<nav class="admin__menu" aria-label="Admin"><a class="logo" href="/admin/dashboard" '
+        f'aria-label="Magento Admin Panel">M</a><ul>{items}</ul></nav>'
     )
+
+
+render = partial(_render, css="admin", body_class="admin")
 
 
 def _records(base: str, label: str, q: str, rows, page: int, headers, cells, **params) -> str:
@@ -68,7 +88,7 @@ def login_page(request: Request, user: User, error: str = ""):
     if user:
         return redirect(ACCOUNTS.home)
     body = "<h1>Welcome, please sign in</h1>" + login_form(ACCOUNTS.login, "Username", error)
-    return render("Magento Admin", body)
+    return _render("Magento Admin", body, css="admin", body_class="login")
 
 
 @router.get("/admin/dashboard")
@@ -80,7 +100,27 @@ def dashboard(request: Request, user: User):
             "SELECT COUNT(*), COALESCE(SUM(grand_total), 0) FROM shop_orders "
             "WHERE status != 'canceled'"
         ).fetchone()
-    body = f"<h1>Dashboard</h1><p>Orders: {n}</p><p>Lifetime Sales: ${total:,.2f}</p>"
+        customers = db.execute("SELECT COUNT(*) FROM shop_customers").fetchone()[0]
+        products = db.execute("SELECT COUNT(*) FROM shop_products").fetchone()[0]
+        last = db.execute(
+            "SELECT * FROM shop_orders ORDER BY created DESC, id DESC LIMIT 5"
+        ).fetchall()
+    tiles = "".join(
+        f'<div class="tile">{label}<strong>{value}</strong></div>'
+        for label, value in (
+            ("Lifetime Sales", f"${total:,.2f}"),
+            ("Orders", n),
+            ("Customers", customers),
+            ("Products", products),
+        )
+    )
+    body = (
+        f'<h1>Dashboard</h1><div class="dashboard-totals">{tiles}</div><h2>Last Orders</h2>'
+        + table(
+            ["Customer", "Items", "Total"],
+            [[esc(o["email"]), esc(o["number"]), f"${o['grand_total']:,.2f}"] for o in last],
+        )
+    )
     return render("Dashboard / Magento Admin", body, _nav())
 
 
@@ -96,7 +136,15 @@ def _order_cells(o) -> list[str]:
 
 
 @router.get("/admin/sales/order")
-def orders(request: Request, user: User, status: str = "", q: str = "", page: int = 1):
+def orders(
+    request: Request,
+    user: User,
+    status: str = "",
+    q: str = "",
+    page: int = 1,
+    created_from: str = "",
+    created_to: str = "",
+):
     if user is None:
         return redirect(ACCOUNTS.login)
     sql, args = "SELECT * FROM shop_orders WHERE 1=1", []
@@ -104,26 +152,42 @@ def orders(request: Request, user: User, status: str = "", q: str = "", page: in
         sql += " AND status=?"
         args.append(status)
     if q:
-        sql += " AND number LIKE ?"
-        args.append(f"%{q}%")
+        sql += " AND (number LIKE ? OR email LIKE ?)"
+        args += [f"%{q}%", f"%{q}%"]
+    if created_from:
+        sql += " AND substr(created, 1, 10) >= ?"
+        args.append(created_from)
+    if created_to:
+        sql += " AND substr(created, 1, 10) <= ?"
+        args.append(created_to)
     with connect(request) as db:
         rows = db.execute(sql + " ORDER BY id DESC", args).fetchall()
     filters = " ".join(
         f'<a href="/admin/sales/order?{qs(status=s)}">{s.capitalize()}</a>' for s in STATUSES
     )
     headers = ["ID", "Purchase Date", "Customer", "Grand Total", "Status", "Action"]
+    dates = (
+        '<form class="grid-filters" method="get" action="/admin/sales/order">'
+        f'<input type="hidden" name="status" value="{esc(status)}">'
+        '<label>Purchase Date from <input type="text" name="created_from" placeholder='
+        f'"YYYY-MM-DD" value="{esc(created_from)}"></label> <label>to <input type="text" '
+        f'name="created_to" placeholder="YYYY-MM-DD" value="{esc(created_to)}"></label> '
+        '<button type="submit">Apply Filters</button></form>'
+    )
     body = (
         f'<h1>Orders</h1><nav aria-label="Status">Status: <a href="/admin/sales/order">All'
-        f"</a> {filters}</nav>"
+        f"</a> {filters}</nav>{dates}"
         + _records(
             "/admin/sales/order",
-            "Search by order number",
+            "Search by order number or email",
             q,
             rows,
             page,
             headers,
             _order_cells,
             status=status,
+            created_from=created_from,
+            created_to=created_to,
         )
     )
     return render("Orders / Sales / Magento Admin", body, _nav())
@@ -205,13 +269,10 @@ def invoices(request: Request, user: User, q: str = "", page: int = 1):
 def products(request: Request, user: User, q: str = "", page: int = 1):
     if user is None:
         return redirect(ACCOUNTS.login)
-    words = q.lower().split()
-    with connect(request) as db:
-        rows = [
-            p
-            for p in db.execute("SELECT * FROM shop_products ORDER BY id").fetchall()
-            if all(w in p["name"].lower() for w in words)
-        ]
+    words = q.lower().split()[:8]
+    db = connect(request)
+    where = " AND ".join(["1=1", *("lower(name) LIKE ?" for _ in words)])
+    rows = SqlRows(db, "shop_products", where, [f"%{w}%" for w in words], "id")
     body = "<h1>Products</h1>" + _records(
         "/admin/catalog/product",
         "Search by keyword",
@@ -271,12 +332,14 @@ async def save_product(request: Request, pid: int, user: User):
 def reviews(request: Request, user: User, q: str = "", page: int = 1):
     if user is None:
         return redirect(ACCOUNTS.login)
-    with connect(request) as db:
-        rows = db.execute(
-            "SELECT r.*, p.name FROM shop_reviews r JOIN shop_products p ON p.id=r.product_id"
-            " WHERE lower(r.body) LIKE ? ORDER BY r.id DESC",
-            (f"%{q.lower()}%",),
-        ).fetchall()
+    db = connect(request)
+    rows = SqlRows(
+        db,
+        "(SELECT r.*, p.name FROM shop_reviews r JOIN shop_products p ON p.id = r.product_id)",
+        "lower(body) LIKE ?",
+        [f"%{q.lower()}%"],
+        "id DESC",
+    )
     body = "<h1>Reviews</h1>" + _records(
         "/admin/reviews",
         "Search reviews",
@@ -323,6 +386,130 @@ def bestsellers(request: Request, user: User, year: str = ""):
         else ""
     )
     return render("Bestsellers Report / Magento Admin", body, _nav())
+
+
+@router.get("/admin/customer/index")
+def customers(request: Request, user: User, q: str = "", page: int = 1):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    with connect(request) as db:
+        rows = db.execute(
+            "SELECT * FROM shop_customers WHERE lower(name) LIKE ? OR lower(email) LIKE ? "
+            "ORDER BY created DESC, email",
+            (f"%{q.lower()}%", f"%{q.lower()}%"),
+        ).fetchall()
+    body = "<h1>Customers</h1>" + _records(
+        "/admin/customer/index",
+        "Search by keyword",
+        q,
+        rows,
+        page,
+        ["Name", "Email", "Group", "Phone", "Customer Since", "Address"],
+        lambda c: [
+            esc(c["name"]),
+            esc(c["email"]),
+            esc(c["grp"]),
+            esc(c["phone"]),
+            esc(c["created"]),
+            esc(c["address"]),
+        ],
+    )
+    return render("Customers / Magento Admin", body, _nav())
+
+
+PERIODS = {"day": 10, "month": 7, "year": 4}
+
+
+@router.get("/admin/reports/sales")
+def sales_report(
+    request: Request, user: User, period: str = "month", date_from: str = "", date_to: str = ""
+):
+    """Magento's Orders report: orders and sales per day, month or year of a date range."""
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    width = PERIODS.get(period, 7)
+    with connect(request) as db:
+        rows = db.execute(
+            f"SELECT substr(created, 1, {width}) AS p, COUNT(*) AS n, SUM(grand_total) AS total "
+            "FROM shop_orders WHERE status != 'canceled' AND substr(created, 1, 10) >= ? AND "
+            "substr(created, 1, 10) <= ? GROUP BY p ORDER BY p",
+            (date_from or "0000", date_to or "9999"),
+        ).fetchall()
+    options = "".join(
+        f'<option value="{p}"{" selected" if p == period else ""}>{p.capitalize()}</option>'
+        for p in PERIODS
+    )
+    body = (
+        '<h1>Orders Report</h1><form class="grid-filters" method="get" '
+        'action="/admin/reports/sales"><label>Period <select name="period">'
+        f'{options}</select></label> <label>From <input type="text" name="date_from" '
+        f'value="{esc(date_from)}" placeholder="YYYY-MM-DD"></label> <label>To <input '
+        f'type="text" name="date_to" value="{esc(date_to)}" placeholder="YYYY-MM-DD"></label> '
+        '<button class="primary" type="submit">Show Report</button></form>'
+        + table(
+            ["Interval", "Orders", "Sales Total"],
+            [[esc(r["p"]), str(r["n"]), f"${r['total']:,.2f}"] for r in rows],
+        )
+    )
+    return render("Orders Report / Reports / Magento Admin", body, _nav())
+
+
+@router.get("/admin/cms/page")
+def cms_pages(request: Request, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    with connect(request) as db:
+        rows = db.execute("SELECT * FROM shop_cms_pages ORDER BY id").fetchall()
+    body = "<h1>Pages</h1>" + table(
+        ["Title", "URL Key", "Status", "Modified", "Action"],
+        [
+            [
+                esc(r["title"]),
+                esc(r["url_key"]),
+                esc(r["status"]),
+                esc(r["updated"]),
+                f'<a href="/admin/cms/page/edit/{r["id"]}">Edit {esc(r["title"])}</a>',
+            ]
+            for r in rows
+        ],
+    )
+    return render("Pages / Content / Magento Admin", body, _nav())
+
+
+@router.get("/admin/cms/page/edit/{pid}")
+def cms_edit(request: Request, pid: int, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    with connect(request) as db:
+        r = db.execute("SELECT * FROM shop_cms_pages WHERE id=?", (pid,)).fetchone()
+    if r is None:
+        return not_found(_nav())
+    statuses = "".join(
+        f'<label><input type="radio" name="status" value="{s}"'
+        f"{' checked' if s == r['status'] else ''}> {s}</label> "
+        for s in ("Enabled", "Disabled")
+    )
+    body = (
+        f'<h1>{esc(r["title"])}</h1><form class="admin__fieldset" method="post" '
+        f'action="/admin/cms/page/edit/{pid}"><div class="admin__field"><label for="title">Page '
+        f'Title</label><input id="title" name="title" type="text" value="{esc(r["title"])}">'
+        f'</div><fieldset class="admin__field"><legend>Enable Page</legend>{statuses}</fieldset>'
+        '<button class="primary" type="submit">Save Page</button></form>'
+    )
+    return render(f"{r['title']} / Pages / Magento Admin", body, _nav())
+
+
+@router.post("/admin/cms/page/edit/{pid}")
+async def cms_save(request: Request, pid: int, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    data = await form(request)
+    with connect(request) as db:
+        db.execute(
+            "UPDATE shop_cms_pages SET title=?, status=? WHERE id=?",
+            (data.get("title", ""), data.get("status", "Enabled"), pid),
+        )
+    return redirect("/admin/cms/page")
 
 
 def create_app() -> FastAPI:

@@ -9,19 +9,22 @@ from fastapi import APIRouter, Depends, FastAPI
 from starlette.requests import Request
 
 from agentgym_envs.envs.webarena.sites.common import (
+    DATA,
     Accounts,
     connect,
     esc,
     form,
     login_form,
     paged_table,
+    pager,
     qs,
     redirect,
     render,
     site_app,
     table,
 )
-from agentgym_envs.envs.webarena.sites.data import LABELS, ROLES
+from agentgym_envs.envs.webarena.sites.data import CODE_USER, LABELS, ROLES
+from agentgym_envs.envs.webarena.sites.repos import Repo
 
 ACCOUNTS = Accounts(
     cookie="code_session",
@@ -42,12 +45,60 @@ router = APIRouter()
 def _nav(request: Request) -> str:
     user = ACCOUNTS.user(request)
     me = (
-        f'<a href="/dashboard/todos">To-Do List</a> <span>{esc(user)}</span> '
+        f'<a href="/dashboard/todos">To-Do List</a><a href="/dashboard/issues">Issues</a>'
+        f'<a href="/dashboard/merge_requests">Merge requests</a><span>{esc(user)}</span>'
         '<a href="/users/sign_out">Sign out</a>'
         if user
         else '<a href="/users/sign_in">Sign in</a>'
     )
-    return f'<nav aria-label="Main"><a href="/">Projects</a> {me}</nav>'
+    return (
+        '<nav class="navbar-gitlab" aria-label="Main"><a class="brand" href="/">GitLab</a>'
+        '<a href="/">Projects</a><a href="/explore/groups">Groups</a>'
+        '<form role="search" action="/search" method="get"><input type="search" name="search" '
+        'aria-label="Search GitLab" placeholder="Search GitLab"></form>'
+        f'<div class="right">{me}</div></nav>'
+    )
+
+
+def _sidebar(ns: str, name: str, active: str) -> str:
+    base = f"/{esc(ns)}/{esc(name)}"
+    items = (
+        ("Project information", base),
+        ("Repository", f"{base}/-/tree/main"),
+        ("Commits", f"{base}/-/commits/main"),
+        ("Branches", f"{base}/-/branches"),
+        ("Issues", f"{base}/-/issues"),
+        ("Merge requests", f"{base}/-/merge_requests"),
+        ("Members", f"{base}/-/project_members"),
+        ("Settings", f"{base}/edit"),
+    )
+    links = "".join(
+        f'<li class="{"active" if label == active else ""}"><a href="{href}">{label}</a></li>'
+        for label, href in items
+    )
+    return (
+        f'<aside class="nav-sidebar" aria-label="Project navigation"><div class="context-header">'
+        f"{esc(name)}</div><ul>{links}</ul></aside>"
+    )
+
+
+def page(request: Request, title: str, body: str, project=None, active: str = "", status=200):
+    """GitLab's layout: the top bar, the project's sidebar (when in a project), the content."""
+    side = _sidebar(project["namespace"], project["name"], active) if project else ""
+    crumbs = (
+        f'<div class="breadcrumbs"><a href="/{esc(project["namespace"])}">'
+        f'{esc(project["namespace"])}</a> / <a href="/{esc(project["namespace"])}/'
+        f'{esc(project["name"])}">{esc(project["name"])}</a> / {esc(active)}</div>'
+        if project
+        else ""
+    )
+    return render(
+        title,
+        f'<div class="layout-page">{side}<div class="content-wrapper">{crumbs}{body}</div></div>',
+        _nav(request),
+        status,
+        css="gitlab",
+    )
 
 
 def _project(db, ns: str, name: str):
@@ -56,27 +107,96 @@ def _project(db, ns: str, name: str):
     ).fetchone()
 
 
+def _repo(p) -> Repo:
+    assert DATA.repos is not None
+    return Repo(DATA.repos / p["namespace"] / f"{p['name']}.git")
+
+
 def _missing(request: Request):
-    return render("Not Found", "<h1>404: Page not found</h1>", _nav(request), 404)
+    return page(request, "Not Found", "<h1>404: Page not found</h1>", status=404)
 
 
 def login_page(request: Request, error: str = ""):
     return render(
-        "Sign in · GitLab", "<h1>Sign in</h1>" + login_form(ACCOUNTS.login, "Username", error)
+        "Sign in · GitLab",
+        '<div class="content-wrapper"><h1 class="page-title">Sign in</h1>'
+        + login_form(ACCOUNTS.login, "Username", error)
+        + "</div>",
+        css="gitlab",
     )
+
+
+def _project_list(rows) -> str:
+    items = "".join(
+        f'<li><div><a class="project-name" href="/{esc(p["namespace"])}/{esc(p["name"])}">'
+        f'{esc(p["namespace"])} / {esc(p["name"])}</a><div class="project-description">'
+        f'{esc(p["description"])}</div></div><div class="issuable-info">★ {p["stars"]} · '
+        f"{esc(p['language'])} · {esc(p['visibility'])}</div></li>"
+        for p in rows
+    )
+    return f'<ul class="content-list projects-list">{items}</ul>'
 
 
 @router.get("/")
-def projects(request: Request):
+def projects(request: Request, user: User, name: str = "", sort: str = "", page: int = 1):
+    """Your projects (the ones you are a member of), filtered by name, 20 a page."""
+    order = {"stars": "stars DESC, id", "name": "name, id", "": "id"}.get(sort, "id")
     with connect(request) as db:
-        rows = db.execute("SELECT * FROM code_projects ORDER BY id").fetchall()
-    items = "".join(
-        f'<li><a href="/{esc(p["namespace"])}/{esc(p["name"])}">{esc(p["namespace"])} / '
-        f"{esc(p['name'])}</a> {esc(p['description'])}</li>"
-        for p in rows
+        rows = db.execute(
+            "SELECT p.* FROM code_projects p WHERE p.id IN (SELECT project_id FROM code_members "
+            f"WHERE username=?) AND lower(p.name) LIKE ? ORDER BY {order}",
+            (user or CODE_USER, f"%{name.lower()}%"),
+        ).fetchall()
+    pages = max(1, -(-len(rows) // PER_PAGE))
+    page = min(max(1, page), pages)
+    body = (
+        '<h1 class="page-title">Projects</h1><div class="top-area"><ul class="nav-links">'
+        f'<li><a class="active" href="/">Your projects <span class="badge">{len(rows)}</span>'
+        '</a></li><li><a href="/explore/projects">Explore projects</a></li></ul>'
+        '<form role="search" method="get" action="/"><input type="search" name="name" '
+        f'aria-label="Filter by name" placeholder="Filter by name" value="{esc(name)}"></form>'
+        "</div>"
+        + _project_list(rows[(page - 1) * PER_PAGE : page * PER_PAGE])
+        + pager("/", page, pages, name=name, sort=sort)
     )
-    return render(
-        "Projects · Dashboard · GitLab", f"<h1>Projects</h1><ul>{items}</ul>", _nav(request)
+    return page_(request, "Projects · Dashboard · GitLab", body)
+
+
+page_ = page
+
+
+@router.get("/explore/projects")
+def explore(request: Request, name: str = "", page: int = 1):
+    with connect(request) as db:
+        rows = db.execute(
+            "SELECT * FROM code_projects WHERE lower(name) LIKE ? ORDER BY stars DESC, id",
+            (f"%{name.lower()}%",),
+        ).fetchall()
+    pages = max(1, -(-len(rows) // PER_PAGE))
+    page = min(max(1, page), pages)
+    body = (
+        '<h1 class="page-title">Explore projects</h1>'
+        '<form role="search" method="get" action="/explore/projects"><input type="search" '
+        f'name="name" aria-label="Filter by name" value="{esc(name)}"></form>'
+        + _project_list(rows[(page - 1) * PER_PAGE : page * PER_PAGE])
+        + pager("/explore/projects", page, pages, name=name)
+    )
+    return page_(request, "Explore projects · GitLab", body)
+
+
+@router.get("/explore/groups")
+def groups(request: Request):
+    with connect(request) as db:
+        rows = db.execute("SELECT * FROM code_groups ORDER BY path").fetchall()
+    items = "".join(
+        f'<li><a href="/{esc(g["path"])}">{esc(g["name"])}</a><span class="issuable-info">'
+        f"{esc(g['description'])}</span></li>"
+        for g in rows
+    )
+    return page_(
+        request,
+        "Groups · GitLab",
+        f'<h1 class="page-title">Groups</h1><ul class="content-list">{items}</ul>',
     )
 
 
@@ -94,7 +214,70 @@ def todos(request: Request, user: User):
         f"<li>{esc(t['body'])} ({esc(t['namespace'])}/{esc(t['name'])} {esc(t['target'])})</li>"
         for t in rows
     )
-    return render("To-Do List · GitLab", f"<h1>To-Do List</h1><ul>{items}</ul>", _nav(request))
+    return page_(
+        request,
+        "To-Do List · GitLab",
+        f'<h1 class="page-title">To-Do List</h1><ul class="content-list">{items}</ul>',
+    )
+
+
+@router.get("/dashboard/{kind}")
+def dashboard_list(request: Request, kind: str, user: User, state: str = "opened"):
+    """Issues or merge requests assigned to (issues) or authored by (MRs) you."""
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    with connect(request) as db:
+        if kind == "issues":
+            rows = db.execute(
+                "SELECT i.*, p.namespace, p.name FROM code_issues i JOIN code_projects p ON "
+                "p.id = i.project_id WHERE i.assignee=? AND i.state=? ORDER BY i.created DESC",
+                (user, state),
+            ).fetchall()
+            suffix = "issues"
+        elif kind == "merge_requests":
+            rows = db.execute(
+                "SELECT m.*, p.namespace, p.name FROM code_merge_requests m JOIN code_projects p "
+                "ON p.id = m.project_id WHERE m.author=? AND m.state=? ORDER BY m.created DESC",
+                (user, state),
+            ).fetchall()
+            suffix = "merge_requests"
+        else:
+            return _missing(request)
+    items = "".join(
+        f'<li><a href="/{esc(r["namespace"])}/{esc(r["name"])}/-/{suffix}/{r["iid"]}">'
+        f'{esc(r["title"])}</a><span class="issuable-info">{esc(r["namespace"])}/'
+        f"{esc(r['name'])}</span></li>"
+        for r in rows
+    )
+    title = "Issues" if kind == "issues" else "Merge requests"
+    return page_(
+        request,
+        f"{title} · Dashboard · GitLab",
+        f'<h1 class="page-title">{title}</h1><ul class="content-list">{items}</ul>',
+    )
+
+
+@router.get("/search")
+def search(request: Request, search: str = ""):
+    return explore(request, name=search)
+
+
+@router.get("/{ns}")
+def group(request: Request, ns: str):
+    with connect(request) as db:
+        g = db.execute("SELECT * FROM code_groups WHERE path=?", (ns,)).fetchone()
+        u = db.execute("SELECT * FROM code_users WHERE username=?", (ns,)).fetchone()
+        rows = db.execute(
+            "SELECT * FROM code_projects WHERE namespace=? ORDER BY name", (ns,)
+        ).fetchall()
+    if g is None and u is None:
+        return _missing(request)
+    title = g["name"] if g else u["name"]
+    return page_(
+        request,
+        f"{title} · GitLab",
+        f'<h1 class="page-title">{esc(title)}</h1>{_project_list(rows)}',
+    )
 
 
 @router.get("/{ns}/{name}")
@@ -110,16 +293,172 @@ def project(request: Request, ns: str, name: str):
             "SELECT COUNT(*) FROM code_merge_requests WHERE project_id=? AND state='opened'",
             (p["id"],),
         ).fetchone()[0]
+    repo = _repo(p)
     base = f"/{esc(ns)}/{esc(name)}"
+    readme = repo.blob("main", "README.md") or ""
     body = (
-        f"<h1>{esc(name)}</h1><p>{esc(p['description'])}</p><p>Stars: {p['stars']}</p>"
-        f'<nav aria-label="Project"><a href="{base}/-/issues">Issues</a> '
-        f'<a href="{base}/-/merge_requests">Merge requests</a> '
-        f'<a href="{base}/-/commits">Commits</a> '
-        f'<a href="{base}/-/project_members">Members</a></nav>'
+        f'<h1 class="project-title">{esc(name)}</h1><p class="project-description">'
+        f'{esc(p["description"])}</p><div class="project-stats">'
+        f'<a href="{base}/-/commits/main">{repo.count("main")} Commits</a>'
+        f'<a href="{base}/-/branches">{len(repo.branches())} Branches</a>'
+        f"<span>Stars: {p['stars']}</span><span>Forks: {p['forks']}</span></div>"
         f"<p>Open issues: {n_open}</p><p>Open merge requests: {n_mr}</p>"
+        + _tree_table(p, repo, "main", "")
+        + f'<div class="readme"><pre>{esc(readme)}</pre></div>'
     )
-    return render(f"{ns} / {name} · GitLab", body, _nav(request))
+    return page(request, f"{ns} / {name} · GitLab", body, p, "Project information")
+
+
+def _tree_table(p, repo: Repo, ref: str, path: str) -> str:
+    base = f"/{esc(p['namespace'])}/{esc(p['name'])}/-"
+    rows = "".join(
+        f'<tr class="{"folder" if kind == "tree" else "file"}"><td><a href="{base}/'
+        f'{"tree" if kind == "tree" else "blob"}/{esc(ref)}/{esc(path + entry)}">'
+        f"{esc(entry)}</a></td></tr>"
+        for kind, entry in repo.tree(ref, path)
+    )
+    return f'<table class="table tree-table"><thead><tr><th>Name</th></tr></thead>{rows}</table>'
+
+
+@router.get("/{ns}/{name}/-/tree/{ref}/{path:path}")
+@router.get("/{ns}/{name}/-/tree/{ref}")
+def tree(request: Request, ns: str, name: str, ref: str, path: str = ""):
+    with connect(request) as db:
+        p = _project(db, ns, name)
+    if p is None:
+        return _missing(request)
+    repo = _repo(p)
+    path = path.strip("/")
+    prefix = f"{path}/" if path else ""
+    branches = "".join(
+        f'<a class="btn" href="/{esc(ns)}/{esc(name)}/-/tree/{esc(b)}">{esc(b)}</a> '
+        for b in repo.branches()
+    )
+    body = (
+        f'<h1 class="page-title">{esc(name)} / {esc(path)}</h1><p>Branch: {esc(ref)} · '
+        f"Switch branch: {branches}</p>" + _tree_table(p, repo, ref, prefix)
+    )
+    return page(request, f"Files · {ref} · {ns} / {name} · GitLab", body, p, "Repository")
+
+
+@router.get("/{ns}/{name}/-/blob/{ref}/{path:path}")
+def blob(request: Request, ns: str, name: str, ref: str, path: str):
+    with connect(request) as db:
+        p = _project(db, ns, name)
+    text = _repo(p).blob(ref, path) if p is not None else None
+    if text is None:
+        return _missing(request)
+    body = (
+        f'<h1 class="page-title">{esc(path)}</h1><div class="file-holder"><div class="file-title">'
+        f'{esc(path)}</div><pre class="blob">{esc(text)}</pre></div>'
+    )
+    return page(request, f"{path} · {ref} · {ns} / {name} · GitLab", body, p, "Repository")
+
+
+@router.get("/{ns}/{name}/-/commits/{ref}")
+def commits(request: Request, ns: str, name: str, ref: str, page: int = 1):
+    with connect(request) as db:
+        p = _project(db, ns, name)
+    if p is None:
+        return _missing(request)
+    repo = _repo(p)
+    pages = max(1, -(-repo.count(ref) // 40))
+    page = min(max(1, page), pages)
+    items = "".join(
+        f'<li><div><a href="/{esc(ns)}/{esc(name)}/-/commit/{c["sha"]}">{esc(c["message"])}</a>'
+        f'<div class="commit-info">{esc(c["author"])} authored {esc(c["date"])}</div></div>'
+        f"<code>{c['sha'][:8]}</code></li>"
+        for c in repo.log(ref, 40, (page - 1) * 40)
+    )
+    body = (
+        f'<h1 class="page-title">Commits</h1><p>Branch: {esc(ref)}</p>'
+        f'<ul class="content-list commit-list">{items}</ul>'
+        + pager(f"/{ns}/{name}/-/commits/{ref}", page, pages)
+    )
+    return page_(request, f"Commits · {ns} / {name} · GitLab", body, p, "Commits")
+
+
+@router.get("/{ns}/{name}/-/commits")
+def commits_default(request: Request, ns: str, name: str, page: int = 1):
+    return commits(request, ns, name, "main", page)
+
+
+@router.get("/{ns}/{name}/-/commit/{sha}")
+def commit(request: Request, ns: str, name: str, sha: str):
+    with connect(request) as db:
+        p = _project(db, ns, name)
+    if p is None or not all(c in "0123456789abcdef" for c in sha):
+        return _missing(request)
+    text = _repo(p).show(sha)
+    if not text:
+        return _missing(request)
+    head, _, diff = text.partition("\n\n")
+    body = (
+        f'<h1 class="page-title">Commit {esc(sha[:8])}</h1><pre class="commit-info">'
+        f'{esc(head)}</pre><pre class="diff">{esc(diff)}</pre>'
+    )
+    return page(request, f"{sha[:8]} · Commits · {ns} / {name} · GitLab", body, p, "Commits")
+
+
+@router.get("/{ns}/{name}/-/branches")
+def branches(request: Request, ns: str, name: str):
+    with connect(request) as db:
+        p = _project(db, ns, name)
+    if p is None:
+        return _missing(request)
+    repo = _repo(p)
+    items = "".join(
+        f'<li><a href="/{esc(ns)}/{esc(name)}/-/tree/{esc(b)}">{esc(b)}</a>'
+        f'<span class="commit-info">{esc((repo.log(b, 1) or [{"message": ""}])[0]["message"])}'
+        "</span></li>"
+        for b in repo.branches()
+    )
+    body = f'<h1 class="page-title">Branches</h1><ul class="content-list">{items}</ul>'
+    return page(request, f"Branches · {ns} / {name} · GitLab", body, p, "Branches")
+
+
+@router.get("/{ns}/{name}/edit")
+def settings(request: Request, ns: str, name: str, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    with connect(request) as db:
+        p = _project(db, ns, name)
+    if p is None:
+        return _missing(request)
+    options = "".join(
+        f'<label><input type="radio" name="visibility" value="{v}"'
+        f"{' checked' if v == p['visibility'] else ''}> {v}</label> "
+        for v in ("Private", "Internal", "Public")
+    )
+    body = (
+        '<h1 class="page-title">General settings</h1><section class="settings-section">'
+        f'<form method="post" action="/{esc(ns)}/{esc(name)}/edit">'
+        '<div class="gl-form-group"><label for="pdesc">Project description (optional)</label>'
+        f'<textarea id="pdesc" name="description">{esc(p["description"])}</textarea></div>'
+        f'<fieldset class="gl-form-group"><legend>Project visibility</legend>{options}</fieldset>'
+        '<button class="btn btn-confirm" type="submit">Save changes</button></form></section>'
+    )
+    return page(request, f"General settings · {ns} / {name} · GitLab", body, p, "Settings")
+
+
+@router.post("/{ns}/{name}/edit")
+async def save_settings(request: Request, ns: str, name: str, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    data = await form(request)
+    visibility = data.get("visibility")
+    with connect(request) as db:
+        p = _project(db, ns, name)
+        if p is not None:
+            db.execute(
+                "UPDATE code_projects SET description=?, visibility=? WHERE id=?",
+                (
+                    data.get("description", p["description"]),
+                    visibility if visibility in ("Private", "Internal", "Public") else "Private",
+                    p["id"],
+                ),
+            )
+    return redirect(f"/{ns}/{name}/edit")
 
 
 def _issue_cells(base: str):
@@ -162,7 +501,10 @@ def issues(
     )
     labels = " ".join(f'<a href="{base}?{qs(label_name=lab)}">{lab}</a>' for lab in LABELS)
     body = (
-        f'<h1>Issues</h1><nav aria-label="State">{states}</nav>'
+        f'<h1 class="page-title">Issues</h1><nav aria-label="State">{states}</nav>'
+        f'<form role="search" method="get" action="{base}"><input type="search" name="search" '
+        f'aria-label="Search or filter results..." value="{esc(search)}">'
+        f'<input type="hidden" name="state" value="{esc(state)}"></form>'
         f'<nav aria-label="Labels">Labels: {labels}</nav>'
         f'<a href="{base}/new">New issue</a>'
         + paged_table(
@@ -177,7 +519,7 @@ def issues(
             search=search,
         )
     )
-    return render(f"Issues · {ns} / {name} · GitLab", body, _nav(request))
+    return page_(request, f"Issues · {ns} / {name} · GitLab", body, p, "Issues")
 
 
 @router.get("/{ns}/{name}/-/issues/new")
@@ -190,7 +532,7 @@ def new_issue_page(request: Request, ns: str, name: str, user: User):
         '<label>Description <textarea name="body"></textarea></label> '
         '<button type="submit">Create issue</button></form>'
     )
-    return render(f"New Issue · {ns} / {name} · GitLab", body, _nav(request))
+    return page_(request, f"New Issue · {ns} / {name} · GitLab", body)
 
 
 @router.post("/{ns}/{name}/-/issues/new")
@@ -243,7 +585,7 @@ def issue(request: Request, ns: str, name: str, iid: int):
         f'<form method="post" action="/{esc(ns)}/{esc(name)}/-/issues/{iid}/{action}">'
         f'<button type="submit">{action.capitalize()} issue</button></form>'
     )
-    return render(f"{i['title']} (#{iid}) · Issues · GitLab", body, _nav(request))
+    return page_(request, f"{i['title']} (#{iid}) · Issues · GitLab", body, p, "Issues")
 
 
 @router.post("/{ns}/{name}/-/issues/{iid}/{action}")
@@ -272,7 +614,7 @@ def merge_requests(request: Request, ns: str, name: str):
         ).fetchall()
     cells = [
         [
-            esc(m["title"]),
+            f'<a href="/{esc(ns)}/{esc(name)}/-/merge_requests/{m["iid"]}">{esc(m["title"])}</a>',
             f"!{m['iid']}",
             esc(m["state"]),
             esc(m["author"]),
@@ -280,29 +622,42 @@ def merge_requests(request: Request, ns: str, name: str):
         ]
         for m in rows
     ]
-    body = "<h1>Merge requests</h1>" + table(["Title", "ID", "State", "Author", "Branches"], cells)
-    return render(f"Merge requests · {ns} / {name} · GitLab", body, _nav(request))
+    body = '<h1 class="page-title">Merge requests</h1>' + table(
+        ["Title", "ID", "State", "Author", "Branches"], cells
+    )
+    return page_(request, f"Merge requests · {ns} / {name} · GitLab", body, p, "Merge requests")
 
 
-@router.get("/{ns}/{name}/-/commits")
-def commits(request: Request, ns: str, name: str, page: int = 1):
+@router.get("/{ns}/{name}/-/merge_requests/{iid}")
+def merge_request(request: Request, ns: str, name: str, iid: int):
+    """One merge request: its state, branches, description and the source branch's commits."""
     with connect(request) as db:
         p = _project(db, ns, name)
-        if p is None:
-            return _missing(request)
-        rows = db.execute(
-            "SELECT * FROM code_commits WHERE project_id=? ORDER BY day DESC, id DESC",
-            (p["id"],),
-        ).fetchall()
-    body = "<h1>Commits</h1>" + paged_table(
-        rows,
-        page,
-        40,
-        ["Message", "Author", "Date", "SHA"],
-        lambda c: [esc(c["message"]), esc(c["author"]), esc(c["day"]), esc(c["sha"][:8])],
-        f"/{esc(ns)}/{esc(name)}/-/commits",
+        m = (
+            db.execute(
+                "SELECT * FROM code_merge_requests WHERE project_id=? AND iid=?", (p["id"], iid)
+            ).fetchone()
+            if p is not None
+            else None
+        )
+    if m is None:
+        return _missing(request)
+    commits = "".join(
+        f'<li><a href="/{esc(ns)}/{esc(name)}/-/commit/{c["sha"]}">{esc(c["message"])}</a>'
+        f'<span class="commit-info">{esc(c["author"])} · {esc(c["date"])}</span></li>'
+        for c in _repo(p).log(f"main..{m['source_branch']}", 20)
     )
-    return render(f"Commits · {ns} / {name} · GitLab", body, _nav(request))
+    state = {"opened": "open", "merged": "merged", "closed": "closed"}[m["state"]]
+    body = (
+        f'<h1 class="page-title">{esc(m["title"])}</h1><p><span class="status-box '
+        f'status-box-{state}">{esc(m["state"].capitalize())}</span> '
+        f"{esc(m['author'])} requested to merge <code>{esc(m['source_branch'])}</code> into "
+        f"<code>{esc(m['target_branch'])}</code> · !{iid}</p><p>{esc(m['description'])}</p>"
+        f'<h2>Commits</h2><ul class="content-list">{commits}</ul>'
+    )
+    return page_(
+        request, f"{m['title']} (!{iid}) · Merge requests · GitLab", body, p, "Merge requests"
+    )
 
 
 @router.get("/{ns}/{name}/-/project_members")
@@ -327,7 +682,7 @@ def members(request: Request, ns: str, name: str):
         f"<fieldset><legend>Select a role</legend>{radios}</fieldset>"
         '<button type="submit">Invite</button></form>'
     )
-    return render(f"Members · {ns} / {name} · GitLab", body, _nav(request))
+    return page_(request, f"Members · {ns} / {name} · GitLab", body, p, "Members")
 
 
 @router.post("/{ns}/{name}/-/project_members")

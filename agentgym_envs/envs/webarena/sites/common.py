@@ -106,29 +106,72 @@ def table(headers: Iterable[str], rows: Iterable[Iterable[str]], caption: str = 
     return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def pager(base: str, page: int, pages: int, **params: object) -> str:
-    """Previous/next page links (``?page=N``) when there is more than one page."""
+def pager(base: str, page: int, pages: int, key: str = "page", **params: object) -> str:
+    """Magento/GitLab-style paging: Previous, numbered pages around ``page``, Next."""
     if pages <= 1:
         return ""
-    links = []
+
+    def link(n: int, label: str, cls: str = "") -> str:
+        return (
+            f'<li class="item {cls}"><a href="{base}?{qs(**params, **{key: n})}">{label}</a></li>'
+        )
+
+    items = []
     if page > 1:
-        links.append(f'<a href="{base}?{qs(**params, page=page - 1)}">Previous Page</a>')
-    links.append(f"<span>Page {page} of {pages}</span>")
+        items.append(link(page - 1, "Previous Page", "pages-item-previous"))
+    for n in range(max(1, page - 2), min(pages, page + 2) + 1):
+        if n == page:
+            items.append(f'<li class="item current"><strong aria-current="page">{n}</strong></li>')
+        else:
+            items.append(link(n, f"Page {n}"))
     if page < pages:
-        links.append(f'<a href="{base}?{qs(**params, page=page + 1)}">Next Page</a>')
-    return '<nav aria-label="Pagination">' + " ".join(links) + "</nav>"
+        items.append(link(page + 1, "Next Page", "pages-item-next"))
+    return (
+        f'<nav class="pages" aria-label="Pagination"><span class="pages-label">Page {page} of '
+        f'{pages}</span><ul class="items pages-items">{"".join(items)}</ul></nav>'
+    )
 
 
-def render(title: str, body: str, nav: str = "", status: int = 200) -> HTMLResponse:
+STATIC = Path(__file__).parent / "static"
+
+
+class _Data:
+    """The built data the sites read besides their sandbox: the wiki and the git repositories
+    (read-only, shared by every episode); set by the site server."""
+
+    wiki_db: Path | None = None
+    repos: Path | None = None
+
+
+DATA = _Data()
+
+
+def render(
+    title: str,
+    body: str,
+    nav: str = "",
+    status: int = 200,
+    css: str = "",
+    body_class: str = "",
+) -> HTMLResponse:
+    """A page: ``nav`` is the site's header, ``css`` its stylesheet (``static/<css>.css``)."""
+    sheet = f"<link rel='stylesheet' href='/static/{css}.css'>" if css else ""
+    cls = f" class='{esc(body_class)}'" if body_class else ""
     doc = (
         f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{esc(title)}</title>"
-        "<link rel='icon' href='data:,'>"
-        "<style>body{font-family:sans-serif;margin:0 16px;font-size:15px}"
-        "header,nav{margin:6px 0}td,th{padding:2px 8px;text-align:left}"
-        "main{max-width:1100px}</style></head>"
-        f"<body><header>{nav}</header><main>{body}</main></body></html>"
+        f"<link rel='icon' href='data:,'>{sheet}</head>"
+        f"<body{cls}><header class='page-header'>{nav}</header>"
+        f"<main id='maincontent' class='page-main'>{body}</main></body></html>"
     )
     return HTMLResponse(doc, status_code=status)
+
+
+def stylesheet(name: str) -> Response:
+    """``static/<name>.css`` (the sites' own stylesheets, package data)."""
+    path = STATIC / f"{name}.css"
+    if not path.is_file():
+        return Response("not found", status_code=404)
+    return Response(path.read_text(), media_type="text/css")
 
 
 def login_form(action: str, user_label: str, error: str = "") -> str:
@@ -139,6 +182,32 @@ def login_form(action: str, user_label: str, error: str = "") -> str:
         "<label>Password <input name='password' type='password'></label> "
         "<button type='submit'>Sign In</button></form>"
     )
+
+
+class SqlRows(Sequence[Any]):
+    """The rows of ``SELECT * FROM <source> WHERE <where> ORDER BY <order>`` as a sequence
+    that counts and slices in SQL (a grid over 20,000 products reads one page of them)."""
+
+    def __init__(
+        self, db: sqlite3.Connection, source: str, where: str, args: Sequence[Any], order: str
+    ) -> None:
+        self.db, self.source, self.where, self.args, self.order = db, source, where, args, order
+        self._len: int | None = None
+
+    def __len__(self) -> int:
+        if self._len is None:
+            sql = f"SELECT COUNT(*) FROM {self.source} WHERE {self.where}"
+            self._len = int(self.db.execute(sql, self.args).fetchone()[0])
+        return self._len
+
+    def __getitem__(self, index: Any) -> Any:
+        if not isinstance(index, slice):
+            return self[index : index + 1][0]
+        start, stop, _ = index.indices(len(self))
+        sql = (
+            f"SELECT * FROM {self.source} WHERE {self.where} ORDER BY {self.order} LIMIT ? OFFSET ?"
+        )
+        return self.db.execute(sql, [*self.args, max(0, stop - start), start]).fetchall()
 
 
 def paginate(rows: Sequence[Any], page: int, per_page: int) -> tuple[Sequence[Any], int, int]:
@@ -218,9 +287,10 @@ class Accounts:
 
 
 def site_app(*routers: APIRouter) -> FastAPI:
-    """An app serving ``routers`` (in order: the first route that matches a path answers),
-    without API docs pages."""
+    """An app serving ``routers`` (in order: the first route that matches a path answers)
+    and the stylesheets at ``/static/<name>.css``, without API docs pages."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_api_route("/static/{name}.css", stylesheet, methods=["GET"])
     for router in routers:
         app.include_router(router)
     return app

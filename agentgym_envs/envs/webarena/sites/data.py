@@ -1,24 +1,39 @@
-"""The seeded state of every site: one SQLite schema (tables prefixed by site) filled
-deterministically from a seed. The storefront's products come from WebShop's catalog generator.
+"""The seeded state of every site at WebArena's scale: one SQLite schema (tables prefixed by
+site) filled deterministically from a seed.
 
-:func:`seed_database` writes a fresh database file; episodes copy it (copy-on-reset), so a
-task that changes state never leaks into the next episode.
+Sizes: a storefront of 20,196 products over a 3-level category tree (12 x 3 x 3 = 108
+leaves) with brands, colours, sizes, materials and 40,256 reviews; 600 customers and 1,600
+orders; 90 forums with 4,000 submissions and 9,631 comments by 1,100 users; 210 projects
+(their git repositories are :mod:`.repos`'s: 3,810 commits), 3,958 issues, 508 merge
+requests (one a feature branch) and 300 users.
+:func:`seed_database` writes the database; :mod:`.build` caches it with the repositories and
+the wiki, and episodes copy it (copy-on-reset), so a task that changes state never leaks.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import date, timedelta
-from itertools import count
+from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+from agentgym_envs.envs.webarena.sites import vocab
 from agentgym_envs.envs.webarena.sites.common import password_hash
+from agentgym_envs.envs.webarena.sites.vocab import LABELS, REVIEW_PHRASES, ROLES
 
 SEED = 0
-NUM_PRODUCTS = 160
+#: Leaves x products per leaf = 108 x 187 = 20,196 products.
+PRODUCTS_PER_LEAF = 187
+N_CUSTOMERS = 600
+N_ORDERS = 1600
+N_FORUMS = 90
+N_FORUM_USERS = 1100
+N_POSTS = 4000
+N_PROJECTS = 210
+N_CODE_USERS = 300
 
 #: WebArena's test accounts (``browser_env/env_config.py`` names; our own passwords).
 SHOP_USER = "emma.lopez@gmail.com"
@@ -31,383 +46,560 @@ CODE_USER = "byteblaze"
 CODE_PASSWORD = "hello1234"
 
 SCHEMA = """
+CREATE TABLE shop_categories (id INTEGER PRIMARY KEY, parent_id INTEGER, name TEXT,
+    level INTEGER, path TEXT UNIQUE);
 CREATE TABLE shop_products (id INTEGER PRIMARY KEY, sku TEXT UNIQUE, name TEXT, price REAL,
-    category TEXT, description TEXT, qty INTEGER, status TEXT);
-CREATE TABLE shop_customers (email TEXT PRIMARY KEY, name TEXT, password TEXT, address TEXT);
+    category_id INTEGER, top TEXT, category TEXT, brand TEXT, color TEXT, material TEXT,
+    sizes TEXT, description TEXT, qty INTEGER, status TEXT, created TEXT,
+    rating REAL, review_count INTEGER);
+CREATE INDEX shop_products_cat ON shop_products(category_id);
+CREATE TABLE shop_customers (email TEXT PRIMARY KEY, name TEXT, password TEXT, address TEXT,
+    phone TEXT, created TEXT, grp TEXT);
 CREATE TABLE shop_orders (id INTEGER PRIMARY KEY, number TEXT UNIQUE, email TEXT, created TEXT,
-    status TEXT, grand_total REAL);
-CREATE TABLE shop_order_items (order_id INTEGER, product_id INTEGER, qty INTEGER, price REAL);
+    status TEXT, grand_total REAL, shipping REAL, address TEXT);
+CREATE INDEX shop_orders_email ON shop_orders(email);
+CREATE TABLE shop_order_items (order_id INTEGER, product_id INTEGER, qty INTEGER, price REAL,
+    options TEXT);
+CREATE INDEX shop_order_items_order ON shop_order_items(order_id);
 CREATE TABLE shop_invoices (id INTEGER PRIMARY KEY, number TEXT UNIQUE, order_id INTEGER,
     created TEXT, grand_total REAL);
 CREATE TABLE shop_reviews (id INTEGER PRIMARY KEY, product_id INTEGER, author TEXT,
-    rating INTEGER, title TEXT, body TEXT, created TEXT);
-CREATE TABLE shop_cart (email TEXT, product_id INTEGER, qty INTEGER);
+    rating INTEGER, title TEXT, body TEXT, created TEXT, status TEXT);
+CREATE INDEX shop_reviews_product ON shop_reviews(product_id);
+CREATE TABLE shop_cart (email TEXT, product_id INTEGER, qty INTEGER, options TEXT);
 CREATE TABLE shop_wishlist (email TEXT, product_id INTEGER);
+CREATE TABLE shop_cms_pages (id INTEGER PRIMARY KEY, title TEXT, url_key TEXT UNIQUE,
+    status TEXT, content TEXT, updated TEXT);
 CREATE TABLE admin_users (username TEXT PRIMARY KEY, password TEXT);
-CREATE TABLE forum_users (name TEXT PRIMARY KEY, password TEXT, bio TEXT);
-CREATE TABLE forum_forums (name TEXT PRIMARY KEY, title TEXT, description TEXT);
+CREATE TABLE forum_users (name TEXT PRIMARY KEY, password TEXT, bio TEXT, created TEXT);
+CREATE TABLE forum_forums (name TEXT PRIMARY KEY, title TEXT, description TEXT, created TEXT,
+    creator TEXT);
 CREATE TABLE forum_posts (id INTEGER PRIMARY KEY, forum TEXT, author TEXT, title TEXT,
-    body TEXT, created TEXT);
+    body TEXT, created TEXT, base_score INTEGER);
+CREATE INDEX forum_posts_forum ON forum_posts(forum);
+CREATE INDEX forum_posts_author ON forum_posts(author);
 CREATE TABLE forum_comments (id INTEGER PRIMARY KEY, post_id INTEGER, author TEXT, body TEXT,
     created TEXT);
+CREATE INDEX forum_comments_post ON forum_comments(post_id);
 CREATE TABLE forum_votes (user TEXT, post_id INTEGER, value INTEGER,
     PRIMARY KEY (user, post_id));
-CREATE TABLE code_users (username TEXT PRIMARY KEY, name TEXT, password TEXT);
+CREATE TABLE code_users (username TEXT PRIMARY KEY, name TEXT, password TEXT, email TEXT);
+CREATE TABLE code_groups (path TEXT PRIMARY KEY, name TEXT, description TEXT);
 CREATE TABLE code_projects (id INTEGER PRIMARY KEY, namespace TEXT, name TEXT,
-    description TEXT, stars INTEGER);
+    description TEXT, stars INTEGER, forks INTEGER, language TEXT, visibility TEXT,
+    created TEXT, default_branch TEXT);
 CREATE TABLE code_members (project_id INTEGER, username TEXT, role TEXT);
 CREATE TABLE code_issues (id INTEGER PRIMARY KEY, project_id INTEGER, iid INTEGER, title TEXT,
-    body TEXT, state TEXT, labels TEXT, author TEXT, created TEXT);
+    body TEXT, state TEXT, labels TEXT, author TEXT, assignee TEXT, created TEXT);
+CREATE INDEX code_issues_project ON code_issues(project_id);
 CREATE TABLE code_merge_requests (id INTEGER PRIMARY KEY, project_id INTEGER, iid INTEGER,
-    title TEXT, state TEXT, author TEXT, source_branch TEXT, target_branch TEXT);
+    title TEXT, state TEXT, author TEXT, source_branch TEXT, target_branch TEXT, created TEXT,
+    description TEXT);
 CREATE TABLE code_commits (id INTEGER PRIMARY KEY, project_id INTEGER, sha TEXT, author TEXT,
-    day TEXT, message TEXT);
+    day TEXT, message TEXT, branch TEXT);
+CREATE INDEX code_commits_project ON code_commits(project_id);
 CREATE TABLE code_todos (id INTEGER PRIMARY KEY, username TEXT, project_id INTEGER,
     target TEXT, body TEXT, state TEXT);
+CREATE TABLE code_settings (project_id INTEGER PRIMARY KEY, description TEXT,
+    visibility TEXT, topics TEXT);
 """
 
-FIRST = [
-    "Olivia",
-    "Liam",
-    "Ava",
-    "Noah",
-    "Mia",
-    "Ethan",
-    "Sofia",
-    "Lucas",
-    "Grace",
-    "Mason",
-    "Chloe",
-    "Logan",
-    "Zoe",
-    "Caleb",
-    "Nora",
-    "Owen",
-    "Ruby",
-    "Isaac",
-    "Lily",
-    "Jack",
-]
-LAST = ["Smith", "Garcia", "Chen", "Patel", "Kim", "Nguyen", "Brown", "Rossi", "Silva", "Khan"]
-REVIEW_PHRASES = [
-    "fast shipping",
-    "great value",
-    "poor packaging",
-    "smells amazing",
-    "broke after a week",
-    "fits perfectly",
-    "too small",
-    "excellent quality",
-    "would buy again",
-    "color faded",
-    "easy to use",
-    "not as described",
-]
-ORDER_STATUSES = ["complete", "complete", "complete", "canceled", "pending", "processing"]
-FORUMS = [
-    ("books", "Books", "Reading, reviews and recommendations"),
-    ("gaming", "Gaming", "Video games of every kind"),
-    ("movies", "Movies", "Film talk"),
-    ("science", "Science", "News and questions about science"),
-    ("cooking", "Cooking", "Recipes and kitchen tips"),
-    ("travel", "Travel", "Trips, tips and photos"),
-    ("music", "Music", "Albums, gigs, gear"),
-    ("diy", "DIY", "Build and fix things yourself"),
-]
-TOPICS = [
-    "a beginner question",
-    "my weekend project",
-    "an unpopular opinion",
-    "a hidden gem",
-    "the best advice I got",
-    "a question for experts",
-    "what I learned this year",
-    "a small victory",
-    "a frustrating problem",
-    "a recommendation thread",
-]
-FORUM_USERS = [FORUM_USER, "quietowl", "pixel_pilot", "ferngully", "tidewater", "ramen_rider"]
-PROJECTS = [
-    ("byteblaze", "a11y-syntax-highlighting", "Accessible syntax highlighting themes"),
-    ("byteblaze", "dotfiles", "My shell and editor configuration"),
-    ("byteblaze", "cloud-to-butt", "Browser extension that replaces words"),
-    ("primer", "design", "Design guidelines and assets"),
-    ("kolibri", "kolibri-tools", "Build tooling for the Kolibri app"),
-    ("metis", "metis-scheduler", "A small job scheduler"),
-]
-CODE_USERS = [
-    (CODE_USER, "Byte Blaze"),
-    ("abishek", "Abishek S"),
-    ("vinta", "Vinta Chen"),
-    ("yjlou", "Yu-Jen Lou"),
-    ("convexegg", "Convex Egg"),
-    ("lahwaacz", "Jakub K"),
-]
-LABELS = ["bug", "enhancement", "documentation", "question", "accessibility", "help wanted"]
-ISSUE_WORDS = [
-    "crash on startup",
-    "typo in README",
-    "dark theme contrast",
-    "add CI job",
-    "slow build",
-    "support for Windows",
-    "broken link",
-    "update dependencies",
-    "keyboard navigation",
-    "flaky test",
-    "missing license",
-    "config option",
-]
-ROLES = ["Guest", "Reporter", "Developer", "Maintainer"]
 
-
-@dataclass(frozen=True)
-class Seeded:
-    """Facts about the seeded data that task templates need without opening the database."""
-
-    path: Path
+def slug(text: str) -> str:
+    """Magento's URL key: lower case, runs of other characters as one dash."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def _day(rng: random.Random, start: date, span: int) -> str:
     return (start + timedelta(days=rng.randrange(span))).isoformat()
 
 
+def _when(rng: random.Random, start: date, span: int) -> str:
+    moment = datetime(start.year, start.month, start.day) + timedelta(
+        days=rng.randrange(span), seconds=rng.randrange(86400)
+    )
+    return moment.isoformat(sep=" ")
+
+
+def _person(rng: random.Random) -> str:
+    return f"{rng.choice(vocab.FIRST)} {rng.choice(vocab.LAST)}"
+
+
+# -- storefront and admin -----------------------------------------------------------------
 def _shop(conn: sqlite3.Connection, rng: random.Random) -> None:
-    _shop_products(conn, rng)
+    _categories_and_products(conn, rng)
     people = _shop_customers(conn, rng)
     _shop_orders(conn, rng, people)
     _shop_reviews(conn, rng)
+    _cms_pages(conn)
     conn.execute(
         "INSERT INTO admin_users VALUES (?,?)", (ADMIN_USER, password_hash(ADMIN_PASSWORD))
     )
 
 
-def _shop_products(conn: sqlite3.Connection, rng: random.Random) -> None:
-    from agentgym_envs.envs.webshop.catalog import generated_catalog
-
-    catalog = generated_catalog(NUM_PRODUCTS, SEED)
-    for i, p in enumerate(catalog.products, start=1):
-        name = p.title.split(",")[0].strip()
+def _categories_and_products(conn: sqlite3.Connection, rng: random.Random) -> None:
+    cat_id, pid = 0, 0
+    names: set[str] = set()
+    products: list[tuple[Any, ...]] = []
+    for top, subs in vocab.CATEGORIES.items():
+        cat_id += 1
+        top_id = cat_id
         conn.execute(
-            "INSERT INTO shop_products VALUES (?,?,?,?,?,?,?,?)",
-            (
-                i,
-                p.asin,
-                name,
-                round(float(p.price), 2),
-                p.category.title(),
-                p.description[:400],
-                rng.randrange(0, 120),
-                "Enabled",
-            ),
+            "INSERT INTO shop_categories VALUES (?,?,?,?,?)", (top_id, None, top, 1, slug(top))
         )
-
-
-def _shop_customers(conn: sqlite3.Connection, rng: random.Random) -> list[tuple[str, str]]:
-    """The customers as (email, name), the test account first."""
-    people = [(SHOP_USER, "Emma Lopez")] + [
-        (f"{f.lower()}.{s.lower()}@example.com", f"{f} {s}")
-        for f, s in zip(FIRST[:8], LAST[:8], strict=True)
-    ]
-    for email, name in people:
-        pw = SHOP_PASSWORD if email == SHOP_USER else "Password.456"
-        conn.execute(
-            "INSERT INTO shop_customers VALUES (?,?,?,?)",
-            (email, name, password_hash(pw), f"{rng.randrange(10, 999)} Main St, Pittsburgh PA"),
-        )
-    return people
-
-
-def _shop_orders(
-    conn: sqlite3.Connection, rng: random.Random, people: list[tuple[str, str]]
-) -> None:
-    """Sixty orders, two in three the test account's; complete ones have an invoice."""
-    for oid in range(1, 61):
-        email = SHOP_USER if oid % 3 != 0 else people[1 + oid % 8][0]
-        items = [
-            (rng.randrange(1, NUM_PRODUCTS + 1), rng.randrange(1, 4))
-            for _ in range(rng.randrange(1, 4))
-        ]
-        total = 0.0
-        for pid, qty in items:
-            price = conn.execute("SELECT price FROM shop_products WHERE id=?", (pid,)).fetchone()[0]
-            conn.execute("INSERT INTO shop_order_items VALUES (?,?,?,?)", (oid, pid, qty, price))
-            total += price * qty
-        total = round(total + 5.0, 2)
-        created = _day(rng, date(2022, 1, 1), 720)
-        status = rng.choice(ORDER_STATUSES)
-        conn.execute(
-            "INSERT INTO shop_orders VALUES (?,?,?,?,?,?)",
-            (oid, f"{oid:09d}", email, created, status, total),
-        )
-        if status == "complete":
+        for sub, leaves in subs.items():
+            cat_id += 1
+            sub_id, sub_path = cat_id, f"{slug(top)}/{slug(sub)}"
             conn.execute(
-                "INSERT INTO shop_invoices (number, order_id, created, grand_total) "
-                "VALUES (?,?,?,?)",
-                (f"{oid:09d}", oid, created, total),
+                "INSERT INTO shop_categories VALUES (?,?,?,?,?)", (sub_id, top_id, sub, 2, sub_path)
             )
+            for leaf, nouns in leaves.items():
+                cat_id += 1
+                conn.execute(
+                    "INSERT INTO shop_categories VALUES (?,?,?,?,?)",
+                    (cat_id, sub_id, leaf, 3, f"{sub_path}/{slug(leaf)}"),
+                )
+                for _ in range(PRODUCTS_PER_LEAF):
+                    pid += 1
+                    products.append(_product(rng, pid, cat_id, top, leaf, nouns, names))
+    conn.executemany(
+        "INSERT INTO shop_products VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", products
+    )
+
+
+def _product(rng, pid, cat_id, top, leaf, nouns, names) -> tuple[Any, ...]:
+    brand, color = rng.choice(vocab.BRANDS), rng.choice(vocab.COLORS)
+    material = rng.choice(vocab.MATERIALS)
+    while True:
+        name = f"{brand} {rng.choice(vocab.ADJECTIVES)} {rng.choice(nouns)}"
+        extra = rng.random()
+        if extra < 0.4:
+            name += f", {color}"
+        elif extra < 0.7:
+            name += f" ({rng.choice((2, 3, 4, 6, 12, 24))} Pack)"
+        elif extra < 0.85:
+            name += f" {rng.randrange(2, 99)}{rng.choice(('oz', 'in', 'ct', 'mm'))}"
+        if name not in names:
+            names.add(name)
+            break
+        brand = rng.choice(vocab.BRANDS)
+    sizes = ",".join(vocab.SIZES) if top in vocab.SIZED else ""
+    price = round(rng.choice((4.99, 9.99, 14.99, 19.99, 24.99)) + rng.randrange(0, 200) * 0.5, 2)
+    desc = (
+        f"The {name} from {brand} is part of our {leaf} range. Made of {material.lower()}, "
+        f"finished in {color.lower()}. {rng.choice(vocab.ADJECTIVES)} design for everyday use."
+    )
+    return (
+        pid,
+        f"B0{pid:08d}",
+        name,
+        price,
+        cat_id,
+        top,
+        leaf,
+        brand,
+        color,
+        material,
+        sizes,
+        desc,
+        rng.randrange(0, 500),
+        "Enabled" if rng.random() < 0.97 else "Disabled",
+        _day(rng, date(2021, 1, 1), 800),
+        0.0,
+        0,
+    )
+
+
+def _address(rng: random.Random) -> str:
+    city, state = rng.choice(vocab.CITIES)
+    return (
+        f"{rng.randrange(10, 9999)} {rng.choice(vocab.STREETS)}, {city}, {state} "
+        f"{rng.randrange(10000, 99999)}"
+    )
+
+
+def _shop_customers(conn: sqlite3.Connection, rng: random.Random) -> list[str]:
+    """The customers' emails, the test account first."""
+    rows = [
+        (
+            SHOP_USER,
+            "Emma Lopez",
+            password_hash(SHOP_PASSWORD),
+            "101 S San Mateo Dr, San Mateo, CA 94010",
+            "6505551212",
+            "2021-03-04",
+            "General",
+        )
+    ]
+    seen = {SHOP_USER}
+    other = password_hash("Password.456")
+    while len(rows) < N_CUSTOMERS:
+        first, last = rng.choice(vocab.FIRST), rng.choice(vocab.LAST)
+        email = f"{first.lower()}.{last.lower()}{rng.randrange(1, 99)}@example.com"
+        if email in seen:
+            continue
+        seen.add(email)
+        rows.append(
+            (
+                email,
+                f"{first} {last}",
+                other,
+                _address(rng),
+                f"{rng.randrange(200, 999)}555{rng.randrange(1000, 9999)}",
+                _day(rng, date(2021, 1, 1), 700),
+                rng.choice(("General", "General", "Wholesale", "Retailer")),
+            )
+        )
+    conn.executemany("INSERT INTO shop_customers VALUES (?,?,?,?,?,?,?)", rows)
+    return [r[0] for r in rows]
+
+
+ORDER_STATUSES = ("complete", "complete", "complete", "canceled", "pending", "processing")
+
+
+def _shop_orders(conn: sqlite3.Connection, rng: random.Random, people: list[str]) -> None:
+    """The orders (one in twenty the test account's); complete ones have an invoice."""
+    prices = dict(conn.execute("SELECT id, price FROM shop_products"))
+    sized = {r[0] for r in conn.execute("SELECT id FROM shop_products WHERE sizes != ''")}
+    n_products = len(prices)
+    items, orders, invoices = [], [], []
+    for oid in range(1, N_ORDERS + 1):
+        email = SHOP_USER if oid % 20 == 0 else rng.choice(people[1:])
+        total = 0.0
+        for _ in range(rng.randrange(1, 5)):
+            pid, qty = rng.randrange(1, n_products + 1), rng.randrange(1, 4)
+            options = f"Size: {rng.choice(vocab.SIZES)}" if pid in sized else ""
+            items.append((oid, pid, qty, prices[pid], options))
+            total += prices[pid] * qty
+        shipping = 5.0 * rng.randrange(1, 4)
+        created = _when(rng, date(2022, 1, 1), 500)
+        status = rng.choice(ORDER_STATUSES)
+        total = round(total + shipping, 2)
+        orders.append((oid, f"{oid:09d}", email, created, status, total, shipping, _address(rng)))
+        if status == "complete":
+            invoices.append((f"{oid:09d}", oid, created, total))
+    conn.executemany("INSERT INTO shop_orders VALUES (?,?,?,?,?,?,?,?)", orders)
+    conn.executemany("INSERT INTO shop_order_items VALUES (?,?,?,?,?)", items)
+    conn.executemany(
+        "INSERT INTO shop_invoices (number, order_id, created, grand_total) VALUES (?,?,?,?)",
+        invoices,
+    )
 
 
 def _shop_reviews(conn: sqlite3.Connection, rng: random.Random) -> None:
-    rid = 0
-    for pid in range(1, NUM_PRODUCTS + 1):
-        for _ in range(rng.randrange(0, 4)):
-            rid += 1
+    n_products = conn.execute("SELECT COUNT(*) FROM shop_products").fetchone()[0]
+    rows = []
+    for pid in range(1, n_products + 1):
+        for _ in range(rng.choice((0, 0, 1, 1, 2, 3, 4, 5))):
             phrase = rng.choice(REVIEW_PHRASES)
-            author = f"{rng.choice(FIRST)} {rng.choice(LAST)[0]}."
-            conn.execute(
-                "INSERT INTO shop_reviews VALUES (?,?,?,?,?,?,?)",
+            rating = rng.choice((1, 2, 3, 4, 4, 5, 5, 5))
+            rows.append(
                 (
-                    rid,
+                    len(rows) + 1,
                     pid,
-                    author,
-                    rng.randrange(1, 6),
+                    f"{rng.choice(vocab.FIRST)} {rng.choice(vocab.LAST)[0]}.",
+                    rating,
                     phrase.capitalize(),
-                    f"Honestly: {phrase}. Review number {rid}.",
-                    _day(rng, date(2022, 1, 1), 720),
-                ),
+                    f"{rng.choice(vocab.REVIEW_OPENERS)}: {phrase}. "
+                    f"{rng.choice(vocab.COMMENT_LINES)}",
+                    _day(rng, date(2022, 1, 1), 500),
+                    "Approved",
+                )
             )
+    conn.executemany("INSERT INTO shop_reviews VALUES (?,?,?,?,?,?,?,?)", rows)
+    conn.execute(
+        "UPDATE shop_products SET rating = COALESCE((SELECT ROUND(AVG(rating), 1) FROM "
+        "shop_reviews r WHERE r.product_id = shop_products.id), 0), review_count = "
+        "(SELECT COUNT(*) FROM shop_reviews r WHERE r.product_id = shop_products.id)"
+    )
+
+
+CMS_PAGES = (
+    ("404 Not Found", "no-route", "Enabled"),
+    ("Home Page", "home", "Enabled"),
+    ("Enable Cookies", "enable-cookies", "Enabled"),
+    ("Privacy and Cookie Policy", "privacy-policy-cookie-restriction-mode", "Enabled"),
+    ("About us", "about-us", "Enabled"),
+    ("Customer Service", "customer-service", "Enabled"),
+    ("Shipping Policy", "shipping-policy", "Disabled"),
+    ("Returns", "returns", "Enabled"),
+)
+
+
+def _cms_pages(conn: sqlite3.Connection) -> None:
+    conn.executemany(
+        "INSERT INTO shop_cms_pages (title, url_key, status, content, updated) VALUES (?,?,?,?,?)",
+        [
+            (t, k, s, f"<p>{t} of One Stop Market.</p>", f"2022-0{1 + i % 9}-1{i}")
+            for i, (t, k, s) in enumerate(CMS_PAGES)
+        ],
+    )
+
+
+# -- forum ----------------------------------------------------------------------------------
+def forum_names() -> list[str]:
+    """The forums, deterministic: the stems, then the stems with suffixes."""
+    names = [s + x for x in vocab.FORUM_SUFFIXES for s in vocab.FORUM_STEMS]
+    return names[:N_FORUMS]
+
+
+def _forum_users(rng: random.Random) -> list[str]:
+    users, seen = [FORUM_USER], {FORUM_USER}
+    while len(users) < N_FORUM_USERS:
+        name = rng.choice(vocab.USER_WORDS) + "_" + rng.choice(vocab.USER_NOUNS)
+        if rng.random() < 0.7:
+            name += str(rng.randrange(1, 999))
+        if name not in seen:
+            seen.add(name)
+            users.append(name)
+    return users
 
 
 def _forum(conn: sqlite3.Connection, rng: random.Random) -> None:
-    for name in FORUM_USERS:
-        pw = FORUM_PASSWORD if name == FORUM_USER else "test5678"
-        conn.execute(
-            "INSERT INTO forum_users VALUES (?,?,?)",
-            (name, password_hash(pw), f"Hi, I am {name}." if name != FORUM_USER else ""),
+    users = _forum_users(rng)
+    other = password_hash("test5678")
+    conn.executemany(
+        "INSERT INTO forum_users VALUES (?,?,?,?)",
+        [
+            (
+                u,
+                password_hash(FORUM_PASSWORD) if u == FORUM_USER else other,
+                "" if u == FORUM_USER else f"Hi, I am {u}.",
+                _day(rng, date(2020, 1, 1), 900),
+            )
+            for u in users
+        ],
+    )
+    forums = forum_names()
+    conn.executemany(
+        "INSERT INTO forum_forums VALUES (?,?,?,?,?)",
+        [
+            (
+                f,
+                f.replace("_", " ").title(),
+                f"Everything about {f.replace('_', ' ')}",
+                _day(rng, date(2019, 1, 1), 700),
+                rng.choice(users[1:]),
+            )
+            for f in forums
+        ],
+    )
+    posts, comments = [], []
+    for pid in range(1, N_POSTS + 1):
+        forum = forums[min(int(rng.paretovariate(1.2)) - 1, len(forums) - 1)]
+        if rng.random() < 0.5:
+            forum = rng.choice(forums)
+        topic = rng.choice(vocab.TOPICS)
+        created = _when(rng, date(2022, 6, 1), 400)
+        posts.append(
+            (
+                pid,
+                forum,
+                rng.choice(users[1:]),
+                f"{topic.capitalize()} about {forum.replace('_', ' ')} #{pid}",
+                f"Let me tell you about {topic} in {forum.replace('_', ' ')}. "
+                + " ".join(rng.sample(vocab.COMMENT_LINES, 2)),
+                created,
+                rng.randrange(-5, 300),
+            )
         )
-    conn.executemany("INSERT INTO forum_forums VALUES (?,?,?)", FORUMS)
-    pid = 0
-    start = date(2023, 1, 1)
-    for forum, title, _ in FORUMS:
-        for k in range(rng.randrange(6, 10)):
-            pid += 1
-            topic = TOPICS[(pid + k) % len(TOPICS)]
-            author = rng.choice(FORUM_USERS[1:])
-            conn.execute(
-                "INSERT INTO forum_posts VALUES (?,?,?,?,?,?)",
+        for c in range(rng.choice((0, 0, 1, 1, 2, 2, 3, 4, 5, 6))):
+            comments.append(
                 (
+                    len(comments) + 1,
                     pid,
-                    forum,
-                    author,
-                    f"{title}: {topic} #{pid}",
-                    f"Let me tell you about {topic} in {title.lower()}.",
-                    (start + timedelta(days=pid * 3 % 300, hours=pid)).isoformat(),
-                ),
-            )
-            for c in range(rng.randrange(0, 4)):
-                conn.execute(
-                    "INSERT INTO forum_comments (post_id, author, body, created) VALUES (?,?,?,?)",
-                    (
-                        pid,
-                        rng.choice(FORUM_USERS[1:]),
-                        f"Reply {c + 1}: interesting point.",
-                        (start + timedelta(days=pid * 3 % 300 + 1, hours=c)).isoformat(),
-                    ),
+                    rng.choice(users[1:]),
+                    rng.choice(vocab.COMMENT_LINES),
+                    created[:10] + f" 2{c % 4}:00:00",
                 )
-            for voter in FORUM_USERS[1:]:
-                if rng.random() < 0.5:
-                    conn.execute(
-                        "INSERT INTO forum_votes VALUES (?,?,?)",
-                        (voter, pid, 1 if rng.random() < 0.8 else -1),
-                    )
-
-
-def _code(conn: sqlite3.Connection, rng: random.Random) -> None:
-    for username, name in CODE_USERS:
-        pw = CODE_PASSWORD if username == CODE_USER else "hello5678"
-        conn.execute("INSERT INTO code_users VALUES (?,?,?)", (username, name, password_hash(pw)))
-    issue_ids, mr_ids, commit_ids = count(1), count(1), count(1)
-    for pid, (ns, name, desc) in enumerate(PROJECTS, start=1):
-        conn.execute(
-            "INSERT INTO code_projects VALUES (?,?,?,?,?)", (pid, ns, name, desc, rng.randrange(50))
-        )
-        conn.execute("INSERT INTO code_members VALUES (?,?,?)", (pid, CODE_USER, "Owner"))
-        for username, _ in CODE_USERS[1:]:
-            if rng.random() < 0.4:
-                conn.execute(
-                    "INSERT INTO code_members VALUES (?,?,?)", (pid, username, rng.choice(ROLES))
-                )
-        _code_issues(conn, rng, pid, name, issue_ids)
-        _code_merge_requests(conn, rng, pid, mr_ids)
-        _code_commits(conn, rng, pid, commit_ids)
-        if pid <= 3:
-            conn.execute(
-                "INSERT INTO code_todos (username, project_id, target, body, state) "
-                "VALUES (?,?,?,?,?)",
-                (CODE_USER, pid, f"Issue #{1}", f"You are mentioned in {name}", "pending"),
             )
+    conn.executemany("INSERT INTO forum_posts VALUES (?,?,?,?,?,?,?)", posts)
+    conn.executemany("INSERT INTO forum_comments VALUES (?,?,?,?,?)", comments)
 
 
-def _code_issues(
-    conn: sqlite3.Connection, rng: random.Random, pid: int, name: str, ids: Iterator[int]
-) -> None:
-    for iid in range(1, rng.randrange(8, 14)):
-        labels = sorted(rng.sample(LABELS, rng.randrange(0, 3)))
-        conn.execute(
-            "INSERT INTO code_issues VALUES (?,?,?,?,?,?,?,?,?)",
-            (
-                next(ids),
-                pid,
-                iid,
-                f"{rng.choice(ISSUE_WORDS).capitalize()} ({name} #{iid})",
-                "Steps to reproduce are in the description.",
-                "opened" if rng.random() < 0.65 else "closed",
-                ",".join(labels),
-                rng.choice(CODE_USERS)[0],
-                _day(rng, date(2023, 1, 1), 300),
-            ),
+# -- code host --------------------------------------------------------------------------------
+def _code_users(rng: random.Random) -> list[tuple[str, str]]:
+    users = [(CODE_USER, "Byte Blaze")]
+    seen = {CODE_USER}
+    while len(users) < N_CODE_USERS:
+        first, last = rng.choice(vocab.FIRST), rng.choice(vocab.LAST)
+        name = f"{first.lower()}{last.lower()[: rng.randrange(1, 6)]}"
+        if name not in seen:
+            seen.add(name)
+            users.append((name, f"{first} {last}"))
+    return users
+
+
+def project_plan(seed: int = SEED) -> list[dict[str, Any]]:
+    """Every project: namespace, name, description, language, created day; deterministic
+    (the repositories and the database are built from the same plan)."""
+    rng = random.Random(f"webarena-projects-{seed}")
+    groups = ["primer", "kolibri", "metis", "a11yproject", "openstack", "gnome", "vinta", "yjlou"]
+    owners = [CODE_USER, *groups, *(f"team-{w}" for w in vocab.PROJECT_WORDS[:12])]
+    plan, seen = [], set()
+    fixed = [
+        (CODE_USER, "a11y-syntax-highlighting"),
+        (CODE_USER, "dotfiles"),
+        (CODE_USER, "cloud-to-butt"),
+        ("primer", "design"),
+    ]
+    while len(plan) < N_PROJECTS:
+        if fixed:
+            ns, name = fixed.pop(0)
+        else:
+            ns = rng.choice(owners)
+            name = "-".join(rng.sample(vocab.PROJECT_WORDS, rng.choice((1, 2, 2, 3))))
+        if (ns, name) in seen:
+            continue
+        seen.add((ns, name))
+        language, ext = rng.choice(vocab.LANGUAGES)
+        plan.append(
+            {
+                "id": len(plan) + 1,
+                "namespace": ns,
+                "name": name,
+                "description": f"{name.replace('-', ' ').capitalize()}: a small {language} project",
+                "language": language,
+                "ext": ext,
+                "created": _day(rng, date(2020, 1, 1), 900),
+            }
         )
+    return plan
 
 
-def _code_merge_requests(
-    conn: sqlite3.Connection, rng: random.Random, pid: int, ids: Iterator[int]
-) -> None:
-    for iid in range(1, rng.randrange(3, 6)):
-        conn.execute(
-            "INSERT INTO code_merge_requests VALUES (?,?,?,?,?,?,?,?)",
+def _code(conn: sqlite3.Connection, rng: random.Random, commits: list[tuple[Any, ...]]) -> None:
+    users = _code_users(rng)
+    conn.executemany(
+        "INSERT INTO code_users VALUES (?,?,?,?)",
+        [
             (
-                next(ids),
+                u,
+                n,
+                password_hash(CODE_PASSWORD if u == CODE_USER else "hello5678"),
+                f"{u}@example.com",
+            )
+            for u, n in users
+        ],
+    )
+    plan = project_plan()
+    groups = sorted({p["namespace"] for p in plan} - {CODE_USER})
+    conn.executemany(
+        "INSERT INTO code_groups VALUES (?,?,?)",
+        [(g, g.replace("-", " ").title(), f"The {g} group") for g in groups],
+    )
+    names = [u for u, _ in users]
+    issue_rows, mr_rows, member_rows, todo_rows = [], [], [], []
+    for p in plan:
+        pid = p["id"]
+        conn.execute(
+            "INSERT INTO code_projects VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (
                 pid,
-                iid,
-                f"Fix {rng.choice(ISSUE_WORDS)}",
-                rng.choice(["opened", "merged", "closed"]),
-                rng.choice(CODE_USERS)[0],
-                f"feature-{iid}",
+                p["namespace"],
+                p["name"],
+                p["description"],
+                int(rng.paretovariate(0.9)) - 1,
+                rng.randrange(0, 30),
+                p["language"],
+                rng.choice(("Public", "Public", "Private", "Internal")),
+                p["created"],
                 "main",
             ),
         )
-
-
-def _code_commits(
-    conn: sqlite3.Connection, rng: random.Random, pid: int, ids: Iterator[int]
-) -> None:
-    for _ in range(rng.randrange(10, 20)):
-        conn.execute(
-            "INSERT INTO code_commits VALUES (?,?,?,?,?,?)",
+        owner = p["namespace"] if p["namespace"] in names else CODE_USER
+        member_rows.append((pid, owner, "Owner"))
+        if owner != CODE_USER and rng.random() < 0.5:
+            member_rows.append((pid, CODE_USER, rng.choice(ROLES[1:4])))
+        for u in rng.sample(names[1:], rng.randrange(1, 7)):
+            if u != owner:
+                member_rows.append((pid, u, rng.choice(ROLES[:4])))
+        for iid in range(1, rng.choice((3, 5, 8, 12, 15, 20, 30, 40)) + 1):
+            issue_rows.append(
+                (
+                    pid,
+                    iid,
+                    f"{rng.choice(vocab.ISSUE_WORDS).capitalize()} in {p['name']} (#{iid})",
+                    "Steps to reproduce are in the description.",
+                    "opened" if rng.random() < 0.6 else "closed",
+                    ",".join(sorted(rng.sample(LABELS, rng.choice((0, 1, 1, 2, 3))))),
+                    rng.choice(names),
+                    rng.choice(names) if rng.random() < 0.4 else "",
+                    _day(rng, date(2022, 1, 1), 600),
+                )
+            )
+        if pid <= 40 and rng.random() < 0.5:
+            todo_rows.append(
+                (CODE_USER, pid, "Issue #1", f"You are mentioned in {p['name']}", "pending")
+            )
+    for pid, iid, branch, author, created in _mr_branches(commits):
+        mr_rows.append(
             (
-                next(ids),
                 pid,
-                f"{rng.getrandbits(40):010x}",
-                rng.choice(CODE_USERS)[0],
-                _day(rng, date(2023, 3, 1), 30),
-                f"Update {rng.choice(ISSUE_WORDS)}",
-            ),
+                iid,
+                f"Draft: {branch.replace('-', ' ')}",
+                rng.choice(("opened", "opened", "merged", "closed")),
+                author,
+                branch,
+                "main",
+                created,
+                f"This merge request adds {branch.replace('-', ' ')}.",
+            )
         )
+    conn.executemany(
+        "INSERT INTO code_issues (project_id, iid, title, body, state, labels, author, "
+        "assignee, created) VALUES (?,?,?,?,?,?,?,?,?)",
+        issue_rows,
+    )
+    conn.executemany(
+        "INSERT INTO code_merge_requests (project_id, iid, title, state, author, source_branch, "
+        "target_branch, created, description) VALUES (?,?,?,?,?,?,?,?,?)",
+        mr_rows,
+    )
+    conn.executemany("INSERT INTO code_members VALUES (?,?,?)", member_rows)
+    conn.executemany(
+        "INSERT INTO code_todos (username, project_id, target, body, state) VALUES (?,?,?,?,?)",
+        todo_rows,
+    )
+    conn.executemany(
+        "INSERT INTO code_commits (project_id, sha, author, day, message, branch) "
+        "VALUES (?,?,?,?,?,?)",
+        commits,
+    )
 
 
-def seed_database(path: Path, seed: int = SEED) -> Path:
-    """Write the seeded database of every site to ``path`` (overwritten) and return it."""
+def _mr_branches(commits: list[tuple[Any, ...]]) -> Iterator[tuple[int, int, str, str, str]]:
+    """One merge request per feature branch: (project, iid, branch, author, first day)."""
+    seen: dict[tuple[int, str], tuple[str, str]] = {}
+    for pid, _sha, author, day, _msg, branch in commits:
+        if branch != "main" and (pid, branch) not in seen:
+            seen[(pid, branch)] = (author, day)
+    iids: dict[int, int] = {}
+    for (pid, branch), (author, day) in sorted(seen.items()):
+        iids[pid] = iids.get(pid, 0) + 1
+        yield pid, iids[pid], branch, author, day
+
+
+def code_user_names(seed: int = SEED) -> list[str]:
+    """The code host's usernames, in the order the database has them."""
+    return [u for u, _ in _code_users(random.Random(seed + 2))]
+
+
+def seed_database(path: Path, commits: list[tuple[Any, ...]], seed: int = SEED) -> Path:
+    """Write the seeded database of every site to ``path`` (overwritten) and return it.
+    ``commits`` are the repositories' commits as :func:`.repos.build_repos` made them."""
     path = Path(path)
     if path.exists():
         path.unlink()
     conn = sqlite3.connect(path)
     try:
+        conn.execute("PRAGMA journal_mode=OFF")
+        conn.execute("PRAGMA synchronous=OFF")
         conn.executescript(SCHEMA)
         _shop(conn, random.Random(seed))
         _forum(conn, random.Random(seed + 1))
-        _code(conn, random.Random(seed + 2))
+        _code(conn, random.Random(seed + 2), commits)
         conn.commit()
+        conn.execute("PRAGMA journal_mode=DELETE")
     finally:
         conn.close()
     return path

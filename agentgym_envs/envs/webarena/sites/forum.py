@@ -3,6 +3,7 @@ and user profiles with biographies."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, FastAPI
@@ -15,6 +16,7 @@ from agentgym_envs.envs.webarena.sites.common import (
     form,
     login_form,
     not_found,
+    pager,
     redirect,
     render,
     site_app,
@@ -35,78 +37,152 @@ User = Annotated[str | None, Depends(ACCOUNTS.user)]
 router = APIRouter()
 
 
+PER_PAGE = 25
+
+
 def _nav(request: Request) -> str:
     user = ACCOUNTS.user(request)
     me = (
-        f'<a href="/user/{esc(user)}">{esc(user)}</a> <a href="/logout">Log out</a>'
+        f'<li><a href="/user/{esc(user)}">{esc(user)}</a></li><li><a href="/logout">Log out</a></li>'
         if user
-        else '<a href="/login">Log in</a>'
+        else '<li><a href="/login">Log in</a></li><li><a href="/registration">Sign up</a></li>'
     )
     return (
-        f'<nav aria-label="Site"><a href="/">Postmill</a> <a href="/forums">Forums</a> {me}</nav>'
+        '<nav class="site-nav" aria-label="Site"><ul>'
+        '<li class="site-nav__brand"><a href="/">Postmill</a></li>'
+        '<li><a href="/forums">Forums</a></li><li><a href="/create_forum">Create forum</a></li>'
+        '<li class="site-nav__search"><form role="search" action="/search" method="get">'
+        '<input type="search" name="q" aria-label="Search query" placeholder="Search…"></form>'
+        f"</li>{me}</ul></nav>"
     )
+
+
+render = partial(render, css="postmill")
 
 
 def _score(db, post_id: int) -> int:
-    return db.execute(
+    base = db.execute("SELECT base_score FROM forum_posts WHERE id=?", (post_id,)).fetchone()
+    votes = db.execute(
         "SELECT COALESCE(SUM(value), 0) FROM forum_votes WHERE post_id=?", (post_id,)
     ).fetchone()[0]
+    return (base[0] or 0 if base else 0) + votes
 
 
-def _vote_form(post_id: int, back: str) -> str:
-    return "".join(
-        f'<form method="post" action="/vote/{post_id}" style="display:inline">'
+def _vote_form(post_id: int, back: str, mine: int = 0) -> str:
+    buttons = "".join(
+        f'<form method="post" action="/vote/{post_id}">'
         f'<input type="hidden" name="value" value="{v}"><input type="hidden" name="back" '
-        f'value="{esc(back)}"><button type="submit">{label}</button></form>'
-        for v, label in ((1, "Upvote"), (-1, "Downvote"))
+        f'value="{esc(back)}"><button class="vote__{cls}" type="submit">{label}</button></form>'
+        for v, cls, label in ((1, "up", "Upvote"), (-1, "down", "Downvote"))
+    )
+    state = {1: " vote--up", -1: " vote--down"}.get(mine, "")
+    return f'<div class="vote{state}">{buttons}</div>'
+
+
+def _submission(db, p, back: str, user: str | None) -> str:
+    comments = db.execute(
+        "SELECT COUNT(*) FROM forum_comments WHERE post_id=?", (p["id"],)
+    ).fetchone()[0]
+    mine = db.execute(
+        "SELECT value FROM forum_votes WHERE user=? AND post_id=?", (user or "", p["id"])
+    ).fetchone()
+    url = f"/f/{esc(p['forum'])}/{p['id']}"
+    return (
+        f'<article class="submission">{_vote_form(p["id"], back, mine[0] if mine else 0)}'
+        f'<div><h2 class="submission__title"><a href="{url}">{esc(p["title"])}</a></h2>'
+        f'<p class="submission__info">Submitted by <a href="/user/{esc(p["author"])}">'
+        f"{esc(p['author'])}</a> on <time>{esc(p['created'][:16])}</time> in "
+        f'<a href="/f/{esc(p["forum"])}">/f/{esc(p["forum"])}</a> · '
+        f'<span class="vote__net-score">{_score(db, p["id"])}</span> points</p>'
+        f'<nav class="submission__nav"><a href="{url}#comments">{comments} comments</a></nav>'
+        "</div></article>"
+    )
+
+
+def _sidebar(f) -> str:
+    return (
+        f'<aside class="sidebar"><section><h2>/f/{esc(f["name"])}</h2><p>{esc(f["description"])}'
+        f'</p><p><a class="button" href="/submit/{esc(f["name"])}">Submit a new post</a></p>'
+        f"<p>Created {esc(f['created'])} by {esc(f['creator'] or 'admin')}</p></section></aside>"
     )
 
 
 @router.get("/")
-@router.get("/forums")
-def forums(request: Request):
+def front(request: Request, user: User, page: int = 1):
     with connect(request) as db:
-        rows = db.execute("SELECT * FROM forum_forums ORDER BY name").fetchall()
-    items = "".join(
-        f'<li><a href="/f/{esc(f["name"])}">{esc(f["name"])}</a> {esc(f["description"])}</li>'
-        for f in rows
+        rows = db.execute(
+            "SELECT * FROM forum_posts ORDER BY created DESC, id DESC LIMIT ? OFFSET ?",
+            (PER_PAGE, (max(1, page) - 1) * PER_PAGE),
+        ).fetchall()
+        total = db.execute("SELECT COUNT(*) FROM forum_posts").fetchone()[0]
+        items = "".join(_submission(db, p, "/", user) for p in rows)
+    pages = max(1, -(-total // PER_PAGE))
+    body = (
+        '<div class="content-with-sidebar"><div class="content">'
+        '<h1 class="page-heading">Submissions</h1>'
+        f"{items}{pager('/', min(page, pages), pages)}</div>"
+        '<aside class="sidebar"><section><h2>Postmill</h2><p>A forum of forums.</p>'
+        '<p><a href="/forums">Forums</a></p></section></aside></div>'
     )
-    return render("List of forums", f"<h1>List of forums</h1><ul>{items}</ul>", _nav(request))
+    return render("Postmill", body, _nav(request))
+
+
+@router.get("/forums")
+def forums(request: Request, page: int = 1):
+    with connect(request) as db:
+        rows = db.execute(
+            "SELECT f.*, (SELECT COUNT(*) FROM forum_posts p WHERE p.forum = f.name) AS n "
+            "FROM forum_forums f ORDER BY f.name"
+        ).fetchall()
+    pages = max(1, -(-len(rows) // 50))
+    page = min(max(1, page), pages)
+    cells = "".join(
+        f'<tr><td><a href="/f/{esc(f["name"])}">{esc(f["name"])}</a></td>'
+        f"<td>{esc(f['title'])}</td><td>{f['n']}</td></tr>"
+        for f in rows[(page - 1) * 50 : page * 50]
+    )
+    body = (
+        '<h1 class="page-heading">List of forums</h1><table class="forum-list"><thead><tr>'
+        f"<th>Name</th><th>Title</th><th>Submissions</th></tr></thead><tbody>{cells}</tbody>"
+        f"</table>{pager('/forums', page, pages)}"
+    )
+    return render("List of forums", body, _nav(request))
 
 
 @router.get("/f/{forum}")
-def forum(request: Request, forum: str, sort: str = "hot"):
+def forum(request: Request, forum: str, user: User, sort: str = "hot", page: int = 1):
+    order = {
+        "new": "created DESC, id DESC",
+        "top": "(base_score + COALESCE((SELECT SUM(value) FROM forum_votes v WHERE "
+        "v.post_id = forum_posts.id), 0)) DESC, id",
+        "hot": "(base_score + COALESCE((SELECT SUM(value) FROM forum_votes v WHERE "
+        "v.post_id = forum_posts.id), 0)) / (julianday('2023-08-01') - julianday(created) + 2) "
+        "DESC, id",
+    }
+    sort = sort if sort in order else "hot"
     with connect(request) as db:
         f = db.execute("SELECT * FROM forum_forums WHERE name=?", (forum,)).fetchone()
         if f is None:
             return not_found(_nav(request))
-        posts = db.execute("SELECT * FROM forum_posts WHERE forum=?", (forum,)).fetchall()
-        scored = [
-            (
-                p,
-                _score(db, p["id"]),
-                db.execute(
-                    "SELECT COUNT(*) FROM forum_comments WHERE post_id=?", (p["id"],)
-                ).fetchone()[0],
-            )
-            for p in posts
-        ]
-    if sort == "new":
-        scored.sort(key=lambda t: t[0]["created"], reverse=True)
-    else:
-        scored.sort(key=lambda t: (-t[1], t[0]["id"]))
-    items = "".join(
-        f'<article><h2><a href="/f/{esc(forum)}/{p["id"]}">{esc(p["title"])}</a></h2>'
-        f"<p>Submitted by {esc(p['author'])} on {esc(p['created'][:10])}, score {s}</p>"
-        f'<a href="/f/{esc(forum)}/{p["id"]}#comments">{c} comments</a> '
-        f"{_vote_form(p['id'], f'/f/{forum}?sort={sort}')}</article>"
-        for p, s, c in scored
+        total = db.execute("SELECT COUNT(*) FROM forum_posts WHERE forum=?", (forum,)).fetchone()[0]
+        pages = max(1, -(-total // PER_PAGE))
+        page = min(max(1, page), pages)
+        rows = db.execute(
+            f"SELECT * FROM forum_posts WHERE forum=? ORDER BY {order[sort]} LIMIT ? OFFSET ?",
+            (forum, PER_PAGE, (page - 1) * PER_PAGE),
+        ).fetchall()
+        back = f"/f/{forum}?sort={sort}"
+        items = "".join(_submission(db, p, back, user) for p in rows)
+    tabs = "".join(
+        f'<li><a class="{"active" if s == sort else ""}" href="/f/{esc(forum)}?sort={s}">'
+        f"{s.capitalize()}</a></li>"
+        for s in ("hot", "new", "top")
     )
     body = (
-        f"<h1>/f/{esc(forum)}</h1><p>{esc(f['description'])}</p>"
-        f'<nav aria-label="Sort">Sort by: <a href="/f/{esc(forum)}?sort=hot">Hot</a> '
-        f'<a href="/f/{esc(forum)}?sort=new">New</a></nav>'
-        f'<a href="/submit/{esc(forum)}">Submit a new post</a>{items}'
+        '<div class="content-with-sidebar"><div class="content">'
+        f'<h1 class="page-heading">/f/{esc(forum)}</h1>'
+        f'<ul class="tabs" aria-label="Sort">{tabs}</ul>{items}'
+        f"{pager(f'/f/{forum}', page, pages, sort=sort)}</div>{_sidebar(f)}</div>"
     )
     return render(f"/f/{forum}", body, _nav(request))
 
@@ -117,7 +193,8 @@ def post(request: Request, forum: str, post_id: int, user: User):
         p = db.execute(
             "SELECT * FROM forum_posts WHERE id=? AND forum=?", (post_id, forum)
         ).fetchone()
-        if p is None:
+        f = db.execute("SELECT * FROM forum_forums WHERE name=?", (forum,)).fetchone()
+        if p is None or f is None:
             return not_found(_nav(request))
         comments = db.execute(
             "SELECT * FROM forum_comments WHERE post_id=? ORDER BY id", (post_id,)
@@ -127,21 +204,119 @@ def post(request: Request, forum: str, post_id: int, user: User):
             "SELECT value FROM forum_votes WHERE user=? AND post_id=?", (user or "", post_id)
         ).fetchone()
     listing = "".join(
-        f'<article class="comment"><p>{esc(c["author"])} wrote:</p>'
-        f"<p>{esc(c['body'])}</p></article>"
+        f'<article class="comment"><p class="comment__info"><a href="/user/{esc(c["author"])}">'
+        f"{esc(c['author'])}</a> wrote on {esc(c['created'][:16])}</p>"
+        f'<div class="comment__body">{esc(c["body"])}</div></article>'
         for c in comments
     )
+    back = f"/f/{forum}/{post_id}"
+    edit = f' · <a href="/f/{esc(forum)}/{post_id}/edit">Edit</a>' if user == p["author"] else ""
     body = (
+        '<div class="content-with-sidebar"><div class="content">'
+        f'<article class="submission"><div class="submission__vote" data-my-vote='
+        f'"{mine[0] if mine else 0}">{_vote_form(post_id, back, mine[0] if mine else 0)}'
+        f'<span class="vote__net-score">{score}</span></div><div>'
         f'<h1 class="submission__title">{esc(p["title"])}</h1>'
-        f"<p>Submitted by {esc(p['author'])} in /f/{esc(forum)}</p><p>{esc(p['body'])}</p>"
-        f'<div class="submission__vote" data-my-vote="{mine[0] if mine else 0}">'
-        f"Score {score} {_vote_form(post_id, f'/f/{forum}/{post_id}')}</div>"
-        f'<section id="comments"><h2>{len(comments)} comments</h2>{listing}'
+        f'<p class="submission__info">Submitted by <a href="/user/{esc(p["author"])}">'
+        f"{esc(p['author'])}</a> on {esc(p['created'][:16])} in "
+        f'<a href="/f/{esc(forum)}">/f/{esc(forum)}</a>{edit}</p></div></article>'
+        f'<div class="submission__body">{esc(p["body"])}</div>'
+        f'<section id="comments"><h2>{len(comments)} comments</h2>'
         f'<form method="post" action="/f/{esc(forum)}/{post_id}/comment">'
-        '<label>Comment <textarea name="body"></textarea></label> '
-        '<button type="submit">Post</button></form></section>'
+        '<div class="form-row"><label for="comment">Comment</label>'
+        '<textarea id="comment" name="body"></textarea></div>'
+        f'<button type="submit">Post</button></form>{listing}</section></div>{_sidebar(f)}</div>'
     )
     return render(p["title"], body, _nav(request))
+
+
+@router.get("/f/{forum}/{post_id}/edit")
+def edit_page(request: Request, forum: str, post_id: int, user: User):
+    with connect(request) as db:
+        p = db.execute(
+            "SELECT * FROM forum_posts WHERE id=? AND forum=?", (post_id, forum)
+        ).fetchone()
+    if p is None or user != p["author"]:
+        return redirect(ACCOUNTS.login)
+    body = (
+        '<h1 class="page-heading">Edit submission</h1>'
+        f'<form method="post" action="/f/{esc(forum)}/{post_id}/edit">'
+        '<div class="form-row"><label for="title">Title</label><input id="title" name="title" '
+        f'type="text" value="{esc(p["title"])}"></div><div class="form-row"><label for="body">'
+        f'Body</label><textarea id="body" name="body">{esc(p["body"])}</textarea></div>'
+        '<button type="submit">Edit submission</button></form>'
+    )
+    return render("Edit submission", body, _nav(request))
+
+
+@router.post("/f/{forum}/{post_id}/edit")
+async def edit_post(request: Request, forum: str, post_id: int, user: User):
+    data = await form(request)
+    with connect(request) as db:
+        db.execute(
+            "UPDATE forum_posts SET title=?, body=? WHERE id=? AND forum=? AND author=?",
+            (data.get("title", "").strip(), data.get("body", ""), post_id, forum, user or ""),
+        )
+    return redirect(f"/f/{forum}/{post_id}")
+
+
+@router.get("/create_forum")
+def create_forum_page(request: Request, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    body = (
+        '<h1 class="page-heading">Create forum</h1><form method="post" action="/create_forum">'
+        '<div class="form-row"><label for="name">Name</label><input id="name" name="name" '
+        'type="text"></div><div class="form-row"><label for="title">Title</label><input '
+        'id="title" name="title" type="text"></div><div class="form-row"><label for="desc">'
+        'Description</label><textarea id="desc" name="description"></textarea></div>'
+        '<button type="submit">Create forum</button></form>'
+    )
+    return render("Create forum", body, _nav(request))
+
+
+@router.post("/create_forum")
+async def create_forum(request: Request, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    data = await form(request)
+    name = data.get("name", "").strip()
+    if not name or not all(c.isalnum() or c == "_" for c in name):
+        return redirect("/create_forum")
+    with connect(request) as db:
+        db.execute(
+            "INSERT OR IGNORE INTO forum_forums VALUES (?,?,?,?,?)",
+            (name, data.get("title", name), data.get("description", ""), "2024-01-01", user),
+        )
+    return redirect(f"/f/{name}")
+
+
+@router.get("/search")
+def search(request: Request, user: User, q: str = "", page: int = 1):
+    words = [w for w in q.lower().split() if w][:6]
+    with connect(request) as db:
+        rows = (
+            db.execute(
+                "SELECT * FROM forum_posts WHERE "
+                + " AND ".join("lower(title) LIKE ?" for _ in words)
+                + " ORDER BY created DESC LIMIT 500",
+                [f"%{w}%" for w in words],
+            ).fetchall()
+            if words
+            else []
+        )
+        pages = max(1, -(-len(rows) // PER_PAGE))
+        page = min(max(1, page), pages)
+        items = "".join(
+            _submission(db, p, f"/search?q={q}", user)
+            for p in rows[(page - 1) * PER_PAGE : page * PER_PAGE]
+        )
+    body = (
+        f'<h1 class="page-heading">Search results for "{esc(q)}"</h1><p>{len(rows)} results</p>'
+        + items
+        + pager("/search", page, pages, q=q)
+    )
+    return render(f"Search: {q}", body, _nav(request))
 
 
 @router.post("/f/{forum}/{post_id}/comment")
@@ -153,7 +328,7 @@ async def comment(request: Request, forum: str, post_id: int, user: User):
         with connect(request) as db:
             db.execute(
                 "INSERT INTO forum_comments (post_id, author, body, created) VALUES (?,?,?,?)",
-                (post_id, user, data["body"].strip(), "2024-01-01"),
+                (post_id, user, data["body"].strip(), "2024-01-01 00:00:00"),
             )
     return redirect(f"/f/{forum}/{post_id}")
 
@@ -175,10 +350,12 @@ def submit_page(request: Request, forum: str, user: User):
     if user is None:
         return redirect(ACCOUNTS.login)
     body = (
-        f"<h1>Create submission in /f/{esc(forum)}</h1>"
+        f'<h1 class="page-heading">Create submission in /f/{esc(forum)}</h1>'
         f'<form method="post" action="/submit/{esc(forum)}">'
-        '<label>Title <input name="title" type="text"></label> '
-        '<label>Body <textarea name="body"></textarea></label> '
+        '<div class="form-row"><label for="title">Title</label>'
+        '<input id="title" name="title" type="text"></div>'
+        '<div class="form-row"><label for="body">Body</label>'
+        '<textarea id="body" name="body"></textarea></div>'
         '<button type="submit">Create submission</button></form>'
     )
     return render("Create submission", body, _nav(request))
@@ -193,8 +370,9 @@ async def submit(request: Request, forum: str, user: User):
         return redirect(f"/submit/{forum}")
     with connect(request) as db:
         cur = db.execute(
-            "INSERT INTO forum_posts (forum, author, title, body, created) VALUES (?,?,?,?,?)",
-            (forum, user, data["title"].strip(), data.get("body", ""), "2024-01-01T00:00:00"),
+            "INSERT INTO forum_posts (forum, author, title, body, created, base_score) "
+            "VALUES (?,?,?,?,?,?)",
+            (forum, user, data["title"].strip(), data.get("body", ""), "2024-01-01 00:00:00", 1),
         )
         post_id = cur.lastrowid
     return redirect(f"/f/{forum}/{post_id}")
@@ -207,16 +385,18 @@ def user_page(request: Request, name: str, user: User):
         if u is None:
             return not_found(_nav(request))
         posts = db.execute(
-            "SELECT * FROM forum_posts WHERE author=? ORDER BY id DESC", (name,)
+            "SELECT * FROM forum_posts WHERE author=? ORDER BY id DESC LIMIT 50", (name,)
         ).fetchall()
     edit = f'<a href="/user/{esc(name)}/edit_biography">Edit biography</a>' if user == name else ""
     items = "".join(
         f'<li><a href="/f/{esc(p["forum"])}/{p["id"]}">{esc(p["title"])}</a></li>' for p in posts
     )
     body = (
-        f"<h1>{esc(name)}</h1><h2>Biography</h2>"
+        '<div class="content-with-sidebar"><div class="content">'
+        f'<h1 class="page-heading">{esc(name)}</h1><h2>Submissions</h2><ul>{items}</ul></div>'
+        '<aside class="sidebar"><section><h2>Biography</h2>'
         f'<p class="user-bio__biography">{esc(u["bio"])}</p>{edit}'
-        f"<h2>Submissions</h2><ul>{items}</ul>"
+        f"<p>Registered {esc(u['created'])}</p></section></aside></div>"
     )
     return render(name, body, _nav(request))
 
@@ -226,8 +406,10 @@ def bio_page(request: Request, name: str, user: User):
     if user != name:
         return redirect(ACCOUNTS.login)
     body = (
-        f'<h1>Edit biography</h1><form method="post" action="/user/{esc(name)}/edit_biography">'
-        '<label>Biography <textarea name="bio"></textarea></label> '
+        '<h1 class="page-heading">Edit biography</h1>'
+        f'<form method="post" action="/user/{esc(name)}/edit_biography">'
+        '<div class="form-row"><label for="bio">Biography</label>'
+        '<textarea id="bio" name="bio"></textarea></div>'
         '<button type="submit">Save</button></form>'
     )
     return render("Edit biography", body, _nav(request))

@@ -14,6 +14,7 @@ NAMES = {
     "shopping_admin": ("Merchant Admin Portal", "the admin of One Stop Market"),
     "reddit": ("Postmill", "a forum"),
     "gitlab": ("GitLab", "a code hosting site"),
+    "wikipedia": ("Wikipedia", "an encyclopedia"),
 }
 
 router = APIRouter()

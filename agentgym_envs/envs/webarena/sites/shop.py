@@ -1,9 +1,12 @@
-"""The storefront ("One Stop Market"): search, categories, product pages with reviews, cart,
-checkout, wish list, customer login and order history (WebArena's shopping site, small)."""
+"""The storefront ("One Stop Market", WebArena's ``shopping``) in the manner of Magento's Luma
+theme: header with search and mini cart, a mega-menu over the 3-level category tree, category
+pages with layered navigation (category, price, brand, colour), a product grid with sorting and
+paging, product pages with options, details and reviews, cart, checkout, and the customer
+account (orders, wish list, reviews)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI
 from starlette.requests import Request
@@ -13,13 +16,11 @@ from agentgym_envs.envs.webarena.sites.common import (
     connect,
     esc,
     form,
-    login_form,
-    not_found,
-    paged_table,
+    pager,
+    qs,
     redirect,
     render,
     site_app,
-    table,
 )
 
 ACCOUNTS = Accounts(
@@ -34,96 +35,399 @@ ACCOUNTS = Accounts(
 )
 User = Annotated[str | None, Depends(ACCOUNTS.user)]
 TITLE = "One Stop Market"
-PER_PAGE = 10
+PER_PAGE = 12
+LIMITS = (12, 24, 36)
+SORTS = {"position": "id", "name": "name", "price": "price"}
+PRICE_STEP = 10
 
 router = APIRouter()
-
-
-def _nav(request: Request) -> str:
-    user = ACCOUNTS.user(request)
-    account = (
-        '<a href="/customer/account">My Account</a> <a href="/wishlist">My Wish List</a> '
-        '<a href="/customer/account/logout">Sign Out</a>'
-        if user
-        else '<a href="/customer/account/login">Sign In</a>'
-    )
-    return (
-        f'<nav aria-label="Store"><a href="/">{TITLE}</a> {account} '
-        '<a href="/checkout/cart">My Cart</a></nav>'
-        '<form role="search" action="/catalogsearch/result/" method="get">'
-        '<input name="q" type="search" aria-label="Search entire store here..." '
-        'placeholder="Search entire store here..."> <button type="submit">Search</button></form>'
-    )
 
 
 def _money(value: float) -> str:
     return f"${value:,.2f}"
 
 
-def _product_cells(r) -> list[str]:
-    return [f'<a href="/product/{esc(r["sku"])}">{esc(r["name"])}</a>', _money(r["price"])]
+def _categories(db) -> list[Any]:
+    return db.execute("SELECT * FROM shop_categories ORDER BY id").fetchall()
 
 
-def _products(rows, page: int, base: str, **params: object) -> str:
-    """Page ``page`` of the products ``rows``, with the pager to the next pages at ``base``."""
-    return paged_table(rows, page, PER_PAGE, ["Product", "Price"], _product_cells, base, **params)
+_MENU: dict[str, str] = {}
 
 
-def _product_id(db, sku: str):
-    return db.execute("SELECT id FROM shop_products WHERE sku=?", (sku,)).fetchone()
+def _menu(db) -> str:
+    """The mega-menu: every top category, its sub categories and their leaves (the tree is
+    the build's, the same in every sandbox: made once per process)."""
+    if "html" not in _MENU:
+        _MENU["html"] = _menu_html(db)
+    return _MENU["html"]
+
+
+def _menu_html(db) -> str:
+    cats = _categories(db)
+    children: dict[Any, list[Any]] = {}
+    for c in cats:
+        children.setdefault(c["parent_id"], []).append(c)
+
+    def items(parent) -> str:
+        out = []
+        for c in children.get(parent, []):
+            sub = children.get(c["id"])
+            inner = f"<ul>{items(c['id'])}</ul>" if sub else ""
+            out.append(f'<li><a href="/{c["path"]}.html">{esc(c["name"])}</a>{inner}</li>')
+        return "".join(out)
+
+    tops = "".join(
+        f'<li class="level0"><a href="/{t["path"]}.html">{esc(t["name"])}</a>'
+        f'<ul class="submenu">{items(t["id"])}</ul></li>'
+        for t in children.get(None, [])
+    )
+    return f'<nav class="navigation" aria-label="Categories"><ul>{tops}</ul></nav>'
+
+
+def _header(request: Request, db) -> str:
+    user = ACCOUNTS.user(request)
+    if user:
+        name = db.execute("SELECT name FROM shop_customers WHERE email=?", (user,)).fetchone()
+        links = (
+            f"<li>Welcome, {esc(name[0] if name else user)}!</li>"
+            '<li><a href="/customer/account">My Account</a></li>'
+            '<li><a href="/wishlist">My Wish List</a></li>'
+            '<li><a href="/customer/account/logout">Sign Out</a></li>'
+        )
+        count = db.execute(
+            "SELECT COALESCE(SUM(qty), 0) FROM shop_cart WHERE email=?", (user,)
+        ).fetchone()[0]
+    else:
+        links = (
+            "<li>Default welcome msg!</li>"
+            '<li><a href="/customer/account/login">Sign In</a></li>'
+            '<li><a href="/customer/account/create">Create an Account</a></li>'
+        )
+        count = 0
+    badge = f' <span class="counter qty">{count}</span>' if count else ""
+    return (
+        f'<div class="panel header"><ul class="header links">{links}</ul></div>'
+        f'<div class="header content"><a class="logo" href="/">{TITLE}</a>'
+        '<form class="block-search" role="search" action="/catalogsearch/result/" method="get">'
+        '<input name="q" type="search" aria-label="Search entire store here..." '
+        'placeholder="Search entire store here..."><button type="submit">Search</button></form>'
+        f'<div class="minicart-wrapper"><a href="/checkout/cart">My Cart{badge}</a></div></div>'
+        + _menu(db)
+    )
+
+
+def page(request: Request, title: str, body: str, status: int = 200):
+    with connect(request) as db:
+        header = _header(request, db)
+    footer = (
+        '<footer class="page-footer"><a href="/privacy-policy-cookie-restriction-mode">Privacy '
+        'and Cookie Policy</a> · <a href="/customer-service">Customer Service</a> · '
+        f"Copyright © 2013-present {TITLE}. All rights reserved.</footer>"
+    )
+    return render(title, body + footer, header, status, css="luma")
+
+
+def _stars(rating: float) -> str:
+    full = round(rating)
+    return f'<span class="rating-summary" title="{rating:.1f} out of 5">{"★" * full}{"☆" * (5 - full)}</span>'
+
+
+def _grid(rows) -> str:
+    items = []
+    for p in rows:
+        reviews = (
+            f'{_stars(p["rating"])}<a class="reviews-actions" href="/product/{esc(p["sku"])}'
+            f'#reviews">{p["review_count"]} Reviews</a>'
+            if p["review_count"]
+            else ""
+        )
+        items.append(
+            f'<li class="product-item"><div class="product-item-info">'
+            f'<a class="product-image-photo" href="/product/{esc(p["sku"])}" tabindex="-1" '
+            'aria-hidden="true"></a>'
+            f'<strong class="product-item-name"><a href="/product/{esc(p["sku"])}">'
+            f"{esc(p['name'])}</a></strong>{reviews}"
+            f'<div class="price-box"><span class="price">{_money(p["price"])}</span></div>'
+            f'<div class="product-item-actions"><form method="post" '
+            f'action="/checkout/cart/add/{esc(p["sku"])}"><button class="action primary" '
+            'type="submit">Add to Cart</button></form></div></div></li>'
+        )
+    return f'<ol class="product-items">{"".join(items)}</ol>'
+
+
+def _listing(request: Request, db, where: str, args: list[Any], base: str, extra: dict) -> str:
+    """Layered navigation, toolbar, product grid and pager for the products ``where`` picks."""
+    q = request.query_params
+    filters = {k: q[k] for k in ("price", "brand", "color") if q.get(k)}
+    sql, fargs = where, list(args)
+    if "price" in filters and "-" in filters["price"]:
+        lo, _, hi = filters["price"].partition("-")
+        if lo.isdigit() and hi.isdigit():
+            sql += " AND price >= ? AND price < ?"
+            fargs += [int(lo), int(hi)]
+    for key in ("brand", "color"):
+        if key in filters:
+            sql += f" AND {key} = ?"
+            fargs.append(filters[key])
+    order = q.get("product_list_order", "position")
+    direction = "DESC" if q.get("product_list_dir") == "desc" else "ASC"
+    limit = int(q["product_list_limit"]) if q.get("product_list_limit", "").isdigit() else PER_PAGE
+    limit = limit if limit in LIMITS else PER_PAGE
+    total = db.execute(f"SELECT COUNT(*) FROM shop_products WHERE {sql}", fargs).fetchone()[0]
+    pages = max(1, -(-total // limit))
+    p = min(max(1, int(q["p"]) if q.get("p", "").isdigit() else 1), pages)
+    rows = db.execute(
+        f"SELECT * FROM shop_products WHERE {sql} ORDER BY {SORTS.get(order, 'id')} {direction}, "
+        "id LIMIT ? OFFSET ?",
+        [*fargs, limit, (p - 1) * limit],
+    ).fetchall()
+    keep = {**extra, **filters}
+    if order != "position":
+        keep["product_list_order"] = order
+    if direction == "DESC":
+        keep["product_list_dir"] = "desc"
+    if limit != PER_PAGE:
+        keep["product_list_limit"] = limit
+    return (
+        '<div class="columns"><div class="sidebar-main">'
+        + _layered(db, where, args, base, extra, filters)
+        + '</div><div class="column main">'
+        + _toolbar(base, keep, order, direction, limit, total, p)
+        + (
+            _grid(rows)
+            if rows
+            else '<div class="message info">Your search returned no results.</div>'
+        )
+        + pager(base, p, pages, key="p", **keep)
+        + "</div></div>"
+    )
+
+
+def _toolbar(base, keep, order, direction, limit, total, p) -> str:
+    first, last = (p - 1) * limit + 1, min(total, p * limit)
+    shown = f"Items {first}-{last} of {total}" if total else "0 Items"
+
+    def link(label: str, **change) -> str:
+        params = {**keep, **change}
+        params = {k: v for k, v in params.items() if v not in (None, "")}
+        return f'<a href="{base}?{qs(**params)}">{label}</a>'
+
+    sorts = " ".join(
+        f'<strong class="active">{label}</strong>'
+        if key == order
+        else link(label, product_list_order=key if key != "position" else None, p=None)
+        for key, label in (("position", "Position"), ("name", "Product Name"), ("price", "Price"))
+    )
+    flip = "asc" if direction == "DESC" else "desc"
+    dir_link = link(
+        "Set Ascending Direction" if direction == "DESC" else "Set Descending Direction",
+        product_list_dir=None if flip == "asc" else "desc",
+    )
+    limits = " ".join(
+        f'<strong class="active">{n}</strong>'
+        if n == limit
+        else link(f"Show {n}", product_list_limit=None if n == PER_PAGE else n, p=None)
+        for n in LIMITS
+    )
+    return (
+        f'<div class="toolbar toolbar-products"><p class="toolbar-amount">{shown}</p>'
+        f'<div class="sorter">Sort By {sorts} {dir_link}</div>'
+        f'<div class="limiter">Show {limits} per page</div></div>'
+    )
+
+
+def _layered(db, where, args, base, extra, filters) -> str:
+    """Magento's "Shop By" block: the filters applied, then each filter's options + counts."""
+
+    def url(**change) -> str:
+        params = {**extra, **filters, **change}
+        return f"{base}?{qs(**{k: v for k, v in params.items() if v not in (None, '')})}"
+
+    current = ""
+    if filters:
+        now = "".join(
+            f'<li>{k.capitalize()}: {esc(v)} <a href="{url(**{k: None})}" '
+            f'aria-label="Remove {k.capitalize()} {esc(v)}">×</a></li>'
+            for k, v in filters.items()
+        )
+        current = (
+            f'<div class="filter-current"><strong>Now Shopping by</strong><ol>{now}</ol></div>'
+        )
+    blocks = []
+    if "price" not in filters:
+        rows = db.execute(
+            f"SELECT CAST(price / {PRICE_STEP} AS INTEGER) AS b, COUNT(*) FROM shop_products "
+            f"WHERE {where} GROUP BY b ORDER BY b",
+            args,
+        ).fetchall()
+        opts = "".join(
+            f'<li><a href="{url(price=f"{b * PRICE_STEP}-{(b + 1) * PRICE_STEP}", p=None)}">'
+            f"{_money(b * PRICE_STEP)} - {_money((b + 1) * PRICE_STEP - 0.01)}</a> "
+            f'<span class="count">{n}</span></li>'
+            for b, n in rows[:10]
+        )
+        blocks.append(("Price", opts))
+    for key, label in (("brand", "Brand"), ("color", "Color")):
+        if key in filters:
+            continue
+        rows = db.execute(
+            f"SELECT {key}, COUNT(*) AS n FROM shop_products WHERE {where} GROUP BY {key} "
+            f"ORDER BY n DESC, {key} LIMIT 12",
+            args,
+        ).fetchall()
+        opts = "".join(
+            f'<li><a href="{url(**{key: v}, p=None)}">{esc(v)}</a> <span class="count">{n}</span>'
+            "</li>"
+            for v, n in rows
+        )
+        blocks.append((label, opts))
+    body = "".join(
+        f'<div class="filter-options-item"><div class="filter-options-title" role="heading" '
+        f'aria-level="3">{label}</div><div class="filter-options-content"><ol>{opts}</ol></div>'
+        "</div>"
+        for label, opts in blocks
+        if opts
+    )
+    return (
+        '<div class="block filter"><strong class="filter-title" role="heading" aria-level="2">'
+        f"Shop By</strong>{current}{body}</div>"
+    )
+
+
+def _breadcrumbs(trail: list[tuple[str, str | None]]) -> str:
+    items = "".join(
+        f'<li><a href="{href}">{esc(name)}</a></li>'
+        if href
+        else f"<li><strong>{esc(name)}</strong></li>"
+        for name, href in [("Home", "/"), *trail]
+    )
+    return f'<div class="breadcrumbs"><ul class="items">{items}</ul></div>'
 
 
 def login_page(request: Request, error: str = ""):
-    body = "<h1>Customer Login</h1>" + login_form(ACCOUNTS.login, "Email", error)
-    return render("Customer Login", body, _nav(request))
+    note = f'<div class="message error" role="alert">{esc(error)}</div>' if error else ""
+    body = (
+        f'<h1 class="page-title">Customer Login</h1>{note}<div class="block-customer-login">'
+        '<h2 class="block-title">Registered Customers</h2>'
+        f'<form method="post" action="{ACCOUNTS.login}">'
+        '<div class="field"><label for="email">Email</label>'
+        '<input id="email" name="username" type="email"></div>'
+        '<div class="field"><label for="pass">Password</label>'
+        '<input id="pass" name="password" type="password"></div>'
+        '<button class="action primary" type="submit">Sign In</button></form></div>'
+    )
+    return page(request, "Customer Login", body)
 
 
 @router.get("/")
 def home(request: Request):
     with connect(request) as db:
-        cats = [
-            r[0]
-            for r in db.execute("SELECT DISTINCT category FROM shop_products ORDER BY category")
-        ]
-        featured = db.execute("SELECT * FROM shop_products ORDER BY id LIMIT 5").fetchall()
-    links = "".join(f'<li><a href="/category/{esc(c)}">{esc(c)}</a></li>' for c in cats)
+        tops = db.execute("SELECT * FROM shop_categories WHERE level=1 ORDER BY id").fetchall()
+        hot = db.execute(
+            "SELECT * FROM shop_products WHERE status='Enabled' AND review_count >= 4 "
+            "ORDER BY rating DESC, review_count DESC, id LIMIT 8"
+        ).fetchall()
+    tiles = "".join(f'<li><a href="/{t["path"]}.html">{esc(t["name"])}</a></li>' for t in tops)
     body = (
-        f"<h1>{TITLE}</h1><h2>Shop by category</h2><ul>{links}</ul>"
-        "<h2>Featured products</h2>" + table(["Product", "Price"], map(_product_cells, featured))
+        '<div class="home-hero"><h2>Everything you need, one stop away</h2>'
+        "<p>20,000 products across a dozen departments.</p></div>"
+        f'<h2 class="block-title">Shop by Department</h2><ul class="category-tiles">{tiles}</ul>'
+        f'<h2 class="block-title">Hot Sellers</h2>{_grid(hot)}'
     )
-    return render(TITLE, body, _nav(request))
+    return page(request, TITLE, body)
 
 
 @router.get("/catalogsearch/result/")
-def search(request: Request, q: str = "", page: int = 1):
-    words = [w for w in q.lower().split() if w]
+def search(request: Request, q: str = ""):
+    words = [w for w in q.lower().split() if w][:8]
+    where = " AND ".join(["status='Enabled'", *("lower(name) LIKE ?" for _ in words)])
+    args = [f"%{w}%" for w in words]
     with connect(request) as db:
-        rows = db.execute("SELECT * FROM shop_products ORDER BY id").fetchall()
-    hits = [r for r in rows if words and all(w in r["name"].lower() for w in words)]
-    body = f"<h1>Search results for: '{esc(q)}'</h1><p>{len(hits)} items</p>" + _products(
-        hits, page, "/catalogsearch/result/", q=q
+        listing = (
+            _listing(request, db, where, args, "/catalogsearch/result/", {"q": q})
+            if words
+            else '<div class="message info">Enter a search term.</div>'
+        )
+    body = (
+        _breadcrumbs([(f"Search results for: '{q}'", None)])
+        + f"<h1 class=\"page-title\">Search results for: '{esc(q)}'</h1>"
+        + listing
     )
-    return render(f"Search results for: '{q}'", body, _nav(request))
+    return page(request, f"Search results for: '{q}'", body)
 
 
-@router.get("/category/{name}")
-def category(request: Request, name: str, page: int = 1):
+@router.get("/product/{sku}")
+def product(request: Request, sku: str, user: User):
     with connect(request) as db:
-        rows = db.execute(
-            "SELECT * FROM shop_products WHERE category=? ORDER BY id", (name,)
+        p = db.execute("SELECT * FROM shop_products WHERE sku=?", (sku,)).fetchone()
+        if p is None:
+            return _not_found(request)
+        reviews = db.execute(
+            "SELECT * FROM shop_reviews WHERE product_id=? AND status='Approved' ORDER BY id",
+            (p["id"],),
         ).fetchall()
-    body = f"<h1>{esc(name)}</h1><p>{len(rows)} items</p>" + _products(
-        rows, page, f"/category/{esc(name)}"
+        trail = _trail(db, p["category_id"])
+    options = ""
+    if p["sizes"]:
+        opts = "".join(f'<option value="{s}">{s}</option>' for s in p["sizes"].split(","))
+        options = (
+            '<div class="field"><label for="size">Size</label><select id="size" name="size">'
+            f'<option value="">Choose an Option...</option>{opts}</select></div>'
+        )
+    summary = (
+        f'{_stars(p["rating"])} <a href="#reviews">{len(reviews)} Reviews</a>'
+        if reviews
+        else '<a href="#review-form">Be the first to review this product</a>'
     )
-    return render(name, body, _nav(request))
+    stock = "In stock" if p["qty"] > 0 and p["status"] == "Enabled" else "Out of stock"
+    more = "".join(
+        f"<tr><th>{label}</th><td>{esc(p[key])}</td></tr>"
+        for label, key in (("Brand", "brand"), ("Color", "color"), ("Material", "material"))
+    )
+    body = (
+        _breadcrumbs(trail + [(p["name"], None)])
+        + '<div class="columns"><div class="product media"><div class="gallery-placeholder" '
+        'aria-hidden="true"></div></div><div class="product-info-main">'
+        f'<h1 class="page-title"><span class="base">{esc(p["name"])}</span></h1>'
+        f'<div class="product-reviews-summary">{summary}</div>'
+        f'<div class="price-box"><span class="price">{_money(p["price"])}</span></div>'
+        f'<div class="product-info-stock-sku"><span class="stock">{stock}</span> · SKU '
+        f'<span class="sku">{esc(p["sku"])}</span></div>'
+        f'<form class="box-tocart" method="post" action="/checkout/cart/add/{esc(sku)}">'
+        f'{options}<div class="field"><label for="qty">Qty</label>'
+        '<input id="qty" name="qty" type="number" value="1" min="1"></div>'
+        '<button class="action primary" type="submit">Add to Cart</button></form>'
+        f'<form method="post" action="/wishlist/add/{esc(sku)}">'
+        '<button class="action towishlist" type="submit">Add to Wish List</button></form>'
+        "</div></div>"
+        '<div class="product info detailed">'
+        '<h2 class="data item title">Details</h2>'
+        f'<div class="data item content"><p>{esc(p["description"])}</p></div>'
+        '<h2 class="data item title">More Information</h2>'
+        f'<div class="data item content"><table class="data table">{more}</table></div>'
+        + _reviews(sku, reviews)
+        + "</div>"
+    )
+    return page(request, p["name"], body)
+
+
+def _trail(db, cat_id: int) -> list[tuple[str, str | None]]:
+    trail = []
+    while cat_id:
+        c = db.execute("SELECT * FROM shop_categories WHERE id=?", (cat_id,)).fetchone()
+        trail.insert(0, (c["name"], f"/{c['path']}.html"))
+        cat_id = c["parent_id"]
+    return trail
 
 
 def _reviews(sku: str, reviews) -> str:
     """The product's reviews and the form to write one."""
     items = "".join(
-        f'<article class="review"><h3>{esc(r["title"])}</h3>'
-        f'<p>Rating: {r["rating"]} of 5</p><p class="review-author">Review by '
-        f"{esc(r['author'])}</p><p>{esc(r['body'])}</p></article>"
+        f'<li class="review-item"><div class="review-title">{esc(r["title"])}</div>'
+        f"<div>Rating {_stars(r['rating'])} <span>{r['rating'] * 20}%</span></div>"
+        f'<div class="review-content">{esc(r["body"])}</div><p class="review-details">'
+        f'Review by <strong class="review-author">{esc(r["author"])}</strong> Posted on '
+        f"{esc(r['created'])}</p></li>"
         for r in reviews
     )
     stars = "".join(
@@ -132,58 +436,47 @@ def _reviews(sku: str, reviews) -> str:
         for i in range(1, 6)
     )
     return (
-        f"<section><h2>Customer Reviews ({len(reviews)})</h2>{items or '<p>No reviews yet.</p>'}"
-        f"</section><section><h2>Write Your Own Review</h2>"
+        f'<h2 class="data item title" id="reviews">Reviews ({len(reviews)})</h2>'
+        '<div class="data item content">'
+        f'<ol class="items review-items">{items or "<li>No reviews yet.</li>"}</ol>'
+        '<h3 id="review-form">You\'re reviewing this product</h3>'
         f'<form method="post" action="/review/post/{esc(sku)}">'
-        '<label>Nickname <input name="nickname" type="text"></label> '
-        f"<fieldset><legend>Rating</legend>{stars}</fieldset> "
-        '<label>Summary <input name="title" type="text"></label> '
-        '<label>Review <textarea name="body"></textarea></label> '
-        '<button type="submit">Submit Review</button></form></section>'
+        f'<fieldset class="rating"><legend>Rating</legend>{stars}</fieldset>'
+        '<div class="field"><label for="nickname">Nickname</label>'
+        '<input id="nickname" name="nickname" type="text"></div>'
+        '<div class="field"><label for="summary">Summary</label>'
+        '<input id="summary" name="title" type="text"></div>'
+        '<div class="field"><label for="review">Review</label>'
+        '<textarea id="review" name="body"></textarea></div>'
+        '<button class="action primary" type="submit">Submit Review</button></form></div>'
     )
-
-
-@router.get("/product/{sku}")
-def product(request: Request, sku: str):
-    with connect(request) as db:
-        p = db.execute("SELECT * FROM shop_products WHERE sku=?", (sku,)).fetchone()
-        if p is None:
-            return not_found(_nav(request))
-        reviews = db.execute(
-            "SELECT * FROM shop_reviews WHERE product_id=? ORDER BY id", (p["id"],)
-        ).fetchall()
-    body = (
-        f'<h1>{esc(p["name"])}</h1><p class="price">{_money(p["price"])}</p>'
-        f'<p>SKU: <span class="sku">{esc(p["sku"])}</span></p>'
-        f"<p>{esc(p['description'])}</p>"
-        f'<form method="post" action="/checkout/cart/add/{esc(sku)}">'
-        '<label>Qty <input name="qty" type="number" value="1"></label> '
-        '<button type="submit">Add to Cart</button></form>'
-        f'<form method="post" action="/wishlist/add/{esc(sku)}">'
-        '<button type="submit">Add to Wish List</button></form>' + _reviews(sku, reviews)
-    )
-    return render(p["name"], body, _nav(request))
 
 
 @router.post("/review/post/{sku}")
 async def post_review(request: Request, sku: str):
     data = await form(request)
+    rating = data.get("rating", "5")
     with connect(request) as db:
         p = _product_id(db, sku)
         if p is not None and data.get("nickname", "").strip():
             db.execute(
-                "INSERT INTO shop_reviews (product_id, author, rating, title, body, created)"
-                " VALUES (?,?,?,?,?,?)",
+                "INSERT INTO shop_reviews (product_id, author, rating, title, body, created, "
+                "status) VALUES (?,?,?,?,?,?,?)",
                 (
                     p["id"],
                     data["nickname"].strip(),
-                    int(data.get("rating") or 5),
+                    int(rating) if rating in ("1", "2", "3", "4", "5") else 5,
                     data.get("title", ""),
                     data.get("body", ""),
                     "2024-01-01",
+                    "Approved",
                 ),
             )
     return redirect(f"/product/{sku}")
+
+
+def _product_id(db, sku: str):
+    return db.execute("SELECT id FROM shop_products WHERE sku=?", (sku,)).fetchone()
 
 
 @router.post("/checkout/cart/add/{sku}")
@@ -191,11 +484,12 @@ async def add_to_cart(request: Request, sku: str, user: User):
     if user is None:
         return redirect(ACCOUNTS.login)
     data = await form(request)
-    qty = max(1, int(data.get("qty") or 1)) if (data.get("qty") or "1").isdigit() else 1
+    qty = int(data["qty"]) if data.get("qty", "").isdigit() and int(data["qty"]) > 0 else 1
+    options = f"Size: {data['size']}" if data.get("size") else ""
     with connect(request) as db:
         p = _product_id(db, sku)
         if p is not None:
-            db.execute("INSERT INTO shop_cart VALUES (?,?,?)", (user, p["id"], qty))
+            db.execute("INSERT INTO shop_cart VALUES (?,?,?,?)", (user, p["id"], qty, options))
     return redirect("/checkout/cart")
 
 
@@ -210,6 +504,41 @@ def add_to_wishlist(request: Request, sku: str, user: User):
     return redirect("/wishlist")
 
 
+def _account(request: Request, current: str, title: str, body: str):
+    links = (
+        ("My Account", "/customer/account"),
+        ("My Orders", "/sales/order/history"),
+        ("My Wish List", "/wishlist"),
+        ("Address Book", "/customer/address"),
+        ("My Product Reviews", "/review/customer"),
+    )
+    nav = "".join(
+        f"<li><strong>{label}</strong></li>"
+        if label == current
+        else f'<li><a href="{href}">{label}</a></li>'
+        for label, href in links
+    )
+    return page(
+        request,
+        title,
+        f'<div class="columns"><div class="sidebar-main"><nav class="account-nav" '
+        f'aria-label="My Account"><ul>{nav}</ul></nav></div><div class="column main">'
+        f'<h1 class="page-title">{esc(title)}</h1>{body}</div></div>',
+    )
+
+
+def _product_table(rows) -> str:
+    cells = "".join(
+        f'<tr><td><a href="/product/{esc(r["sku"])}">{esc(r["name"])}</a></td>'
+        f"<td>{_money(r['price'])}</td></tr>"
+        for r in rows
+    )
+    return (
+        '<table class="data table"><thead><tr><th>Product</th><th>Price</th></tr></thead>'
+        f"<tbody>{cells}</tbody></table>"
+    )
+
+
 @router.get("/wishlist")
 def wishlist(request: Request, user: User):
     if user is None:
@@ -220,14 +549,18 @@ def wishlist(request: Request, user: User):
             "WHERE w.email=?",
             (user,),
         ).fetchall()
-    body = "<h1>My Wish List</h1>" + table(["Product", "Price"], map(_product_cells, rows))
-    return render("My Wish List", body, _nav(request))
+    body = _product_table(rows) if rows else "<p>You have no items in your wish list.</p>"
+    return _account(request, "My Wish List", "My Wish List", body)
+
+
+def _opt(row) -> str:
+    return f" <small>{esc(row['options'])}</small>" if row["options"] else ""
 
 
 def _cart(db, user: str) -> list:
     return db.execute(
-        "SELECT c.product_id, p.name, p.sku, p.price, c.qty FROM shop_cart c JOIN shop_products p "
-        "ON p.id=c.product_id WHERE c.email=?",
+        "SELECT c.rowid AS line, c.product_id, p.name, p.sku, p.price, c.qty, c.options "
+        "FROM shop_cart c JOIN shop_products p ON p.id=c.product_id WHERE c.email=?",
         (user,),
     ).fetchall()
 
@@ -238,46 +571,94 @@ def cart(request: Request, user: User):
         return redirect(ACCOUNTS.login)
     with connect(request) as db:
         rows = _cart(db, user)
-    cells = [
-        [
-            f'<a href="/product/{esc(r["sku"])}">{esc(r["name"])}</a>',
-            str(r["qty"]),
-            _money(r["price"] * r["qty"]),
-        ]
+    cells = "".join(
+        f'<tr><td><a href="/product/{esc(r["sku"])}">{esc(r["name"])}</a>'
+        f"{_opt(r)}</td>"
+        f"<td>{_money(r['price'])}</td><td>{r['qty']}</td><td>{_money(r['price'] * r['qty'])}"
+        f'</td><td><form method="post" action="/checkout/cart/delete/{r["line"]}"><button '
+        f'type="submit" aria-label="Remove {esc(r["name"])}">Remove item</button></form></td></tr>'
         for r in rows
-    ]
+    )
     total = sum(r["price"] * r["qty"] for r in rows)
     body = (
-        "<h1>Shopping Cart</h1>"
-        + table(["Item", "Qty", "Subtotal"], cells)
-        + f"<p>Order Total: {_money(total)}</p>"
-        + (
-            '<form method="post" action="/checkout/place">'
-            '<button type="submit">Proceed to Checkout</button></form>'
-            if rows
-            else "<p>You have no items in your shopping cart.</p>"
+        (
+            '<table class="data table"><thead><tr><th>Item</th><th>Price</th><th>Qty</th>'
+            f"<th>Subtotal</th><th></th></tr></thead><tbody>{cells}</tbody></table>"
+            f'<div class="cart-summary"><p>Order Total: <span class="price">{_money(total)}'
+            '</span></p><a class="action primary" href="/checkout">Proceed to Checkout</a></div>'
         )
+        if rows
+        else "<p>You have no items in your shopping cart.</p>"
     )
-    return render("Shopping Cart", body, _nav(request))
+    return page(request, "Shopping Cart", f'<h1 class="page-title">Shopping Cart</h1>{body}')
 
 
-@router.post("/checkout/place")
-def place_order(request: Request, user: User):
+@router.post("/checkout/cart/delete/{line}")
+def remove_line(request: Request, line: int, user: User):
+    if user is not None:
+        with connect(request) as db:
+            db.execute("DELETE FROM shop_cart WHERE rowid=? AND email=?", (line, user))
+    return redirect("/checkout/cart")
+
+
+SHIPPING = {"flatrate": ("Flat Rate", 5.0), "bestway": ("Best Way", 15.0)}
+
+
+@router.get("/checkout")
+def checkout(request: Request, user: User):
     if user is None:
         return redirect(ACCOUNTS.login)
     with connect(request) as db:
         rows = _cart(db, user)
+        me = db.execute("SELECT * FROM shop_customers WHERE email=?", (user,)).fetchone()
+    if not rows:
+        return redirect("/checkout/cart")
+    methods = "".join(
+        f'<label><input type="radio" name="shipping" value="{k}"{" checked" if k == "flatrate" else ""}>'
+        f" {label} {_money(cost)}</label> "
+        for k, (label, cost) in SHIPPING.items()
+    )
+    body = (
+        '<h1 class="page-title">Checkout</h1><form method="post" action="/checkout/place">'
+        '<h2 class="block-title">Shipping Address</h2><div class="field"><label for="addr">'
+        f'Street Address</label><input id="addr" name="address" type="text" value="'
+        f'{esc(me["address"])}" size="60"></div><h2 class="block-title">Shipping Methods</h2>'
+        f'<fieldset class="rating"><legend>Shipping method</legend>{methods}</fieldset>'
+        f"<p>{len(rows)} item(s) in cart</p>"
+        '<button class="action primary" type="submit">Place Order</button></form>'
+    )
+    return page(request, "Checkout", body)
+
+
+@router.post("/checkout/place")
+async def place_order(request: Request, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    data = await form(request)
+    shipping = SHIPPING.get(data.get("shipping", ""), SHIPPING["flatrate"])[1]
+    with connect(request) as db:
+        rows = _cart(db, user)
         if not rows:
             return redirect("/checkout/cart")
+        me = db.execute("SELECT address FROM shop_customers WHERE email=?", (user,)).fetchone()
         oid = db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM shop_orders").fetchone()[0]
-        total = round(sum(r["price"] * r["qty"] for r in rows) + 5.0, 2)
+        total = round(sum(r["price"] * r["qty"] for r in rows) + shipping, 2)
         db.execute(
-            "INSERT INTO shop_orders VALUES (?,?,?,?,?,?)",
-            (oid, f"{oid:09d}", user, "2024-01-01", "pending", total),
+            "INSERT INTO shop_orders VALUES (?,?,?,?,?,?,?,?)",
+            (
+                oid,
+                f"{oid:09d}",
+                user,
+                "2024-01-01 12:00:00",
+                "pending",
+                total,
+                shipping,
+                data.get("address") or me["address"],
+            ),
         )
         db.executemany(
-            "INSERT INTO shop_order_items VALUES (?,?,?,?)",
-            [(oid, r["product_id"], r["qty"], r["price"]) for r in rows],
+            "INSERT INTO shop_order_items VALUES (?,?,?,?,?)",
+            [(oid, r["product_id"], r["qty"], r["price"], r["options"]) for r in rows],
         )
         db.execute("DELETE FROM shop_cart WHERE email=?", (user,))
     return redirect(f"/sales/order/view/{oid}")
@@ -289,24 +670,34 @@ def account(request: Request, user: User):
         return redirect(ACCOUNTS.login)
     with connect(request) as db:
         me = db.execute("SELECT * FROM shop_customers WHERE email=?", (user,)).fetchone()
+        recent = db.execute(
+            "SELECT * FROM shop_orders WHERE email=? ORDER BY created DESC, id DESC LIMIT 5",
+            (user,),
+        ).fetchall()
     body = (
-        f"<h1>My Account</h1><p>{esc(me['name'])}</p><p>{esc(me['email'])}</p>"
-        f"<p>Default address: {esc(me['address'])}</p>"
-        '<a href="/sales/order/history">My Orders</a>'
+        '<h2 class="block-title">Account Information</h2>'
+        f"<p>{esc(me['name'])}<br>{esc(me['email'])}</p>"
+        '<h2 class="block-title">Address Book</h2>'
+        f"<p>Default Billing Address: {esc(me['address'])}</p>"
+        '<h2 class="block-title">Recent Orders</h2>' + _orders_table(recent)
     )
-    return render("My Account", body, _nav(request))
+    return _account(request, "My Account", "My Account", body)
 
 
-def _order_cells(r) -> list[str]:
-    return [
-        esc(r["number"]),
-        esc(r["created"]),
-        _money(r["grand_total"]),
-        esc(r["status"].capitalize()),
-        f'<a href="/sales/order/view/{r["id"]}">View Order {esc(r["number"])}</a>',
-    ]
+def _orders_table(rows) -> str:
+    cells = "".join(
+        f"<tr><td>{esc(r['number'])}</td><td>{esc(r['created'][:10])}</td>"
+        f"<td>{_money(r['grand_total'])}</td><td>{esc(r['status'].capitalize())}</td>"
+        f'<td><a href="/sales/order/view/{r["id"]}">View Order {esc(r["number"])}</a></td></tr>'
+        for r in rows
+    )
+    return (
+        '<table class="data table"><thead><tr><th>Order #</th><th>Date</th><th>Order Total</th>'
+        f"<th>Status</th><th>Action</th></tr></thead><tbody>{cells}</tbody></table>"
+    )
 
 
+@router.get("/sales/order/history/")
 @router.get("/sales/order/history")
 def orders(request: Request, user: User, page: int = 1):
     if user is None:
@@ -315,15 +706,12 @@ def orders(request: Request, user: User, page: int = 1):
         rows = db.execute(
             "SELECT * FROM shop_orders WHERE email=? ORDER BY created DESC, id DESC", (user,)
         ).fetchall()
-    body = "<h1>My Orders</h1>" + paged_table(
-        rows,
-        page,
-        PER_PAGE,
-        ["Order #", "Date", "Order Total", "Status", "Action"],
-        _order_cells,
-        "/sales/order/history",
+    pages = max(1, -(-len(rows) // 10))
+    page = min(max(1, page), pages)
+    body = _orders_table(rows[(page - 1) * 10 : page * 10]) + pager(
+        "/sales/order/history", page, pages
     )
-    return render("My Orders", body, _nav(request))
+    return _account(request, "My Orders", "My Orders", body)
 
 
 @router.get("/sales/order/view/{oid}")
@@ -333,20 +721,115 @@ def order(request: Request, oid: int, user: User):
     with connect(request) as db:
         o = db.execute("SELECT * FROM shop_orders WHERE id=? AND email=?", (oid, user)).fetchone()
         if o is None:
-            return not_found(_nav(request))
+            return _not_found(request)
         items = db.execute(
-            "SELECT p.name, i.qty, i.price FROM shop_order_items i JOIN shop_products p "
-            "ON p.id=i.product_id WHERE i.order_id=?",
+            "SELECT p.name, p.sku, i.qty, i.price, i.options FROM shop_order_items i "
+            "JOIN shop_products p ON p.id=i.product_id WHERE i.order_id=?",
             (oid,),
         ).fetchall()
-    cells = [[esc(r["name"]), str(r["qty"]), _money(r["price"])] for r in items]
-    body = (
-        f"<h1>Order # {esc(o['number'])}</h1><p class='order-status'>"
-        f"{esc(o['status'].capitalize())}</p><p>Order Date: {esc(o['created'])}</p>"
-        + table(["Product Name", "Qty", "Price"], cells)
-        + f"<p>Grand Total: {_money(o['grand_total'])}</p>"
+    cells = "".join(
+        f"<tr><td>{esc(r['name'])}{_opt(r)}"
+        f"</td><td>{esc(r['sku'])}</td><td>{_money(r['price'])}</td><td>{r['qty']}</td>"
+        f"<td>{_money(r['price'] * r['qty'])}</td></tr>"
+        for r in items
     )
-    return render(f"Order # {o['number']}", body, _nav(request))
+    body = (
+        f"<p><span class='order-status'>{esc(o['status'].capitalize())}</span></p>"
+        f"<p>Order Date: {esc(o['created'][:10])}</p>"
+        '<table class="data table"><thead><tr><th>Product Name</th><th>SKU</th><th>Price</th>'
+        f"<th>Qty</th><th>Subtotal</th></tr></thead><tbody>{cells}</tbody></table>"
+        f"<p>Shipping &amp; Handling: {_money(o['shipping'])}</p>"
+        f"<p><strong>Grand Total: {_money(o['grand_total'])}</strong></p>"
+        f"<p>Ship to: {esc(o['address'])}</p>"
+    )
+    return _account(request, "My Orders", f"Order # {o['number']}", body)
+
+
+@router.get("/review/customer")
+def my_reviews(request: Request, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    return _account(
+        request, "My Product Reviews", "My Product Reviews", "<p>You have submitted no reviews.</p>"
+    )
+
+
+@router.get("/customer/address")
+def addresses(request: Request, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    with connect(request) as db:
+        me = db.execute("SELECT * FROM shop_customers WHERE email=?", (user,)).fetchone()
+    return _account(
+        request,
+        "Address Book",
+        "Address Book",
+        f"<p>Default Shipping Address: {esc(me['address'])}</p>",
+    )
+
+
+def _not_found(request: Request):
+    return page(
+        request,
+        "404 Not Found",
+        '<h1 class="page-title">Whoops, our bad...</h1><p>The page you requested was '
+        "not found.</p>",
+        404,
+    )
+
+
+@router.get("/{path:path}")
+def category_or_page(request: Request, path: str):
+    """A category page (``/<top>/<sub>/<leaf>.html``) or a CMS page (``/<url-key>``)."""
+    with connect(request) as db:
+        if path.endswith(".html"):
+            c = db.execute(
+                "SELECT * FROM shop_categories WHERE path=?", (path[: -len(".html")],)
+            ).fetchone()
+            if c is not None:
+                ids = [c["id"]]
+                for _ in range(2):
+                    marks = ",".join("?" * len(ids))
+                    ids += [
+                        r[0]
+                        for r in db.execute(
+                            f"SELECT id FROM shop_categories WHERE parent_id IN ({marks})", ids
+                        )
+                        if r[0] not in ids
+                    ]
+                marks = ",".join("?" * len(ids))
+                where = f"status='Enabled' AND category_id IN ({marks})"
+                listing = _listing(request, db, where, ids, f"/{path}", {})
+                subs = db.execute(
+                    "SELECT * FROM shop_categories WHERE parent_id=? ORDER BY id", (c["id"],)
+                ).fetchall()
+                trail = _trail(db, c["parent_id"]) if c["parent_id"] else []
+                body = (
+                    _breadcrumbs(trail + [(c["name"], None)])
+                    + f'<h1 class="page-title">{esc(c["name"])}</h1>'
+                    + (
+                        '<ul class="category-tiles">'
+                        + "".join(
+                            f'<li><a href="/{s["path"]}.html">{esc(s["name"])}</a></li>'
+                            for s in subs
+                        )
+                        + "</ul>"
+                        if subs
+                        else ""
+                    )
+                    + listing
+                )
+                return page(request, c["name"], body)
+        cms = db.execute(
+            "SELECT * FROM shop_cms_pages WHERE url_key=? AND status='Enabled'", (path,)
+        ).fetchone()
+    if cms is not None:
+        return page(
+            request,
+            cms["title"],
+            f'<h1 class="page-title">{esc(cms["title"])}</h1>' + cms["content"],
+        )
+    return _not_found(request)
 
 
 def create_app() -> FastAPI:
