@@ -51,7 +51,7 @@ from agentgym_envs.server.deadline import (
 )
 from agentgym_envs.server.protocol import error, jsonable
 from agentgym_envs.server.service import EnvService
-from agentgym_envs.server.sessions import SessionError
+from agentgym_envs.server.sessions import TOKEN_HEADER, ForbiddenSessionError, SessionError
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +92,8 @@ class AgentGymApp(FastAPI):
             await super().__call__(scope, receive, send)
             return
         status = 200
+        extra: list[tuple[bytes, bytes]] = []
+        scope.setdefault("state", {})["agentgym_reply_headers"] = extra
         try:
             reply = await endpoint(scope, receive)
         except BadRequest as exc:
@@ -104,7 +106,7 @@ class AgentGymApp(FastAPI):
         except (TypeError, ValueError, RecursionError) as exc:
             logger.exception("reply not serialisable")
             payload = _dumps(error(f"reply not serialisable: {type(exc).__name__}: {exc}"))
-        headers = [*_HEADERS, (b"content-length", str(len(payload)).encode())]
+        headers = [*_HEADERS, *extra, (b"content-length", str(len(payload)).encode())]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": payload})
 
@@ -185,15 +187,17 @@ class Runner:
         """Whether the next call runs on the event loop."""
         return self.streak >= self.fast_calls
 
-    async def __call__(self, arg: Any) -> Any:
+    async def __call__(self, arg: Any, http: Scope | None = None) -> Any:
         reply = seconds = None
+        client, token = _caller(http, arg)
         if self.inline:
+            request = Request(self.name, None, waits=False, client=client, token=token)
             try:  # on the loop, a session held by another request is never waited for
-                reply, seconds = self._timed(arg, Request(self.name, None, waits=False))
+                reply, seconds = self._timed(arg, request)
             except WouldBlock:
                 pass
         if seconds is None:
-            request = Request(self.name, self.timeout)
+            request = Request(self.name, self.timeout, client=client, token=token)
             with anyio.move_on_after(self.timeout) as scope:
                 reply, seconds = await to_thread.run_sync(
                     self._timed, arg, request, abandon_on_cancel=self.timeout is not None
@@ -202,6 +206,10 @@ class Runner:
                 self.streak = 0
                 raise self._abandon(request)
         self.streak = self.streak + 1 if seconds < self.fast_seconds else 0
+        if http is not None and request.reply_headers:
+            http["state"]["agentgym_reply_headers"].extend(
+                (k.lower().encode(), v.encode()) for k, v in request.reply_headers.items()
+            )
         return reply
 
     def _timed(self, arg: Any, request: Request) -> tuple[Any, float]:
@@ -224,13 +232,29 @@ class Runner:
         return BadRequest(message, status=504)
 
 
+def _caller(scope: Scope | None, arg: Any) -> tuple[str, str | None]:
+    """The client's address and the session token the request carries (the
+    ``X-Session-Token`` header, else a ``session_token`` body or query key)."""
+    if scope is None:
+        return "", None
+    client = (scope.get("client") or ("",))[0] or ""
+    wanted = TOKEN_HEADER.lower().encode()
+    token = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == wanted), None)
+    if token is None and isinstance(arg, dict) and isinstance(arg.get("session_token"), str):
+        token = arg["session_token"]
+    if token is None:
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        token = (query.get("session_token") or [None])[-1]
+    return client, token
+
+
 def _post(run: Runner) -> Endpoint:
     async def post(scope: Scope, receive: Receive) -> Any:
         try:
             body = _parse_body(await _read_body(receive))
         except (ValueError, TypeError, RecursionError) as exc:
             return error(f"bad request body: {exc}")
-        return await run(body)
+        return await run(body, scope)
 
     return post
 
@@ -241,7 +265,7 @@ def _get(run: Runner, session_keys: tuple[str, ...]) -> Endpoint:
         key = next((k for k in session_keys if k in query), None)
         if key is None:
             return error(f"missing query parameter {session_keys[0]!r}")
-        return await run(query[key][-1])
+        return await run(query[key][-1], scope)
 
     return get
 
@@ -304,6 +328,8 @@ def _guarded(handler: Handler, arg: Any) -> Any:
         return jsonable(handler(arg))
     except WouldBlock:
         raise  # nothing was done: the runner sends the call to the pool
+    except ForbiddenSessionError as exc:
+        raise BadRequest(str(exc), status=403) from None
     except KeyError as exc:
         return error(f"missing key {exc}")
     except (SessionError, AgentGymError, ValueError, TypeError, RequestAbandoned) as exc:
