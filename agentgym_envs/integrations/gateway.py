@@ -76,7 +76,9 @@ class SessionLog:
                 request = entry["request"]
                 messages = [m for m in request.get("messages", []) if isinstance(m, dict)]
                 tools = request.get("tools")
-                return [*messages, entry["response"]], list(tools if isinstance(tools, list) else [])
+                return [*messages, entry["response"]], list(
+                    tools if isinstance(tools, list) else []
+                )
         return [], []
 
 
@@ -108,6 +110,8 @@ class Gateway:
             :mod:`~agentgym_envs.integrations.ownership`) on every request after its first.
         call_timeout: seconds one env call may take.
         max_sessions: most open env episodes (only idle ones are evicted past it).
+        max_sessions_per_client: most open env episodes one client address may hold
+            (``None``: half of ``max_sessions``).
     """
 
     def __init__(
@@ -122,6 +126,7 @@ class Gateway:
         session_auth: bool = True,
         call_timeout: float | None = CALL_TIMEOUT,
         max_sessions: int = 256,
+        max_sessions_per_client: int | None = None,
     ) -> None:
         self.upstream = upstream.rstrip("/")
         self.out = Path(out)
@@ -129,7 +134,11 @@ class Gateway:
         self.model = model
         self.timeout = timeout
         self.store = EpisodeStore(
-            env_id, auth=session_auth, call_timeout=call_timeout, max_episodes=max_sessions
+            env_id,
+            auth=session_auth,
+            call_timeout=call_timeout,
+            max_episodes=max_sessions,
+            max_per_client=max_sessions_per_client,
         )
         self.sessions: dict[str, SessionLog] = {}
         self._lock = threading.Lock()

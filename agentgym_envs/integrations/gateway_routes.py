@@ -26,7 +26,6 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from agentgym_envs.integrations.gateway import DEFAULT_SESSION, SessionLog
-from agentgym_envs.integrations.sse import DONE, completion_chunks, event
 from agentgym_envs.integrations.ownership import (
     TOKEN_HEADER,
     CallTimeout,
@@ -34,6 +33,7 @@ from agentgym_envs.integrations.ownership import (
     LimitError,
     SessionError,
 )
+from agentgym_envs.integrations.sse import DONE, completion_chunks, event
 
 #: Largest request body read (bytes); a bigger one is refused with 413 before it is all read.
 MAX_BODY_BYTES = 8 << 20
@@ -314,7 +314,26 @@ def _sse_chunk(line: str) -> dict[str, Any] | None:
         chunk = json.loads(payload)
     except (ValueError, RecursionError):
         return None
-    return chunk if isinstance(chunk, dict) else None
+    return chunk if _well_formed(chunk) else None
+
+
+def _well_formed(chunk: Any) -> bool:
+    """Whether ``chunk`` is a chat-completion chunk a client can read: an object whose
+    ``choices`` (if any) are objects with an object ``delta`` whose ``content`` is text."""
+    if not isinstance(chunk, dict):
+        return False
+    choices = chunk.get("choices", [])
+    if not isinstance(choices, list):
+        return False
+    for choice in choices:
+        if not isinstance(choice, dict):
+            return False
+        delta = choice.get("delta", {})
+        if not isinstance(delta, dict) or not isinstance(
+            delta.get("content", ""), (str, type(None))
+        ):
+            return False
+    return True
 
 
 def _merge_delta(message: dict[str, Any], delta: dict[str, Any]) -> None:

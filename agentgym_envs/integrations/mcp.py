@@ -92,6 +92,8 @@ class EnvEpisode:
     def step(self, action: Any, reply: Any, wait: float | None = None) -> str:
         """Step the env with ``action`` (text, or a tool call for FunctionCalling); wait at
         most ``wait`` seconds for a call still running on the episode."""
+        if self.broken is not None:
+            raise SessionError(self.broken)
         if not self.lock.acquire(timeout=-1 if wait is None else wait):
             raise SessionError(f"episode {self.key} is busy with an earlier call")
         try:
@@ -244,15 +246,17 @@ class EpisodeStore:
             evict = None
             if len(self.episodes) >= self.max_episodes:
                 idle = [
-                    e for e in self.episodes.values()
-                    if not e.lock.locked() and (e.done or e.idle > self.idle_timeout)
+                    e
+                    for e in self.episodes.values()
+                    if not e.lock.locked()
+                    and (e.done or e.broken is not None or e.idle > self.idle_timeout)
                 ]
                 if not idle:
                     raise LimitError(
                         f"all {self.max_episodes} episodes are in use: finish one, or try again "
                         f"once one has been idle for {self.idle_timeout:g} s"
                     )
-                evict = max(idle, key=lambda e: (e.done, e.idle))
+                evict = max(idle, key=lambda e: (e.done or e.broken is not None, e.idle))
         if evict is not None:
             logger.info("evicting idle episode %s to make room for %s", evict.key, key)
             self.close(evict.key)

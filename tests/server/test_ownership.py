@@ -39,7 +39,9 @@ def test_with_session_auth_only_the_creator_works_on_a_session():
         # the owner's session is untouched: still on game 0, open, and its own to step
         step = owner.post("/step", json={"id": sid, "action": "move up"}, headers=mine)
         assert step.status_code == 200 and "observation" in step.json()
-        body_token = owner.post("/step", json={"id": sid, "action": "move up", "session_token": token})
+        body_token = owner.post(
+            "/step", json={"id": sid, "action": "move up", "session_token": token}
+        )
         assert body_token.status_code == 200
         assert owner.post("/close", json={"id": sid}, headers=mine).json() == {"closed": sid}
 
@@ -74,8 +76,18 @@ def test_serve_cli_has_session_auth_and_per_client_cap():
     port = free_port()
     cmd = [sys.executable, "-c", "from agentgym_envs.cli import main; main()"]
     proc = subprocess.Popen(
-        [*cmd, "serve", "Maze-v0", "--port", str(port), "--session-auth",
-         "--max-sessions-per-client", "1", "--log-level", "warning"],
+        [
+            *cmd,
+            "serve",
+            "Maze-v0",
+            "--port",
+            str(port),
+            "--session-auth",
+            "--max-sessions-per-client",
+            "1",
+            "--log-level",
+            "warning",
+        ],
     )
     try:
         url = f"http://127.0.0.1:{port}"
