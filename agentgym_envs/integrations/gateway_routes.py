@@ -237,8 +237,8 @@ async def _relay(
                 yield event({"error": {"message": text[:300]}})
                 return
             if "text/event-stream" not in r.headers.get("content-type", ""):
-                async for event in _replay_plain(r, message, state, entry):
-                    yield event
+                async for piece in _replay_plain(r, message, state, entry):
+                    yield piece
                 return
             async for line in r.aiter_lines():
                 if not line.startswith("data:"):

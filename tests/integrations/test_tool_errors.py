@@ -58,7 +58,7 @@ async def _calls(url: str, headers: dict, calls: list[tuple[str, dict]]):
 
 
 def test_mcp_text_result_carries_the_error(mcp_url):
-    reset, bad = asyncio.run(
+    _, bad = asyncio.run(
         _calls(mcp_url, {}, [("reset", {"task_id": 0}), ("act", {"action": "fly away"})])
     )
     assert not bad.isError
