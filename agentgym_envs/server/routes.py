@@ -98,6 +98,8 @@ class AgentGymApp(FastAPI):
             reply = await endpoint(scope, receive)
         except BadRequest as exc:
             status, reply = exc.status, error(str(exc))
+            if status == 413:  # the rest of the body is not read: the connection ends here
+                extra.append((b"connection", b"close"))
         except Exception as exc:  # never a 500 without a JSON body
             logger.exception("request failed")
             reply = error(f"{type(exc).__name__}: {exc}")

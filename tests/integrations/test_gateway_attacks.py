@@ -8,7 +8,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -30,6 +29,7 @@ from agentgym_envs.integrations.gateway import Gateway, create_app
 from agentgym_envs.integrations.ownership import TOKEN_HEADER
 from tests.integrations.slow_env import slow_maze
 from tests.integrations.test_gateway import _read, _Running
+from tests.raw_http import endless_chunks, send_raw
 
 MESSAGE = {"role": "assistant", "content": "Action: move up"}
 COMPLETION = {
@@ -301,42 +301,6 @@ def test_the_expert_server_honours_stream():
         assert chunks[-1].choices[0].finish_reason == "stop"
 
 
-def _raw(port: int, head: bytes, body_chunks, seconds: float = 60.0) -> tuple[bytes, int]:
-    """Send ``head`` then body chunks until the server answers or closes (a reader thread
-    watches); the reply's head and the body bytes sent."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=seconds)
-    reply = bytearray()
-    answered = threading.Event()
-
-    def read() -> None:
-        try:
-            while b"\r\n\r\n" not in reply:
-                more = sock.recv(65536)
-                if not more:
-                    break
-                reply.extend(more)
-        except OSError:
-            pass
-        answered.set()
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    sent = 0
-    deadline = time.monotonic() + seconds
-    try:
-        sock.sendall(head)
-        for chunk in body_chunks:
-            if answered.is_set() or time.monotonic() > deadline:
-                break
-            sock.sendall(chunk)
-            sent += len(chunk)
-    except OSError:
-        pass
-    answered.wait(seconds)
-    sock.close()
-    return bytes(reply), sent
-
-
 def test_huge_endless_and_deep_bodies_are_refused(tmp_path):
     with ExpertChatServer(["AgentGym/Maze-v0"]) as expert:
         gateway = Gateway("AgentGym/Maze-v0", expert.base_url, tmp_path)
@@ -349,15 +313,14 @@ def test_huge_endless_and_deep_bodies_are_refused(tmp_path):
                 b"POST " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 b"Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n"
             )
-            reply, sent = _raw(port, head, (block for _ in range(100_000_000 // len(block))))
+            reply, sent = send_raw(port, head, (block for _ in range(100_000_000 // len(block))))
             assert reply.startswith(b"HTTP/1.1 413"), reply[:200]
             assert sent < 50_000_000  # the gateway stopped reading long before the end
             chunked = (
                 b"POST /s/big/env/step HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
             )
-            endless = (b"%x\r\n" % len(block) + block + b"\r\n" for _ in iter(int, 1))
-            reply, sent = _raw(port, chunked, endless)
+            reply, sent = send_raw(port, chunked, endless_chunks())
             assert reply.startswith(b"HTTP/1.1 413"), reply[:200]
             deep = httpx.post(
                 f"{base}/s/big/v1/chat/completions",
