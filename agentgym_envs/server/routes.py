@@ -23,7 +23,8 @@ is marked broken (:mod:`~agentgym_envs.server.deadline`), so a later request on 
 rather than acting on a half-finished step. A call on the event loop cannot be interrupted:
 it runs there only after its path has been fast many times in a row, the env's own per-step
 limits (:mod:`agentgym_envs.bounds`) bound it, and it never waits for a session another request
-holds (such a call goes to the pool).
+holds (such a call goes to the pool). An env class with ``shares_process = True`` (SciWorld:
+its simulators share JVMs, and a frozen JVM holds every call into it) always runs in the pool.
 """
 
 from __future__ import annotations
@@ -138,22 +139,39 @@ def add_routes(
     for name in wire.get_endpoints:
         gets[f"/{name}"] = functools.partial(service.family_endpoint, name)
     session_keys = (service.protocol.session_key, "id", "env_idx")
+    # an env whose calls may wait on a process other envs share (SciWorld's JVM) never runs
+    # on the event loop: a frozen JVM would stop every request, past every deadline
+    fast_calls = FAST_CALLS if not _shares_process(service.info.id) else 2**62
     for prefix in ("", wire.url_prefix) if wire.url_prefix else ("",):
         for path, handler in posts.items():
-            run = Runner(handler, prefix + path, timeout=request_timeout)
+            run = Runner(handler, prefix + path, timeout=request_timeout, fast_calls=fast_calls)
             app.endpoints["POST", prefix + path] = _post(run)
         for path, handler in gets.items():
-            run = Runner(handler, prefix + path, timeout=request_timeout)
+            run = Runner(handler, prefix + path, timeout=request_timeout, fast_calls=fast_calls)
             app.endpoints["GET", prefix + path] = _get(run, session_keys)
         for name in wire.get_endpoints:  # AgentGym's BabyAI posts {"id"} to /render
             run = Runner(
                 lambda body, name=name: service.family_endpoint(name, service.session_key(body)),
                 f"{prefix}/{name}",
                 timeout=request_timeout,
+                fast_calls=fast_calls,
             )
             app.endpoints["POST", f"{prefix}/{name}"] = _post(run)
     app.add_api_route("/", service.root, methods=["GET"])
     app.add_api_route("/list_envs", service.list_envs, methods=["GET"])
+
+
+def _shares_process(env_id: str) -> bool:
+    """Whether ``env_id``'s env class says its calls may wait on a shared process."""
+    import importlib
+
+    import gymnasium as gym
+
+    entry = gym.spec(env_id).entry_point
+    if not isinstance(entry, str):
+        return bool(getattr(entry, "shares_process", False))
+    module, _, name = entry.partition(":")
+    return bool(getattr(getattr(importlib.import_module(module), name), "shares_process", False))
 
 
 class Runner:
