@@ -423,11 +423,12 @@ def _session_error(exc: SessionError) -> JSONResponse:
 
 async def finish(request: Request) -> Response:
     name = request.path_params["session"]
-    try:
-        _own(request, name)
-    except _Refused as refused:
-        return refused.response
     gateway = request.app.state.gateway
+    if gateway.store.claims.client_of(name) is not None:  # an unknown name is not claimed
+        try:
+            _own(request, name)
+        except _Refused as refused:
+            return refused.response
     try:
         return JSONResponse(await gateway.store.call(gateway.finish, name))
     except SessionError as exc:
