@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import secrets
 import threading
 import time
 
@@ -42,9 +43,11 @@ def main() -> None:
         while not server.started:
             time.sleep(0.05)
         base = f"http://127.0.0.1:{port}"
-        # -- the harness: its own prompt and loop; only its base URL points at the gateway
-        model = openai.OpenAI(base_url=f"{base}/s/demo/v1", api_key="none")
-        env = httpx.Client(base_url=f"{base}/s/demo/env")
+        # -- the harness: its own prompt and loop; only its base URL points at the gateway,
+        # and every request carries the session's secret (the gateway binds "demo" to it)
+        mine = {"X-Session-Token": secrets.token_urlsafe(24)}
+        model = openai.OpenAI(base_url=f"{base}/s/demo/v1", api_key="none", default_headers=mine)
+        env = httpx.Client(base_url=f"{base}/s/demo/env", headers=mine)
         first = env.post("/reset", json={"task_id": args.task}).json()
         messages = [{"role": "user", "content": first["observation"]}]
         for _ in range(50):
@@ -57,7 +60,7 @@ def main() -> None:
             ]
             if step["done"]:
                 break
-        record = httpx.post(f"{base}/s/demo/finish").json()
+        record = httpx.post(f"{base}/s/demo/finish", headers=mine).json()
         print(
             f"{record['item_id']}: success={record['success']} model calls={record['model_calls']}"
         )

@@ -114,6 +114,11 @@ def gateway_command(
     port: int = typer.Option(8790, "--port"),
     api_key: str | None = typer.Option(None, "--api-key", help="Key sent upstream."),
     model: str | None = typer.Option(None, "--model", help="Force this model name."),
+    session_auth: bool = typer.Option(
+        True,
+        "--session-auth/--no-session-auth",
+        help="Require each session's X-Session-Token (set by its first request) after that.",
+    ),
 ) -> None:
     """Record any harness: an OpenAI-compatible gateway + the env over MCP / HTTP."""
     from agentgym_envs.integrations.gateway import serve
@@ -122,7 +127,16 @@ def gateway_command(
         f"model base URL for the harness: http://{host}:{port}/s/<session>/v1; "
         f"MCP: http://{host}:{port}/mcp?session=<session>; finish: POST /s/<session>/finish"
     )
-    serve(env_id, upstream, str(out), host=host, port=port, api_key=api_key, model=model)
+    serve(
+        env_id,
+        upstream,
+        str(out),
+        host=host,
+        port=port,
+        api_key=api_key,
+        model=model,
+        session_auth=session_auth,
+    )
 
 
 def register_cli(app: typer.Typer) -> None:

@@ -9,7 +9,8 @@ task whose first observation the conversation carries (among the test tasks of i
 tasks sharing a first observation are told apart by replaying the conversation), replays the
 agent's actions on its own copy of the env, and answers with the expert's next action. Replay
 state is cached per conversation, so each request costs one env step. Replies carry ``usage``
-(whitespace token counts).
+(whitespace token counts); a request with ``"stream": true`` gets them as a server-sent event
+stream of ``chat.completion.chunk`` objects ending in ``[DONE]``.
 """
 
 from __future__ import annotations
@@ -240,6 +241,16 @@ class ExpertChatServer:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _stream(self, reply: dict[str, Any]) -> None:
+                from agentgym_envs.integrations.sse import DONE, completion_chunks, event
+
+                data = b"".join(map(event, completion_chunks(reply))) + DONE
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
                     self._send(200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]})
@@ -253,7 +264,11 @@ class ExpertChatServer:
                 try:
                     length = int(self.headers.get("Content-Length") or 0)
                     body = json.loads(self.rfile.read(length) or b"{}")
-                    self._send(200, server._worker.submit(server.complete, body).result())
+                    reply = server._worker.submit(server.complete, body).result()
+                    if isinstance(body, dict) and body.get("stream"):
+                        self._stream(reply)
+                    else:
+                        self._send(200, reply)
                 except Exception as exc:
                     logger.exception("expert server failed")
                     self._send(400, {"error": {"message": f"{type(exc).__name__}: {exc}"}})

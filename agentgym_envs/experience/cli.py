@@ -73,6 +73,8 @@ def import_command(
     db: Annotated[str | None, DbOption] = None,
 ) -> None:
     """Import benchmark runs and recordings (idempotent: importing twice adds nothing)."""
+    from rich.markup import escape
+
     from agentgym_envs.experience.ingest import ImportReport, import_path
 
     store = _store(db)
@@ -85,7 +87,7 @@ def import_command(
         total.runs += [i for i in r.runs if i not in total.runs]
         total.problems += r.problems
     for problem in total.problems:
-        console.print(f"[yellow]{problem}[/]", markup=True)
+        console.print(f"[yellow]{escape(problem)}[/]", markup=True)
     console.print(
         f"{total.added} episodes added, {total.skipped} already stored, {len(total.runs)} runs "
         f"({total.seconds:.2f} s, {total.rate:.0f} episodes/s) into "

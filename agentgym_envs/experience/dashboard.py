@@ -7,7 +7,8 @@ versions and their comparison with paired intervals (``/versions``), A/B tests
 (``/ab/{id}``) and all feedback (``/feedback``). The JSON API under ``/api`` takes feedback
 (``POST /api/feedback``), lists and exports it, and serves episodes and their views. Charts are
 SVG drawn on the server and the page script is inline: nothing is loaded from elsewhere.
-Bind it to 127.0.0.1: it has no login.
+Bind it to 127.0.0.1: it has no login. It answers only to local host names (DNS rebinding) and
+refuses writes from other sites (:mod:`~agentgym_envs.experience.dashboard_guard`).
 
 The pages are in :mod:`~agentgym_envs.experience.dashboard_pages`, the API in
 :mod:`~agentgym_envs.experience.dashboard_api`, what both read from the store in
@@ -66,12 +67,15 @@ def _templates():
     return env
 
 
-def create_app(store):
-    """The dashboard app over ``store`` (an :class:`~agentgym_envs.experience.ExperienceStore`)."""
+def create_app(store, allowed_hosts: tuple[str, ...] = ()):
+    """The dashboard app over ``store`` (an :class:`~agentgym_envs.experience.ExperienceStore`),
+    answering only to local host names and ``allowed_hosts`` and refusing cross-site writes
+    (:mod:`~agentgym_envs.experience.dashboard_guard`)."""
     fastapi = require("fastapi", "experience")
     from fastapi.exception_handlers import http_exception_handler
 
     from agentgym_envs.experience import dashboard_api, dashboard_pages
+    from agentgym_envs.experience.dashboard_guard import DashboardGuard
     from agentgym_envs.experience.dashboard_queries import NotFound
 
     app = fastapi.FastAPI(title="agentgym experience", docs_url="/api/docs", redoc_url=None)
@@ -85,13 +89,15 @@ def create_app(store):
     app.add_exception_handler(NotFound, not_found)
     app.include_router(dashboard_pages.router)
     app.include_router(dashboard_api.router)
+    app.add_middleware(DashboardGuard, allowed_hosts=allowed_hosts)
     return app
 
 
 def serve(store, host: str = "127.0.0.1", port: int = 8765, log_level: str = "warning") -> None:
     """Serve the dashboard until interrupted."""
     uvicorn = require("uvicorn", "experience")
-    uvicorn.run(create_app(store), host=host, port=port, log_level=log_level)
+    hosts = (host,) if host not in ("0.0.0.0", "::") else ()
+    uvicorn.run(create_app(store, hosts), host=host, port=port, log_level=log_level)
 
 
 __all__ = ["PAGE_SIZE", "create_app", "serve"]

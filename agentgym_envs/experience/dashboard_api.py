@@ -36,6 +36,16 @@ def api_views(request: Request, episode_id: int):
     return JSONResponse(request.app.state.views.get(episode_id, lambda: episode_views(ep)))
 
 
+def _index(value: Any) -> int | None:
+    """A step index from a request (``None``: the outcome)."""
+    if value is None:
+        return None
+    index = int(value)
+    if not 0 <= index < 2**31:
+        raise ValueError(f"step_index {index} is out of range")
+    return index
+
+
 @router.post("/feedback", status_code=201)
 async def api_add_feedback(request: Request):
     try:
@@ -47,10 +57,13 @@ async def api_add_feedback(request: Request):
             {"error": "give episode_id (and step_index for an action)"}, status_code=400
         )
     try:
+        episode_id = int(body["episode_id"])
+        if episode_id not in queries.ID_RANGE:
+            raise queries.NotFound(f"episode {episode_id}")
         entry = add_feedback(
             request.app.state.store,
-            int(body["episode_id"]),
-            step_index=None if body.get("step_index") is None else int(body["step_index"]),
+            episode_id,
+            step_index=_index(body.get("step_index")),
             label=body.get("label") or None,
             score=None if body.get("score") in (None, "") else float(body["score"]),
             comment=str(body.get("comment") or ""),
@@ -70,6 +83,9 @@ def api_feedback(
     limit: int | None = None,
 ):
     store = request.app.state.store
+    if episode_id is not None and episode_id not in queries.ID_RANGE:
+        raise queries.NotFound(f"episode {episode_id}")
+    limit = None if limit is None else max(0, min(limit, 100_000))
     return _json(list_feedback(store, episode_id=episode_id, source=source, limit=limit))
 
 

@@ -53,8 +53,14 @@ def run_page(
 @router.get("/episodes/{episode_id}", response_class=HTMLResponse)
 def episode_page(request: Request, episode_id: int):
     ep = queries.episode_detail(request.app.state.store, episode_id)
-    # the episode goes into a <script> element: "</" would end it early
-    data = json.dumps(ep, default=str).replace("</", "<\\/")
+    # the episode goes into a <script> element: "</script", "<!--" would end or derail it, so
+    # no "<", ">" or "&" is written there at all (JSON's \u escapes read back the same)
+    data = (
+        json.dumps(ep, default=str)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
     return _page(request, "episode.html", ep=ep, data=data)
 
 

@@ -28,6 +28,17 @@ class NotFound(LookupError):
         super().__init__(f"{what} not found")
 
 
+#: Ids a database row can have (a 32-bit INTEGER key): any other is not found, never a query.
+ID_RANGE = range(1, 2**31)
+
+
+def _get(s, model, key: int, what: str):
+    row = s.get(model, key) if key in ID_RANGE else None
+    if row is None:
+        raise NotFound(f"{what} {key}")
+    return row
+
+
 def home(store) -> dict[str, Any]:
     """The runs with their episode count, success rate and mean score; the mean score per
     version and env (``(label, env_id, mean raw score)`` rows); the totals; the A/B tests."""
@@ -90,9 +101,7 @@ def run_detail(
 ) -> dict[str, Any]:
     """Run ``run_id``: its summary per env and one page of its episodes (filtered)."""
     with store.session() as s:
-        run = s.get(Run, run_id)
-        if run is None:
-            raise NotFound(f"run {run_id}")
+        run = _get(s, Run, run_id, "run")
         summary = s.execute(
             select(
                 Episode.env_id,
@@ -128,9 +137,7 @@ def episode_detail(store, episode_id: int, *, feedback: bool = True) -> dict[str
     """Episode ``episode_id`` as plain data: its run, fields, first observation and steps,
     and (with ``feedback``) every feedback entry on it."""
     with store.session() as s:
-        ep = s.get(Episode, episode_id)
-        if ep is None:
-            raise NotFound(f"episode {episode_id}")
+        ep = _get(s, Episode, episode_id, "episode")
         out = _episode_dict(ep)
     if feedback:
         out["feedback"] = list_feedback(store, episode_id=episode_id)
@@ -185,9 +192,7 @@ def ab_detail(store, test_id: int) -> dict[str, Any]:
     from agentgym_envs.experience.ab import ab_records
 
     with store.session() as s:
-        test = s.get(ABTest, test_id)
-        if test is None:
-            raise NotFound(f"A/B test {test_id}")
+        test = _get(s, ABTest, test_id, "A/B test")
         name, config, status, result = test.name, test.config, test.status, test.result
     arms = [
         {

@@ -10,11 +10,19 @@ Two kinds of input are understood:
   writes it (``item_id``, ``conversations``, ``reward``, ``success``), or any AgentTraj file.
 
 A run is identified by where it was read (its resolved path) and an episode by its key within
-the run (``env|item|sample`` for benchmark results, line number and content hash for
-recordings), so importing the same thing twice adds nothing, and importing a run that has grown
-since adds only the new episodes. Episodes are written in transactions that each hold whole
-episodes (with their steps and automatic feedback): an import killed midway leaves every
-episode either fully stored or absent, and the next import picks up the rest.
+the run (``env|item|sample`` for benchmark results, the hash of the record's content for
+recordings -- not its line number, so an edited file re-imports without duplicates), so
+importing the same thing twice adds nothing, and importing a run that has grown since adds only
+the new episodes. Episodes are written in transactions that each hold whole episodes (with
+their steps and automatic feedback): an import killed midway leaves every episode either fully
+stored or absent, and the next import picks up the rest. Two imports of one file at once both
+succeed (an episode the other one stored first counts as skipped).
+
+A bad line never costs the good ones: a line that is not UTF-8, not JSON (or nested too deep to
+read), not a record, or holds what a database cannot store the same way on SQLite and
+PostgreSQL (NaN or infinite numbers, NUL characters, lone surrogates, integers past 32 bits,
+text longer than its column) is left out and reported in :attr:`ImportReport.problems` with its
+file and line number.
 """
 
 from __future__ import annotations
@@ -147,41 +155,125 @@ def _episode_row(rec: dict[str, Any], key: str) -> dict[str, Any]:
         "key": key,
         "env_id": str(rec.get("env_id") or ""),
         "item_id": str(rec["item_id"]),
-        "split": rec.get("split"),
+        "split": _as_text(rec.get("split")),
         "task_id": rec.get("task_id"),
-        "sample": int(rec.get("sample") or 0),
+        "sample": rec.get("sample") or 0,
         "seed": rec.get("seed"),
         "outcome": _outcome(rec),
         "success": bool(rec.get("success")),
         "score": _as_float(rec.get("reward", rec.get("score")), 0.0),
-        "turns": int(turns) if turns is not None else len(steps),
+        "turns": turns if turns is not None else len(steps),
         "prompt_tokens": tokens.get("prompt_tokens"),
         "completion_tokens": tokens.get("completion_tokens"),
         "wall_time": _as_float(rec.get("wall_time"), None),
         "env_time": _as_float(rec.get("env_time"), None),
         "policy_time": _as_float(rec.get("policy_time"), None),
-        "truncation_reason": rec.get("truncation_reason"),
-        "error": rec.get("error"),
+        "truncation_reason": _as_text(rec.get("truncation_reason")),
+        "error": _as_text(rec.get("error")),
         "conversation": conversation,
         "_steps": steps,
     }
 
 
+def _has_nul(value: Any) -> bool:
+    """Whether any string in ``value`` (keys too) holds a NUL character."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+#: Integers a 32-bit INTEGER column holds on every database.
+_INT_RANGE = range(-(2**31), 2**31)
+
+
+def check_row(row: dict[str, Any]) -> None:
+    """Refuse what SQLite and PostgreSQL would not store alike (see the module docstring).
+
+    Raises:
+        ValueError: naming the field and the mend.
+    """
+    from sqlalchemy import Integer, String
+
+    from agentgym_envs.experience.models import Episode
+
+    columns = Episode.__table__.columns
+    for name, value in row.items():
+        column = columns.get(name)
+        if column is None or value is None:
+            continue
+        if isinstance(column.type, String) and column.type.length:
+            if not isinstance(value, str):
+                raise ValueError(f"{name} must be text, got {type(value).__name__}")
+            if len(value) > column.type.length:
+                raise ValueError(f"{name} is {len(value)} characters, over {column.type.length}")
+        whole = isinstance(value, int) and not isinstance(value, bool) and value in _INT_RANGE
+        if isinstance(column.type, Integer) and name not in ("id", "run_id") and not whole:
+            raise ValueError(f"{name} {value!r:.40} is not a 32-bit integer")
+    try:
+        text = json.dumps(row, ensure_ascii=False, allow_nan=False, default=str)
+    except ValueError:
+        raise ValueError(
+            "holds NaN or an infinite number (write a finite number or null)"
+        ) from None
+    except RecursionError:
+        raise ValueError("is nested too deep to store") from None
+    if _has_nul(row):
+        raise ValueError("holds a NUL character (PostgreSQL cannot store it)")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("holds a lone surrogate (not valid Unicode text)") from None
+
+
 # -- reading inputs --------------------------------------------------------------------------
-def _read_jsonl(path: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
-    """(line number, raw line, record) for each whole JSON object line; a torn last line and
-    lines that are not JSON objects are skipped with a warning."""
-    with path.open(encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
+def _read_jsonl(
+    path: Path, problems: list[str] | None = None
+) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """(line number, raw line, record) for each whole JSON object line; other lines (a torn
+    last line, invalid UTF-8, too deep, not an object) are skipped, each with a problem
+    ``"<path>:<line>: <why>"`` appended to ``problems``."""
+
+    def skip(number: int, why: str) -> None:
+        logger.warning("%s:%d %s: skipped", path, number, why)
+        if problems is not None:
+            problems.append(f"{path}:{number}: {why}: skipped")
+
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                skip(number, f"is not UTF-8 text ({exc.reason} at byte {exc.start})")
                 continue
             try:
                 rec = json.loads(line)
-            except json.JSONDecodeError:
-                logger.warning("%s:%d is not JSON (a torn write?): skipped", path, number)
+            except RecursionError:
+                skip(number, "is nested too deep to read")
+                continue
+            except json.JSONDecodeError as exc:
+                skip(number, f"is not JSON (a torn write?) ({exc.msg})")
                 continue
             if isinstance(rec, dict):
                 yield number, line, rec
+            else:
+                skip(number, f"is a JSON {type(rec).__name__}, not a record")
 
 
 def find_sources(path: str | os.PathLike[str]) -> list[tuple[str, Path]]:
@@ -210,7 +302,9 @@ def find_sources(path: str | os.PathLike[str]) -> list[tuple[str, Path]]:
     return found
 
 
-def _bench_records(folder: Path) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
+def _bench_records(
+    folder: Path, problems: list[str] | None = None
+) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
     cfg_path = folder / CONFIG_FILE
     config: dict[str, Any] = {}
     if cfg_path.is_file():
@@ -219,26 +313,40 @@ def _bench_records(folder: Path) -> tuple[dict[str, Any], list[tuple[str, dict[s
         except ValueError:
             logger.warning("%s is not JSON: importing without the run's settings", cfg_path)
     latest: dict[str, dict[str, Any]] = {}
-    for _n, _line, rec in _read_jsonl(folder / RESULTS_FILE):
+    for number, _line, rec in _read_jsonl(folder / RESULTS_FILE, problems):
         if "env_id" not in rec or "item_id" not in rec:
             continue
-        key = f"{rec['env_id']}|{rec['item_id']}|{int(rec.get('sample') or 0)}"
+        sample = rec.get("sample") or 0
+        if not isinstance(sample, int) or isinstance(sample, bool):
+            if problems is not None:
+                problems.append(
+                    f"{folder / RESULTS_FILE}:{number}: sample {sample!r} is not an int"
+                )
+            continue
+        key = f"{rec['env_id']}|{rec['item_id']}|{sample}"
+        rec["_line"] = number
         latest[key] = rec  # a resumed run appends a re-run of a failed episode: the last one counts
     return config, list(latest.items())
 
 
-def _recording_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
+def _recording_records(
+    path: Path, problems: list[str] | None = None
+) -> list[tuple[str, dict[str, Any]]]:
     from agentgym_envs.datasets.items import default_resolver
 
     resolver = default_resolver()
     out: list[tuple[str, dict[str, Any]]] = []
-    for number, line, rec in _read_jsonl(path):
-        if not isinstance(rec.get("item_id"), str) or not isinstance(
-            rec.get("conversations"), list
+    for number, _line, rec in _read_jsonl(path, problems):
+        conversation = rec.get("conversations")
+        if (
+            not isinstance(rec.get("item_id"), str)
+            or not isinstance(conversation, list)
+            or not all(isinstance(turn, dict) for turn in conversation)
         ):
-            logger.warning(
-                "%s:%d is not an AgentTraj record (item_id, conversations): skipped", path, number
-            )
+            why = "is not an AgentTraj record (item_id, conversations: a list of turn objects)"
+            logger.warning("%s:%d %s: skipped", path, number, why)
+            if problems is not None:
+                problems.append(f"{path}:{number}: {why}: skipped")
             continue
         rec = dict(rec)
         if not rec.get("env_id"):
@@ -248,8 +356,10 @@ def _recording_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
             except Exception as exc:
                 logger.debug("cannot link %s to an env: %s", rec["item_id"], exc)
                 rec["env_id"] = rec["item_id"].rsplit("_", 1)[0]
-        digest = hashlib.sha1(line.strip().encode("utf-8")).hexdigest()[:16]
-        out.append((f"line{number}:{digest}", rec))
+        content = json.dumps(rec, sort_keys=True, ensure_ascii=False, default=str)
+        digest = hashlib.sha1(content.encode("utf-8", "surrogatepass")).hexdigest()
+        rec["_line"] = number
+        out.append((f"sha1:{digest}", rec))
     return out
 
 
@@ -325,11 +435,18 @@ def _write_episodes(store, run_id: int, rows: list[dict[str, Any]], auto_feedbac
     from agentgym_envs.experience.models import Episode, Feedback, Step
 
     now = utcnow()
-    steps_of = [row.pop("_steps") for row in rows]
+    steps_of = [row["_steps"] for row in rows]
     with store.session() as s:
         ids = s.scalars(
             insert(Episode).returning(Episode.id, sort_by_parameter_order=True),
-            [{**row, "run_id": run_id, "created_at": now} for row in rows],
+            [
+                {
+                    **{k: v for k, v in row.items() if k != "_steps"},
+                    "run_id": run_id,
+                    "created_at": now,
+                }
+                for row in rows
+            ],
         ).all()
         step_rows = [
             {**st, "episode_id": ep_id} for ep_id, steps in zip(ids, steps_of) for st in steps
@@ -418,28 +535,36 @@ def import_records(
     (derived from ``config["policy"]`` where present).
     """
     from sqlalchemy import select
+    from sqlalchemy.exc import IntegrityError
 
     from agentgym_envs.experience.models import Episode
 
     report = report or ImportReport()
     config = dict(config or {})
     t0 = time.perf_counter()
-    with store.session() as s:
-        ver = _version_for(s, config, version)
-        run = _get_run(
-            s,
-            source_key=source_key,
-            kind=kind,
-            source=source,
-            name=name,
-            config=config,
-            version=ver,
-            split=config.get("split"),
-            ab_test_id=ab_test_id,
-            arm=arm,
-        )
-        run_id = run.id
-        have = set(s.scalars(select(Episode.key).where(Episode.run_id == run_id)))
+    for attempt in range(3):  # another import may create the same run or version meanwhile
+        try:
+            with store.session() as s:
+                ver = _version_for(s, config, version)
+                run = _get_run(
+                    s,
+                    source_key=source_key,
+                    kind=kind,
+                    source=source,
+                    name=name,
+                    config=config,
+                    version=ver,
+                    split=config.get("split"),
+                    ab_test_id=ab_test_id,
+                    arm=arm,
+                )
+                run_id = run.id
+                have = set(s.scalars(select(Episode.key).where(Episode.run_id == run_id)))
+            break
+        except IntegrityError:
+            if attempt == 2:
+                raise
+            logger.info("another import created run %s first: using it", source_key)
     _add_new(store, run_id, records, have, report, source or source_key, batch_size, auto_feedback)
     if run_id not in report.runs:
         report.runs.append(run_id)
@@ -465,18 +590,70 @@ def _add_new(
             report.skipped += 1
             continue
         have.add(key)
+        line = rec.get("_line")
         try:
-            batch.append(_episode_row(rec, key))
-        except (KeyError, TypeError, ValueError) as exc:
-            report.problems.append(f"{where} {key}: {exc}")
+            row = _episode_row(rec, key)
+            check_row(row)
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+            at = f"{where}:{line}" if line is not None else f"{where} {key}"
+            report.problems.append(f"{at}: {exc}: skipped")
             continue
+        row["_line"] = line
+        batch.append(row)
         if len(batch) >= batch_size:
-            _write_episodes(store, run_id, batch, auto_feedback)
-            report.added += len(batch)
+            _write_batch(store, run_id, batch, auto_feedback, report, where)
             batch = []
     if batch:
+        _write_batch(store, run_id, batch, auto_feedback, report, where)
+
+
+def _write_batch(
+    store,
+    run_id: int,
+    batch: list[dict[str, Any]],
+    auto_feedback: bool,
+    report: ImportReport,
+    where: str,
+) -> None:
+    """Write ``batch`` in one transaction; if the database refuses it, write its episodes one
+    by one: one stored meanwhile by another import counts as skipped, one refused is a
+    problem named by its line."""
+    from sqlalchemy import select
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from agentgym_envs.experience.models import Episode
+
+    lines = [row.pop("_line", None) for row in batch]
+    try:
         _write_episodes(store, run_id, batch, auto_feedback)
         report.added += len(batch)
+        return
+    except SQLAlchemyError as exc:
+        if len(batch) == 1:
+            failed: list[tuple[dict[str, Any], Any, Exception]] = [(batch[0], lines[0], exc)]
+        else:
+            failed = []
+            for row, line in zip(batch, lines):
+                try:
+                    _write_episodes(store, run_id, [row], auto_feedback)
+                    report.added += 1
+                except SQLAlchemyError as one:
+                    failed.append((row, line, one))
+    with store.session() as s:
+        stored = set(
+            s.scalars(
+                select(Episode.key).where(
+                    Episode.run_id == run_id, Episode.key.in_([r["key"] for r, _, _ in failed])
+                )
+            )
+        )
+    for row, line, exc in failed:
+        if row["key"] in stored:
+            report.skipped += 1
+        else:
+            at = f"{where}:{line}" if line is not None else f"{where} {row['key']}"
+            reason = str(getattr(exc, "orig", None) or exc).splitlines()[0][:200]
+            report.problems.append(f"{at}: the database refused it ({reason}): skipped")
 
 
 def import_path(
@@ -494,9 +671,9 @@ def import_path(
     for kind, src in find_sources(path):
         resolved = src.resolve()
         if kind == "bench":
-            config, records = _bench_records(resolved)
+            config, records = _bench_records(resolved, report.problems)
         else:
-            config, records = {}, _recording_records(resolved)
+            config, records = {}, _recording_records(resolved, report.problems)
         import_records(
             store,
             records,

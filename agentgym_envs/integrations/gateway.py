@@ -30,6 +30,7 @@ from typing import Any
 
 from agentgym_envs.errors import require
 from agentgym_envs.integrations.mcp import EpisodeStore, SessionError
+from agentgym_envs.integrations.ownership import CALL_TIMEOUT
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +48,12 @@ class SessionLog:
         self.lock = threading.Lock()
 
     def append(self, entry: dict[str, Any]) -> None:
-        line = json.dumps(entry, ensure_ascii=False) + "\n"
+        try:
+            line = json.dumps(entry, ensure_ascii=False) + "\n"
+        except (TypeError, ValueError, RecursionError) as exc:
+            entry = {k: entry.get(k) for k in ("time", "stream", "latency")}
+            entry.update(request=None, response=None, error=f"not recordable: {exc!r:.200}")
+            line = json.dumps(entry, ensure_ascii=False) + "\n"
         with self.lock:
             self.calls.append(entry)
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -66,10 +72,13 @@ class SessionLog:
         """The session's last full conversation (the last request's messages and its answer)
         and the tools the harness offered."""
         for entry in reversed(self.calls):
-            if entry.get("response") is not None:
+            if isinstance(entry.get("response"), dict) and isinstance(entry.get("request"), dict):
                 request = entry["request"]
-                messages = [*request.get("messages", []), entry["response"]]
-                return messages, list(request.get("tools") or [])
+                messages = [m for m in request.get("messages", []) if isinstance(m, dict)]
+                tools = request.get("tools")
+                return [*messages, entry["response"]], list(
+                    tools if isinstance(tools, list) else []
+                )
         return [], []
 
 
@@ -82,7 +91,7 @@ def chat_to_agenttraj(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for m in messages:
         try:
             kept.append(Message.from_chat(m))
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, AttributeError):
             logger.warning("skipping a message the conversation model cannot read: %.80s", m)
     return Conversation(kept).agenttraj()
 
@@ -96,6 +105,13 @@ class Gateway:
         out: folder for ``sessions/``, ``agenttraj.jsonl``, ``chat.jsonl``, ``sft.jsonl``.
         api_key: sent upstream as ``Authorization: Bearer`` (default: the harness's own header).
         model: replaces the request's ``model`` when given.
+        timeout: seconds an upstream call may take.
+        session_auth: require each session's token (``X-Session-Token``, see
+            :mod:`~agentgym_envs.integrations.ownership`) on every request after its first.
+        call_timeout: seconds one env call may take.
+        max_sessions: most open env episodes (only idle ones are evicted past it).
+        max_sessions_per_client: most open env episodes one client address may hold
+            (``None``: half of ``max_sessions``).
     """
 
     def __init__(
@@ -107,13 +123,23 @@ class Gateway:
         api_key: str | None = None,
         model: str | None = None,
         timeout: float = 300.0,
+        session_auth: bool = True,
+        call_timeout: float | None = CALL_TIMEOUT,
+        max_sessions: int = 256,
+        max_sessions_per_client: int | None = None,
     ) -> None:
         self.upstream = upstream.rstrip("/")
         self.out = Path(out)
         self.api_key = api_key
         self.model = model
         self.timeout = timeout
-        self.store = EpisodeStore(env_id)
+        self.store = EpisodeStore(
+            env_id,
+            auth=session_auth,
+            call_timeout=call_timeout,
+            max_episodes=max_sessions,
+            max_per_client=max_sessions_per_client,
+        )
         self.sessions: dict[str, SessionLog] = {}
         self._lock = threading.Lock()
         self._write = threading.Lock()
@@ -132,15 +158,17 @@ class Gateway:
         from agentgym_envs.datasets.agenttraj import Trajectory, Turn
         from agentgym_envs.datasets.export import to_sft
 
-        log = self.session(name, create=False)
+        episode = self.store.episodes.get(name)
+        log = self.session(name, create=episode is not None)
         if log is None:
             raise SessionError(f"unknown session {name!r}: no chat call or episode carries it")
         with log.lock:
             if log.finished:
                 raise SessionError(f"session {name!r} is already finished")
             log.finished = True
+        if episode is not None:  # no env step after the record is written
+            episode.broken = f"session {name!r} is finished: use a new session name"
         messages, tools = log.conversation()
-        episode = self.store.episodes.get(name)
         result = episode.result("") if episode is not None else {}
         turns = chat_to_agenttraj(messages)
         item_id = episode.item_id if episode is not None else f"gateway_{name}"
@@ -188,12 +216,20 @@ class Gateway:
                     f.write(json.dumps(rec, ensure_ascii=False) + "\n")
 
     def finish_all(self) -> None:
-        for name, log in list(self.sessions.items()):
-            if not log.finished and log.calls:
-                try:
-                    self.finish(name)
-                except SessionError:
-                    pass
+        """Write every open session that made a chat call or played the env; one session
+        that cannot be written is logged and skipped, never the others."""
+        names = dict.fromkeys([*list(self.sessions), *list(self.store.episodes)])
+        for name in names:
+            log = self.sessions.get(name)
+            episode = self.store.episodes.get(name)
+            if log is not None and log.finished:
+                continue
+            if not ((log is not None and log.calls) or (episode is not None and episode.steps)):
+                continue
+            try:
+                self.finish(name)
+            except Exception:
+                logger.exception("could not write gateway session %r at shutdown", name)
 
 
 def create_app(gateway: Gateway) -> Any:
@@ -222,9 +258,11 @@ async def _lifespan(app: Any):
         try:
             yield
         finally:
-            app.state.gateway.finish_all()
-            app.state.gateway.store.close_all()
-            await app.state.client.aclose()
+            try:
+                app.state.gateway.finish_all()
+            finally:
+                app.state.gateway.store.close_all()
+                await app.state.client.aclose()
 
 
 def serve(
@@ -236,11 +274,14 @@ def serve(
     port: int = 8790,
     api_key: str | None = None,
     model: str | None = None,
+    session_auth: bool = True,
 ) -> None:
     """Run the gateway with uvicorn until interrupted (open sessions are written on exit)."""
     import uvicorn
 
-    gateway = Gateway(env_id, upstream, out, api_key=api_key, model=model)
+    gateway = Gateway(
+        env_id, upstream, out, api_key=api_key, model=model, session_auth=session_auth
+    )
     uvicorn.run(create_app(gateway), host=host, port=port, log_level="warning")
 
 

@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import threading
+import time
 import uuid
 import weakref
 from dataclasses import dataclass, field
@@ -32,14 +33,21 @@ from typing import Any
 import gymnasium as gym
 
 from agentgym_envs.errors import AgentGymError, require
+from agentgym_envs.integrations.ownership import (
+    CALL_TIMEOUT,
+    TOKEN_HEADER,
+    CallTimeout,
+    Claims,
+    ForbiddenError,
+    LimitError,
+    SessionError,
+    off_loop,
+)
+from agentgym_envs.integrations.session import with_error
 
 logger = logging.getLogger(__name__)
 
 _HINT = "mcp"
-
-
-class SessionError(AgentGymError):
-    """A call names an episode that does not exist, or comes before ``reset``."""
 
 
 @dataclass
@@ -59,6 +67,10 @@ class EnvEpisode:
     steps: int = 0
     recorded: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: When a call last used it (``time.monotonic``); only idle episodes are evicted.
+    last_used: float = field(default_factory=time.monotonic)
+    #: Why it may no longer be stepped (a call on it ran past its deadline; it was finished).
+    broken: str | None = None
 
     @property
     def done(self) -> bool:
@@ -77,9 +89,17 @@ class EnvEpisode:
             "steps": self.steps,
         }
 
-    def step(self, action: Any, reply: Any) -> str:
-        """Step the env with ``action`` (text, or a tool call for FunctionCalling)."""
-        with self.lock:
+    def step(self, action: Any, reply: Any, wait: float | None = None) -> str:
+        """Step the env with ``action`` (text, or a tool call for FunctionCalling); wait at
+        most ``wait`` seconds for a call still running on the episode."""
+        if self.broken is not None:
+            raise SessionError(self.broken)
+        if not self.lock.acquire(timeout=-1 if wait is None else wait):
+            raise SessionError(f"episode {self.key} is busy with an earlier call")
+        try:
+            self.last_used = time.monotonic()
+            if self.broken is not None:
+                raise SessionError(self.broken)
             if self.done:
                 raise SessionError(
                     f"episode {self.key} has ended (success={self.info.get('success', False)}): "
@@ -92,6 +112,14 @@ class EnvEpisode:
             self.terminated, self.truncated, self.info = bool(terminated), bool(truncated), info
             self.conversation.add(reply, obs, info.get("tool_calls") or None)
             return obs
+        finally:
+            self.last_used = time.monotonic()
+            self.lock.release()
+
+    @property
+    def idle(self) -> float:
+        """Seconds since a call last used it (0 while one does)."""
+        return 0.0 if self.lock.locked() else time.monotonic() - self.last_used
 
     def record(self) -> dict[str, Any]:
         """The episode as an AgentTraj record (with ``reward``, ``success``, ``outcome``)."""
@@ -107,43 +135,132 @@ class EnvEpisode:
 
 
 class EpisodeStore:
-    """Episodes by key, thread-safe; finished episodes appended to ``record`` (JSONL) once."""
+    """Episodes by key, thread-safe; finished episodes appended to ``record`` (JSONL) once.
+
+    Args:
+        env_id: the env every episode plays.
+        record: JSONL file for finished episodes (``None``: none).
+        max_episodes: most live episodes; a new key past it evicts an idle one (ended, or
+            unused for ``idle_timeout`` seconds) and is refused if none is.
+        max_per_client: most live episodes one client address may hold (``None``: half of
+            ``max_episodes``).
+        idle_timeout: seconds unused after which an episode may be evicted.
+        auth: whether a key's token (see :mod:`~agentgym_envs.integrations.ownership`) is
+            required on every later request naming it.
+        call_timeout: seconds one env call may take (``None``: no limit).
+    """
 
     def __init__(
-        self, env_id: str, *, record: str | os.PathLike[str] | None = None, max_episodes: int = 256
+        self,
+        env_id: str,
+        *,
+        record: str | os.PathLike[str] | None = None,
+        max_episodes: int = 256,
+        max_per_client: int | None = None,
+        idle_timeout: float = 600.0,
+        auth: bool = True,
+        call_timeout: float | None = CALL_TIMEOUT,
     ) -> None:
         from agentgym_envs.spec import resolve_id
 
         self.env_id = resolve_id(env_id)
         self.record_path = Path(record) if record else None
         self.max_episodes = max_episodes
+        self.max_per_client = max_per_client or max(1, max_episodes // 2)
+        self.idle_timeout = idle_timeout
+        self.call_timeout = call_timeout
+        self.claims = Claims(auth=auth)
         self.episodes: dict[str, EnvEpisode] = {}
         self._lock = threading.Lock()
         self._write = threading.Lock()
 
+    async def call(self, fn: Any, *args: Any, key: str | None = None) -> Any:
+        """``fn(*args)`` off the event loop within ``call_timeout``; past it the episode
+        ``key`` is marked broken and :class:`CallTimeout` raised."""
+        try:
+            return await off_loop(fn, *args, timeout=self.call_timeout)
+        except CallTimeout as exc:
+            episode = self.episodes.get(key) if key is not None else None
+            message = f"{exc}; the episode's state is unknown: call reset to start another"
+            if episode is not None:
+                episode.broken = f"episode {key}: an earlier call {message}"
+            raise CallTimeout(message) from None
+
     def reset(
-        self, key: str, *, task_id: int | None = None, split: str = "test", seed: int | None = None
+        self,
+        key: str,
+        *,
+        task_id: int | None = None,
+        split: str = "test",
+        seed: int | None = None,
+        client: str = "",
     ) -> tuple[EnvEpisode, str, dict[str, Any]]:
+        """Start an episode on ``key`` (the env of its last one is reused unless broken).
+
+        Raises:
+            LimitError: when no episode can be evicted to make room (all in use).
+        """
         from agentgym_envs.wrappers import FunctionCalling
         from agentgym_envs.wrappers.conversation import Conversation
 
-        old = self.episodes.get(key)
+        old = self._make_room(key, client)
+        env = None
         if old is not None:
             self.finish(old)
-        env = old.env if old is not None else FunctionCalling(gym.make(self.env_id))
+            if old.broken is None and old.lock.acquire(timeout=self.call_timeout or -1):
+                env = old.env
+                old.lock.release()
+            else:  # still running (or left) a call that outlived its deadline
+                _close_when_free(old)
+        if env is None:
+            env = FunctionCalling(gym.make(self.env_id))
         options: dict[str, Any] = {"split": split}
         if task_id is not None:
             options["task_id"] = int(task_id)
-        obs, info = env.reset(seed=seed, options=options)
+        try:
+            obs, info = env.reset(seed=seed, options=options)
+        except BaseException:
+            with self._lock:
+                self.episodes.pop(key, None)
+            env.close()
+            raise
         episode = EnvEpisode(
             key, self.env_id, env, env.unwrapped.item_id, Conversation.start(obs, info), info=info
         )
         with self._lock:
             self.episodes[key] = episode
-            while len(self.episodes) > self.max_episodes:
-                oldest = next(iter(self.episodes))
-                self.close(oldest)
         return episode, obs, info
+
+    def _make_room(self, key: str, client: str) -> EnvEpisode | None:
+        """Reserve ``key``'s place; return its current episode (``None``: a new key)."""
+        with self._lock:
+            old = self.episodes.get(key)
+            if old is not None:
+                return old
+            mine = sum(1 for k in self.episodes if self.claims.client_of(k) == client)
+            if client and mine >= self.max_per_client:
+                raise LimitError(
+                    f"this client holds {mine} open episodes, the most one client may: finish "
+                    "or close one first"
+                )
+            evict = None
+            if len(self.episodes) >= self.max_episodes:
+                idle = [
+                    e
+                    for e in self.episodes.values()
+                    if not e.lock.locked()
+                    and (e.done or e.broken is not None or e.idle > self.idle_timeout)
+                ]
+                if not idle:
+                    raise LimitError(
+                        f"all {self.max_episodes} episodes are in use: finish one, or try again "
+                        f"once one has been idle for {self.idle_timeout:g} s"
+                    )
+                evict = max(idle, key=lambda e: (e.done or e.broken is not None, e.idle))
+        if evict is not None:
+            logger.info("evicting idle episode %s to make room for %s", evict.key, key)
+            self.close(evict.key)
+        return None
 
     def get(self, key: str) -> EnvEpisode:
         episode = self.episodes.get(key)
@@ -164,14 +281,35 @@ class EpisodeStore:
             episode.recorded = True
 
     def close(self, key: str) -> None:
-        episode = self.episodes.pop(key, None)
+        with self._lock:
+            episode = self.episodes.pop(key, None)
         if episode is not None:
             self.finish(episode)
-            episode.env.close()
+            _close_when_free(episode)
 
     def close_all(self) -> None:
+        """Close every episode (one that fails to close is logged, the rest still close)."""
         for key in list(self.episodes):
-            self.close(key)
+            try:
+                self.close(key)
+            except Exception:
+                logger.exception("could not close episode %r", key)
+
+
+def _close_when_free(episode: EnvEpisode) -> None:
+    """Close ``episode``'s env now, or in a thread once the call still running on it ends."""
+
+    def close() -> None:
+        with episode.lock:
+            try:
+                episode.env.close()
+            except Exception:
+                logger.exception("error closing an env")
+
+    if episode.lock.locked():
+        threading.Thread(target=close, daemon=True, name=f"close-{episode.key}").start()
+    else:
+        close()
 
 
 _RESET_SCHEMA = {
@@ -310,17 +448,30 @@ def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
     server: Any = Server(f"agentgym:{store.env_id}")
     session_keys: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
-    def session_key() -> str:
+    def session_key() -> tuple[str, str]:
+        """The episode key of the calling connection and the client's address; a key named
+        by ``?session=`` is claimed with the ``X-Session-Token`` header (see
+        :mod:`~agentgym_envs.integrations.ownership`)."""
         ctx = server.request_context
         request = getattr(ctx, "request", None)
-        if request is not None:
-            params = getattr(request, "query_params", None)
-            if params is not None and params.get("session"):
-                return str(params["session"])
+        client = ""
+        if request is not None and getattr(request, "client", None) is not None:
+            client = request.client.host
+        params = getattr(request, "query_params", None)
+        if params is not None and params.get("session"):
+            key = str(params["session"])
+            token = request.headers.get(TOKEN_HEADER)
+            if store.claims.auth and not token:
+                raise ForbiddenError(
+                    f"a session named with ?session= needs its token: send the {TOKEN_HEADER} "
+                    "header (a secret of your choosing the first time)"
+                )
+            store.claims.claim(key, token, client)
+            return key, client
         key = session_keys.get(ctx.session)
         if key is None:
             key = session_keys[ctx.session] = f"mcp-{uuid.uuid4().hex[:12]}"
-        return key
+        return key, client
 
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
@@ -336,32 +487,37 @@ def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
             content=[types.TextContent(type="text", text=text)], structuredContent=data
         )
 
+    def play(name: str, arguments: dict[str, Any], key: str, client: str) -> Any:
+        """One tool call (in a worker thread): its text and structured content."""
+        if name == "reset":
+            episode, obs, info = store.reset(key, client=client, **arguments)
+            text = f"{episode.env.instructions()}\n\n{obs}"
+            return text, {**episode.result(obs), "task_id": info["task_id"]}
+        episode = store.get(key)
+        if name == "act":
+            reply = {"role": "assistant", "content": f"Action: {arguments['action']}"}
+            obs = episode.step(str(arguments["action"]), reply["content"], store.call_timeout)
+        else:
+            call = {
+                "id": f"call_{episode.steps}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            reply = {"role": "assistant", "content": "", "tool_calls": [call]}
+            obs = episode.step(reply, reply, store.call_timeout)
+        if episode.done:
+            store.finish(episode)
+        return with_error(obs, episode.info), episode.result(obs)
+
     @server.call_tool()
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         arguments = dict(arguments or {})
         if name not in names:
             return error(f"unknown tool {name!r}: use one of {', '.join(sorted(names))}")
-        key = session_key()
         try:
-            if name == "reset":
-                episode, obs, info = store.reset(key, **arguments)
-                text = f"{episode.env.instructions()}\n\n{obs}"
-                return ok(text, {**episode.result(obs), "task_id": info["task_id"]})
-            episode = store.get(key)
-            if name == "act":
-                reply = {"role": "assistant", "content": f"Action: {arguments['action']}"}
-                obs = episode.step(str(arguments["action"]), reply["content"])
-            else:
-                call = {
-                    "id": f"call_{episode.steps}",
-                    "type": "function",
-                    "function": {"name": name, "arguments": json.dumps(arguments)},
-                }
-                reply = {"role": "assistant", "content": "", "tool_calls": [call]}
-                obs = episode.step(reply, reply)
-            if episode.done:
-                store.finish(episode)
-            return ok(obs, episode.result(obs))
+            key, client = session_key()
+            text, data = await store.call(play, name, arguments, key, client, key=key)
+            return ok(text, data)
         except SessionError as exc:
             return error(str(exc))
         except AgentGymError as exc:

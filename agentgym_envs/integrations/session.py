@@ -84,6 +84,15 @@ def build_env(
     return TurnLimit(env, max_turns)
 
 
+def with_error(observation: str, info: Mapping[str, Any]) -> str:
+    """``observation`` with the reason an action was refused (``info["error"]``) after it, as
+    the ReAct wrappers put it in the text: a model reads only the text."""
+    problem = info.get("error")
+    if not problem or str(problem) in observation:
+        return observation
+    return f"{observation}\n\nError: {problem}" if observation else f"Error: {problem}"
+
+
 class EnvSession:
     """One env, played one text action at a time, that never raises into the caller's loop.
 
@@ -205,4 +214,11 @@ class EnvSession:
             self.env = None
 
 
-__all__ = ["ENDED_NOTE", "REWARD_KINDS", "EnvSession", "EpisodeResult", "build_env"]
+__all__ = [
+    "ENDED_NOTE",
+    "REWARD_KINDS",
+    "EnvSession",
+    "EpisodeResult",
+    "build_env",
+    "with_error",
+]

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from agentgym_envs.errors import MissingExtraError
-from agentgym_envs.integrations.session import EnvSession, EpisodeResult
+from agentgym_envs.integrations.session import EnvSession, EpisodeResult, with_error
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +106,7 @@ class AgentGymEnv:
         if self._session is None:
             return "No task is running."
         obs, _, done = self._session.step(str(action))
+        obs = with_error(obs, self._session.info)
         if done and self._session.outcome != "env_error" and not obs.endswith("ended."):
             obs = f"{obs}\nThe episode has ended ({self._session.outcome})."
         return obs

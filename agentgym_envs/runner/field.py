@@ -53,6 +53,8 @@ EXIT_INTERRUPTED = 130  # Ctrl-C (finished episodes kept)
 RESULTS_FILE = "results.jsonl"
 RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
+#: Held (an OS lock) by the run writing to the folder.
+LOCK_FILE = ".lock"
 #: Settings that must match to resume an output folder.
 _RESUME_KEYS = ("policy", "model", "format", "parser", "prompts", "split", "max_rounds", "seed")
 
@@ -154,9 +156,45 @@ class FieldStore:
         self.new: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._file: Any = None
+        self._lock_file: Any = None
 
     def open(self) -> FieldStore:
+        """Take the folder (see :meth:`_take`), read what is done, and open the results.
+
+        Raises:
+            AgentGymError: for a folder another run is writing to, or one with other settings.
+        """
         self.out.mkdir(parents=True, exist_ok=True)
+        self._take()
+        try:
+            return self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    def _take(self) -> None:
+        """Lock the folder for this run (an OS lock on ``.lock``: freed when the process
+        ends, however it ends), so two runs never write one ``results.jsonl``."""
+        import fcntl
+
+        self._lock_file = (self.out / LOCK_FILE).open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock_file.seek(0)
+            holder = self._lock_file.read().strip() or "another process"
+            self._lock_file.close()
+            self._lock_file = None
+            raise AgentGymError(
+                f"{self.out} is being written by another run ({holder}): wait for it to end "
+                "or use another --out"
+            ) from None
+        self._lock_file.seek(0)
+        self._lock_file.truncate()
+        self._lock_file.write(f"pid {os.getpid()}\n")
+        self._lock_file.flush()
+
+    def _open(self) -> FieldStore:
         run_file = self.out / RUN_FILE
         if run_file.is_file():
             try:
@@ -202,6 +240,9 @@ class FieldStore:
         if self._file is not None:
             self._file.close()
             self._file = None
+        if self._lock_file is not None:
+            self._lock_file.close()  # frees the lock
+            self._lock_file = None
 
 
 def _key(record: dict[str, Any]) -> tuple[str, str, int]:

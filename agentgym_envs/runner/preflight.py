@@ -105,6 +105,25 @@ def _sink_check(cfg: Any, output: Path) -> Check:
         return Check("sink", name, False, detail, fatal=False)
 
 
+def output_problem(output: Path) -> str | None:
+    """Why ``output`` cannot be the run's folder (``None``: it can): tried for real -- a file
+    made in it, or in the nearest folder above it that exists -- not guessed from permission
+    bits, which say yes to root on a read-only file system."""
+    import tempfile
+
+    folder = output
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{folder} is a file, not a folder: choose another output"
+    try:
+        with tempfile.TemporaryFile(dir=folder, prefix=".agentgym-probe-"):
+            pass
+    except OSError as exc:
+        return f"{folder} is not writable ({exc.strerror or exc})"
+    return None
+
+
 def preflight(
     profile: Profile,
     plans: list[EnvPlan],
@@ -121,15 +140,8 @@ def preflight(
         checks.append(Check("env", plan.env_id, health.ok, f"{plan.category}: {health.line()}"))
         if health.ok and make_envs:
             checks.append(_make_env(plan, profile))
-    folder = output
-    while not folder.exists():
-        folder = folder.parent
-    writable = os.access(folder, os.W_OK)
-    checks.append(
-        Check(
-            "output", str(output), writable, "writable" if writable else f"{folder} is not writable"
-        )
-    )
+    problem = output_problem(output)
+    checks.append(Check("output", str(output), problem is None, problem or "writable"))
     if sinks:
         checks += [_sink_check(cfg, output) for cfg in profile.sinks]
     return checks

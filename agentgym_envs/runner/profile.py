@@ -240,6 +240,8 @@ def load_profile(path: str | os.PathLike[str]) -> Profile:
     p = Path(path).expanduser()
     if not p.is_file():
         raise ProfileError(f"{p}: no such profile file (see examples/profile.yaml)")
+    if p.stat().st_size > MAX_PROFILE_BYTES:
+        raise ProfileError(f"{p.name}: over {MAX_PROFILE_BYTES} bytes: is this a profile?")
     text = p.read_text(encoding="utf-8")
     yaml = None if p.suffix.lower() == ".toml" else require("yaml", "field")
     try:
@@ -247,7 +249,35 @@ def load_profile(path: str | os.PathLike[str]) -> Profile:
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ProfileError(f"{p.name}: cannot parse: {first}") from None
+    if _too_big(data, MAX_PROFILE_VALUES):
+        raise ProfileError(
+            f"{p.name}: expands to over {MAX_PROFILE_VALUES} values (YAML anchors and aliases "
+            "nested into an alias bomb?): write the values out"
+        )
     return parse_profile(data, p.name)
+
+
+#: Largest profile file read (bytes).
+MAX_PROFILE_BYTES = 1 << 20
+#: Most values a profile may hold once its YAML aliases are expanded.
+MAX_PROFILE_VALUES = 100_000
+
+
+def _too_big(data: Any, limit: int) -> bool:
+    """Whether ``data`` holds more than ``limit`` values counted as if every shared (aliased)
+    part were a copy -- as validating and dumping it would; stops counting past ``limit``."""
+    stack, count = [data], 0
+    while stack:
+        item = stack.pop()
+        count += 1
+        if count > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 __all__ = [

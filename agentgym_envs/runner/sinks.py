@@ -5,7 +5,9 @@ to its folder first (one file per event, named by time so the order holds), and 
 sink delivers the files oldest first, deleting each once the sink has confirmed it (NATS: the
 server's reply to a flush, or JetStream's publish ack; webhook: a 2xx). A failed delivery is
 retried with a growing pause (capped by ``retry_max_seconds``). Events still on disk when a
-run ends are delivered by the next run that uses the same outbox folder. Delivery is
+run ends are delivered by the next run that uses the same outbox folder. A buffered file that
+can never be delivered (unreadable, not an event, refused for its content) is moved to the
+outbox's ``quarantine/`` folder, so it never holds up the events after it. Delivery is
 at-least-once: consumers deduplicate on ``event_id`` (JetStream does it itself through the
 ``Nats-Msg-Id`` header).
 """
@@ -223,6 +225,14 @@ class NatsSink:
 
 
 # -- the outbox --------------------------------------------------------------------------------
+#: Sub-folder of an outbox for events that can never be delivered.
+QUARANTINE = "quarantine"
+#: Errors that say an event is malformed (missing keys, wrong types), not that a sink is down.
+_BAD_EVENT = (KeyError, TypeError, ValueError, AttributeError, UnicodeError)
+#: nats-py's errors for an event the server will never take (too big, a bad subject).
+_BAD_EVENT_NAMES = {"MaxPayloadError", "BadSubjectError"}
+
+
 class Outbox:
     """A sink's disk buffer and its delivery thread (see the module docstring).
 
@@ -283,13 +293,21 @@ class Outbox:
             path = files[0]
             try:
                 event = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                logger.warning("dropping an unreadable buffered event %s", path)
-                path.unlink(missing_ok=True)
+            except (OSError, ValueError, RecursionError) as exc:
+                self._quarantine(path, f"unreadable ({type(exc).__name__})")
+                continue
+            if not isinstance(event, dict):
+                self._quarantine(path, f"a JSON {type(event).__name__}, not an event")
                 continue
             try:
                 self.sink.deliver(event)
+            except _BAD_EVENT as exc:  # this event can never be delivered: not the sink's fault
+                self._quarantine(path, f"undeliverable ({type(exc).__name__}: {exc})")
+                continue
             except Exception as exc:
+                if type(exc).__name__ in _BAD_EVENT_NAMES:
+                    self._quarantine(path, f"undeliverable ({type(exc).__name__}: {exc})")
+                    continue
                 self.failures += 1
                 message = f"{type(exc).__name__}: {exc}"
                 if message != self.last_error:
@@ -311,6 +329,23 @@ class Outbox:
             delay = self.retry_initial
             path.unlink(missing_ok=True)
             self.delivered += 1
+
+    def _quarantine(self, path: Path, why: str) -> None:
+        """Move a buffered event that can never be delivered to ``quarantine/`` (kept for a
+        look, out of the queue), so the events after it go on."""
+        target = self.directory / QUARANTINE / path.name
+        logger.warning("buffered event %s is %s: moved to %s", path.name, why, target.parent)
+        try:
+            target.parent.mkdir(exist_ok=True)
+            os.replace(path, target)
+        except OSError:
+            logger.exception("cannot quarantine %s: deleting it", path)
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                import shutil
+
+                shutil.rmtree(path, ignore_errors=True)
 
     def flush(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds until nothing is pending; ``True`` if so."""

@@ -38,6 +38,8 @@ def create_app(
     idle_timeout: float | None = 3600.0,
     request_timeout: float | None = REQUEST_TIMEOUT,
     env_kwargs: dict[str, Any] | None = None,
+    max_sessions_per_client: int | None = None,
+    session_auth: bool = False,
 ) -> AgentGymApp:
     """A FastAPI app (:class:`~agentgym_envs.server.routes.AgentGymApp`) serving ``env_id``
     with AgentGym's endpoints for its family.
@@ -50,6 +52,10 @@ def create_app(
             its session marked broken (``None``: no limit); see
             :mod:`~agentgym_envs.server.deadline`.
         env_kwargs: keyword arguments for ``gymnasium.make``.
+        max_sessions_per_client: most live sessions one client address may hold (``None``:
+            half of ``max_sessions``).
+        session_auth: require each session's token (returned by ``/create``) on every later
+            request on it; see :mod:`~agentgym_envs.server.sessions`.
     """
     info = env_info(env_id)
     protocol = protocol_for(info.family)
@@ -59,7 +65,11 @@ def create_app(
         kwargs.setdefault("render_mode", "rgb_array")
     gym.spec(info.id)  # fail now, not on the first /create, for a bad id
     store = SessionStore(
-        lambda: gym.make(info.id, **kwargs), max_sessions=max_sessions, idle_timeout=idle_timeout
+        lambda: gym.make(info.id, **kwargs),
+        max_sessions=max_sessions,
+        idle_timeout=idle_timeout,
+        max_per_client=max_sessions_per_client,
+        auth=session_auth,
     )
     service = EnvService(info, store, protocol)
 

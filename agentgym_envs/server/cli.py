@@ -29,6 +29,19 @@ def register_cli(app: typer.Typer) -> None:
             help="Answer a request still running after this many seconds with HTTP 504 and "
             "mark its session broken (0: no limit).",
         ),
+        max_per_client: int | None = typer.Option(
+            None,
+            "--max-sessions-per-client",
+            min=1,
+            help="Most live sessions one client address may hold (default: half of "
+            "--max-sessions).",
+        ),
+        session_auth: bool = typer.Option(
+            False,
+            "--session-auth/--no-session-auth",
+            help="Require the token /create returns (X-Session-Token header) on every later "
+            "request on a session. Off by default: AgentGym's own clients send none.",
+        ),
         log_level: str = typer.Option("info", "--log-level", help="uvicorn log level."),
         access_log: bool = typer.Option(
             False, "--access-log/--no-access-log", help="Log every request (costs per step)."
@@ -49,5 +62,7 @@ def register_cli(app: typer.Typer) -> None:
             max_sessions=max_sessions,
             idle_timeout=idle_timeout or None,
             request_timeout=request_timeout or None,
+            max_sessions_per_client=max_per_client,
+            session_auth=session_auth,
         )
         uvicorn.run(web, host=host, port=port, log_level=log_level.lower(), access_log=access_log)

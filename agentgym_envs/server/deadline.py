@@ -43,10 +43,24 @@ class Request:
         seconds: its time limit (``None``: none).
         waits: whether it may wait for a session another request holds (a request running on
             the event loop may not: it raises :class:`WouldBlock` instead).
+        client: the client's address (a session's owner).
+        token: the session token the request carries (``None``: none).
     """
 
-    def __init__(self, what: str, seconds: float | None, *, waits: bool = True) -> None:
+    def __init__(
+        self,
+        what: str,
+        seconds: float | None,
+        *,
+        waits: bool = True,
+        client: str = "",
+        token: str | None = None,
+    ) -> None:
         self.what = what
+        self.client = client
+        self.token = token
+        #: Reply headers the work asks for (``/create`` sends its session's token).
+        self.reply_headers: dict[str, str] = {}
         self.seconds = seconds
         self.waits = waits
         self.deadline = None if seconds is None else time.monotonic() + seconds

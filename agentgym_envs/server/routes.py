@@ -23,7 +23,8 @@ is marked broken (:mod:`~agentgym_envs.server.deadline`), so a later request on 
 rather than acting on a half-finished step. A call on the event loop cannot be interrupted:
 it runs there only after its path has been fast many times in a row, the env's own per-step
 limits (:mod:`agentgym_envs.bounds`) bound it, and it never waits for a session another request
-holds (such a call goes to the pool).
+holds (such a call goes to the pool). An env class with ``shares_process = True`` (SciWorld:
+its simulators share JVMs, and a frozen JVM holds every call into it) always runs in the pool.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from agentgym_envs.server.deadline import (
 )
 from agentgym_envs.server.protocol import error, jsonable
 from agentgym_envs.server.service import EnvService
-from agentgym_envs.server.sessions import SessionError
+from agentgym_envs.server.sessions import TOKEN_HEADER, ForbiddenSessionError, SessionError
 
 logger = logging.getLogger(__name__)
 
@@ -92,10 +93,14 @@ class AgentGymApp(FastAPI):
             await super().__call__(scope, receive, send)
             return
         status = 200
+        extra: list[tuple[bytes, bytes]] = []
+        scope.setdefault("state", {})["agentgym_reply_headers"] = extra
         try:
             reply = await endpoint(scope, receive)
         except BadRequest as exc:
             status, reply = exc.status, error(str(exc))
+            if status == 413:  # the rest of the body is not read: the connection ends here
+                extra.append((b"connection", b"close"))
         except Exception as exc:  # never a 500 without a JSON body
             logger.exception("request failed")
             reply = error(f"{type(exc).__name__}: {exc}")
@@ -104,7 +109,7 @@ class AgentGymApp(FastAPI):
         except (TypeError, ValueError, RecursionError) as exc:
             logger.exception("reply not serialisable")
             payload = _dumps(error(f"reply not serialisable: {type(exc).__name__}: {exc}"))
-        headers = [*_HEADERS, (b"content-length", str(len(payload)).encode())]
+        headers = [*_HEADERS, *extra, (b"content-length", str(len(payload)).encode())]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": payload})
 
@@ -134,22 +139,39 @@ def add_routes(
     for name in wire.get_endpoints:
         gets[f"/{name}"] = functools.partial(service.family_endpoint, name)
     session_keys = (service.protocol.session_key, "id", "env_idx")
+    # an env whose calls may wait on a process other envs share (SciWorld's JVM) never runs
+    # on the event loop: a frozen JVM would stop every request, past every deadline
+    fast_calls = FAST_CALLS if not _shares_process(service.info.id) else 2**62
     for prefix in ("", wire.url_prefix) if wire.url_prefix else ("",):
         for path, handler in posts.items():
-            run = Runner(handler, prefix + path, timeout=request_timeout)
+            run = Runner(handler, prefix + path, timeout=request_timeout, fast_calls=fast_calls)
             app.endpoints["POST", prefix + path] = _post(run)
         for path, handler in gets.items():
-            run = Runner(handler, prefix + path, timeout=request_timeout)
+            run = Runner(handler, prefix + path, timeout=request_timeout, fast_calls=fast_calls)
             app.endpoints["GET", prefix + path] = _get(run, session_keys)
         for name in wire.get_endpoints:  # AgentGym's BabyAI posts {"id"} to /render
             run = Runner(
                 lambda body, name=name: service.family_endpoint(name, service.session_key(body)),
                 f"{prefix}/{name}",
                 timeout=request_timeout,
+                fast_calls=fast_calls,
             )
             app.endpoints["POST", f"{prefix}/{name}"] = _post(run)
     app.add_api_route("/", service.root, methods=["GET"])
     app.add_api_route("/list_envs", service.list_envs, methods=["GET"])
+
+
+def _shares_process(env_id: str) -> bool:
+    """Whether ``env_id``'s env class says its calls may wait on a shared process."""
+    import importlib
+
+    import gymnasium as gym
+
+    entry = gym.spec(env_id).entry_point
+    if not isinstance(entry, str):
+        return bool(getattr(entry, "shares_process", False))
+    module, _, name = entry.partition(":")
+    return bool(getattr(getattr(importlib.import_module(module), name), "shares_process", False))
 
 
 class Runner:
@@ -185,15 +207,17 @@ class Runner:
         """Whether the next call runs on the event loop."""
         return self.streak >= self.fast_calls
 
-    async def __call__(self, arg: Any) -> Any:
+    async def __call__(self, arg: Any, http: Scope | None = None) -> Any:
         reply = seconds = None
+        client, token = _caller(http, arg)
         if self.inline:
+            request = Request(self.name, None, waits=False, client=client, token=token)
             try:  # on the loop, a session held by another request is never waited for
-                reply, seconds = self._timed(arg, Request(self.name, None, waits=False))
+                reply, seconds = self._timed(arg, request)
             except WouldBlock:
                 pass
         if seconds is None:
-            request = Request(self.name, self.timeout)
+            request = Request(self.name, self.timeout, client=client, token=token)
             with anyio.move_on_after(self.timeout) as scope:
                 reply, seconds = await to_thread.run_sync(
                     self._timed, arg, request, abandon_on_cancel=self.timeout is not None
@@ -202,6 +226,10 @@ class Runner:
                 self.streak = 0
                 raise self._abandon(request)
         self.streak = self.streak + 1 if seconds < self.fast_seconds else 0
+        if http is not None and request.reply_headers:
+            http["state"]["agentgym_reply_headers"].extend(
+                (k.lower().encode(), v.encode()) for k, v in request.reply_headers.items()
+            )
         return reply
 
     def _timed(self, arg: Any, request: Request) -> tuple[Any, float]:
@@ -224,13 +252,29 @@ class Runner:
         return BadRequest(message, status=504)
 
 
+def _caller(scope: Scope | None, arg: Any) -> tuple[str, str | None]:
+    """The client's address and the session token the request carries (the
+    ``X-Session-Token`` header, else a ``session_token`` body or query key)."""
+    if scope is None:
+        return "", None
+    client = (scope.get("client") or ("",))[0] or ""
+    wanted = TOKEN_HEADER.lower().encode()
+    token = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == wanted), None)
+    if token is None and isinstance(arg, dict) and isinstance(arg.get("session_token"), str):
+        token = arg["session_token"]
+    if token is None:
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        token = (query.get("session_token") or [None])[-1]
+    return client, token
+
+
 def _post(run: Runner) -> Endpoint:
     async def post(scope: Scope, receive: Receive) -> Any:
         try:
             body = _parse_body(await _read_body(receive))
         except (ValueError, TypeError, RecursionError) as exc:
             return error(f"bad request body: {exc}")
-        return await run(body)
+        return await run(body, scope)
 
     return post
 
@@ -241,7 +285,7 @@ def _get(run: Runner, session_keys: tuple[str, ...]) -> Endpoint:
         key = next((k for k in session_keys if k in query), None)
         if key is None:
             return error(f"missing query parameter {session_keys[0]!r}")
-        return await run(query[key][-1])
+        return await run(query[key][-1], scope)
 
     return get
 
@@ -304,6 +348,8 @@ def _guarded(handler: Handler, arg: Any) -> Any:
         return jsonable(handler(arg))
     except WouldBlock:
         raise  # nothing was done: the runner sends the call to the pool
+    except ForbiddenSessionError as exc:
+        raise BadRequest(str(exc), status=403) from None
     except KeyError as exc:
         return error(f"missing key {exc}")
     except (SessionError, AgentGymError, ValueError, TypeError, RequestAbandoned) as exc:

@@ -14,10 +14,17 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+from starlette.requests import Request as HTTPRequest
+
 from agentgym_envs.server.deadline import RequestAbandoned, current_request
 from agentgym_envs.server.images import is_frame, png_base64
 from agentgym_envs.server.protocol import Protocol
-from agentgym_envs.server.sessions import Session, SessionStore, session_id
+from agentgym_envs.server.sessions import (
+    TOKEN_HEADER,
+    Session,
+    SessionStore,
+    session_id,
+)
 from agentgym_envs.spec import EnvInfo
 
 logger = logging.getLogger(__name__)
@@ -39,7 +46,8 @@ class EnvService:
 
     # -- POST endpoints (take the JSON body) ---------------------------------------------
     def create(self, body: dict[str, Any]) -> Any:
-        session = self.store.create()
+        request = current_request()
+        session = self.store.create(owner=request.client if request is not None else "")
         try:
             with session.taken():
                 item = self.protocol.create_item(
@@ -49,14 +57,21 @@ class EnvService:
                 if item is not None:
                     observation = self._reset(session, {self.protocol.index_keys[0]: item})[0]
         except Exception:
-            self.store.close(session.id)
+            self._drop(session)
             raise
-        request = current_request()
         if request is not None and request.abandoned:  # answered already: no client has this id
-            self.store.close(session.id)
+            self._drop(session)
             raise RequestAbandoned(f"/create of session {session.id} was abandoned")
         logger.info("created session %d", session.id)
-        return self.protocol.create_reply(session.id, observation)
+        if request is not None:
+            request.reply_headers[TOKEN_HEADER] = session.token
+        reply = self.protocol.create_reply(session.id, observation)
+        if self.store.auth and isinstance(reply, dict):
+            reply["session_token"] = session.token
+        return reply
+
+    def _drop(self, session: Session) -> None:
+        self.store.discard(session)
 
     def reset(self, body: dict[str, Any]) -> Any:
         with self.store.get(self.session_key(body)).taken() as session:
@@ -133,8 +148,11 @@ class EnvService:
             "max_sessions": self.store.max_sessions,
         }
 
-    def list_envs(self) -> Any:
-        return self.store.ids()
+    def list_envs(self, request: HTTPRequest) -> Any:
+        """The caller's live sessions (see :mod:`~agentgym_envs.server.sessions`)."""
+        tokens = [t.strip() for t in request.headers.getlist(TOKEN_HEADER) for t in t.split(",")]
+        tokens += request.query_params.getlist("session_token")
+        return self.store.ids(request.client.host if request.client else "", tokens)
 
     # -- helpers --------------------------------------------------------------------------
     def session_key(self, body: dict[str, Any]) -> Any:

@@ -8,6 +8,14 @@ timer. Session ids are random integers below 2**53 (JSON ints that every client'
 exact), so one client cannot guess, step or close another's session; a session's ``ordinal`` is
 its place in creation order (TextCraft's ``/create`` starts session ``n`` on item ``n``).
 
+Random ids are not ownership: each session also has a secret ``token`` that ``/create`` returns
+(the ``X-Session-Token`` reply header, and ``session_token`` in dict replies) and an ``owner``
+(the creating client's address). With ``auth`` on (``agentgym serve --session-auth``) every later
+request on the session must carry the token; ``/list_envs`` lists only the sessions whose tokens
+the request carries (without ``auth``: those its address created). One address may hold at
+most ``max_per_client`` sessions, so one client cannot take every slot; eviction only ever
+takes sessions idle past ``idle_timeout`` and not in use.
+
 A session is worked on inside :meth:`Session.taken`, which holds its lock for the calling
 request (see :mod:`~agentgym_envs.server.deadline`): a request waits for the lock no longer than
 its deadline, and a session whose request was abandoned at its deadline is *broken* -- every
@@ -24,7 +32,7 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +53,10 @@ class SessionLimitError(SessionError):
     pass
 
 
+class ForbiddenSessionError(SessionError):
+    """The request does not carry the token of the session it names."""
+
+
 class BrokenSessionError(SessionError):
     """The session's state is unknown: a request on it was abandoned at its deadline."""
 
@@ -53,6 +65,8 @@ class SessionBusyError(SessionError):
     """Another request held the session for longer than this request's deadline."""
 
 
+#: Request and reply header carrying a session's token.
+TOKEN_HEADER = "X-Session-Token"
 #: Session ids are drawn from ``[ID_FLOOR, ID_CEILING)``.
 ID_FLOOR = 2**32
 ID_CEILING = 2**53
@@ -85,6 +99,9 @@ class Session:
     broken: str | None = None
     #: Whether the store has let go of the session (its env is closed once it is free).
     closed: bool = False
+    #: The client that created it (its address) and the secret ``/create`` returned to it.
+    owner: str = ""
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     _disposed: bool = False
 
     @property
@@ -150,6 +167,10 @@ class SessionStore:
         max_sessions: most live sessions at once.
         idle_timeout: seconds without a request after which a session may be evicted
             (``None`` or ``0``: never).
+        max_per_client: most live sessions one client (one address) may hold (``None``:
+            half of ``max_sessions``, so one client cannot take every slot).
+        auth: whether every request on a session must carry its token (see
+            :meth:`check_token`); off by default, as AgentGym's clients send none.
         clock: monotonic clock (tests may pass their own).
     """
 
@@ -159,12 +180,18 @@ class SessionStore:
         *,
         max_sessions: int = 256,
         idle_timeout: float | None = 3600.0,
+        max_per_client: int | None = None,
+        auth: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_sessions < 1:
             raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
+        if max_per_client is not None and max_per_client < 1:
+            raise ValueError(f"max_per_client must be at least 1, got {max_per_client}")
         self.factory = factory
         self.max_sessions = max_sessions
+        self.max_per_client = max_per_client or max(1, max_sessions // 2)
+        self.auth = auth
         self.idle_timeout = idle_timeout or None
         self.clock = clock
         self._sessions: dict[int, Session] = {}
@@ -174,9 +201,14 @@ class SessionStore:
     def __len__(self) -> int:
         return len(self._sessions)
 
-    def ids(self) -> list[int]:
+    def ids(self, owner: str | None = None, tokens: Collection[str] = ()) -> list[int]:
+        """Live session ids: with ``auth``, those whose token is in ``tokens``; else those
+        ``owner`` created (all of them for ``owner=None``)."""
         with self._lock:
-            return sorted(self._sessions)
+            sessions = list(self._sessions.values())
+        if self.auth:
+            return sorted(s.id for s in sessions if s.token in tokens)
+        return sorted(s.id for s in sessions if owner is None or s.owner == owner)
 
     def evict_idle(self) -> list[int]:
         """Close and drop sessions idle past the timeout (those in use are skipped)."""
@@ -195,7 +227,12 @@ class SessionStore:
             session.dispose()
         return [s.id for s in evicted]
 
-    def create(self) -> Session:
+    def create(self, owner: str = "") -> Session:
+        """A new session for client ``owner`` (its address).
+
+        Raises:
+            SessionLimitError: when the store, or ``owner``'s share of it, is full.
+        """
         self.evict_idle()
         with self._lock:
             if len(self._sessions) >= self.max_sessions:
@@ -203,11 +240,20 @@ class SessionStore:
                     f"session limit reached ({self.max_sessions} live sessions): close one with "
                     "/close or start the server with a larger --max-sessions"
                 )
+            mine = sum(1 for s in self._sessions.values() if s.owner == owner)
+            if owner and mine >= self.max_per_client:
+                raise SessionLimitError(
+                    f"per-client session limit reached ({self.max_per_client} live sessions "
+                    "from your address): close one with /close or start the server with a "
+                    "larger --max-sessions-per-client"
+                )
             sid = ID_FLOOR + secrets.randbelow(ID_CEILING - ID_FLOOR)
             while sid in self._sessions:
                 sid = ID_FLOOR + secrets.randbelow(ID_CEILING - ID_FLOOR)
             # Reserve the id; the env is built outside the store lock.
-            session = Session(sid, None, ordinal=next(self._ids), last_used=self.clock())
+            session = Session(
+                sid, None, ordinal=next(self._ids), last_used=self.clock(), owner=owner
+            )
             self._sessions[sid] = session
         try:
             session.env = self.factory()
@@ -239,12 +285,34 @@ class SessionStore:
                     f"unknown session {sid!r}: it was never created, was closed, or was evicted "
                     "after being idle; call /create"
                 )
+        self.check_token(session)
+        with self._lock:
             session.last_used = self.clock()
-            return session
+        return session
+
+    def check_token(self, session: Session) -> None:
+        """With ``auth``, refuse a request that does not carry ``session``'s token (the
+        current request's ``token``, see :mod:`~agentgym_envs.server.deadline`).
+
+        Raises:
+            ForbiddenSessionError: when the token is missing or wrong.
+        """
+        if not self.auth:
+            return
+        request = current_request()
+        given = getattr(request, "token", None) if request is not None else None
+        if not given or not secrets.compare_digest(str(given), session.token):
+            raise ForbiddenSessionError(
+                f"session {session.id} belongs to the client that created it: send the token "
+                f"/create returned as the {TOKEN_HEADER} header"
+            )
 
     def close(self, sid: Any) -> None:
         """Drop the session ``sid`` (broken ones too) and close its env once it is free."""
-        session = self._lookup(sid)
+        self.discard(self._lookup(sid))
+
+    def discard(self, session: Session) -> None:
+        """Drop ``session`` without the checks of :meth:`close` (the server's own clean-up)."""
         with self._lock:
             self._sessions.pop(session.id, None)
         session.closed = True

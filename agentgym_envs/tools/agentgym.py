@@ -136,9 +136,11 @@ class AgentGymScoring:
         if (parsed.error and PARAMS_INVALID in parsed.error) or not agentgym_evaluable(
             _agentgym_input(action)
         ):
-            return refuse(
-                step(f"ERROR | Exception({PARAMS_INVALID})"), score, error=parsed.error
-            ), False
+            why = parsed.error or (
+                "the action input is not a value AgentGym's server can read (NaN, Infinity and "
+                "the like are not): write it as JSON with finite numbers"
+            )
+            return refuse(step(f"ERROR | Exception({PARAMS_INVALID})"), score, error=why), False
         toolkit = self.toolkit  # type: ignore[attr-defined]
         if name not in toolkit and name not in self.aliases:
             return refuse(

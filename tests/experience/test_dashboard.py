@@ -39,7 +39,7 @@ def test_pages_and_api(filled):
 
     from agentgym_envs.experience import create_app
 
-    client = TestClient(create_app(filled))
+    client = TestClient(create_app(filled), base_url="http://127.0.0.1")
     home = client.get("/")
     assert home.status_code == 200 and 'id="n-episodes">43<' in home.text and "<svg" in home.text
     ep = _episode_id(filled, "expert", min_turns=3)
@@ -87,7 +87,11 @@ def test_babyai_episodes_are_drawn_as_pictures(filled):
     from agentgym_envs.experience import create_app
 
     ep = _episode_id(filled, "babyai")
-    views = TestClient(create_app(filled)).get(f"/api/episodes/{ep}/views").json()
+    views = (
+        TestClient(create_app(filled), base_url="http://127.0.0.1")
+        .get(f"/api/episodes/{ep}/views")
+        .json()
+    )
     assert views["error"] is None
     assert views["frames"][0]["kind"] == "png" and views["frames"][0]["content"].startswith(
         "data:image/png;base64,"

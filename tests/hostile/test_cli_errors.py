@@ -73,8 +73,11 @@ def test_an_output_path_that_is_a_file_is_a_one_line_error(tmp_path):
     taken = tmp_path / "taken"
     taken.write_text("x")
     done = _agentgym("run", "Maze-v0", "--out", str(taken), "--repeat", "1")
-    assert done.returncode == 2, done.stderr[-1500:]
-    assert done.stderr.strip() == f"error: {taken}: File exists"
+    # refused by the pre-flight, before any episode
+    assert done.returncode == 3, done.stderr[-1500:]
+    assert done.stderr.strip() == (
+        f"pre-flight: output {taken}: {taken} is a file, not a folder: choose another output"
+    )
 
 
 def test_good_commands_still_succeed():

@@ -21,6 +21,13 @@ from mcp.client.streamable_http import streamablehttp_client
 from agentgym_envs.agents import ExpertChatServer
 from agentgym_envs.benchmarks.local_llm import free_port
 from agentgym_envs.integrations.gateway import Gateway, create_app
+from agentgym_envs.integrations.ownership import TOKEN_HEADER
+
+
+def _key(session: str) -> dict[str, str]:
+    """The harness's secret for ``session`` (sent on every request: the gateway binds the
+    session to it on the first)."""
+    return {TOKEN_HEADER: f"secret-of-{session}-0123456789"}
 
 
 class _Running:
@@ -54,9 +61,14 @@ def _read(path):
 
 async def _mcp_harness(base: str, session: str, task_id: int) -> dict:
     """A tool-calling harness: tools from MCP, the model through the gateway."""
-    model = openai.AsyncOpenAI(base_url=f"{base}/s/{session}/v1", api_key="none")
+    model = openai.AsyncOpenAI(
+        base_url=f"{base}/s/{session}/v1", api_key="none", default_headers=_key(session)
+    )
     url = f"{base}/mcp?session={session}"
-    async with streamablehttp_client(url) as (read, write, _), ClientSession(read, write) as mcp:
+    async with (
+        streamablehttp_client(url, headers=_key(session)) as (read, write, _),
+        ClientSession(read, write) as mcp,
+    ):
         await mcp.initialize()
         tools = [
             {
@@ -104,15 +116,19 @@ def test_mcp_harness_sessions_become_scored_trajectories(expert, tmp_path):
 
         first, second = asyncio.run(two())
         assert first["success"] and second["success"]
-        done = httpx.post(f"{base}/s/a/finish").json()
+        done = httpx.post(f"{base}/s/a/finish", headers=_key("a")).json()
         assert done["success"] is True and done["reward"] == 1.0
-        again = httpx.post(f"{base}/s/a/finish")
+        again = httpx.post(f"{base}/s/a/finish", headers=_key("a"))
         assert again.status_code == 409 and "already finished" in again.json()["error"]["message"]
         unknown = httpx.post(f"{base}/s/nobody/finish")
         assert (
             unknown.status_code == 404 and "unknown session" in unknown.json()["error"]["message"]
         )
-        late = httpx.post(f"{base}/s/a/v1/chat/completions", json={"model": "x", "messages": []})
+        late = httpx.post(
+            f"{base}/s/a/v1/chat/completions",
+            json={"model": "x", "messages": []},
+            headers=_key("a"),
+        )
         assert late.status_code == 409
     # the shutdown wrote the session left open ("b")
     records = {r["session"]: r for r in _read(tmp_path / "agenttraj.jsonl")}
@@ -136,8 +152,10 @@ def test_mcp_harness_sessions_become_scored_trajectories(expert, tmp_path):
 def test_http_env_harness_and_bad_input(expert, tmp_path):
     gateway = Gateway("AgentGym/BabyAI-v0", expert.base_url, tmp_path)
     with _Running(create_app(gateway)) as base:
-        model = openai.OpenAI(base_url=f"{base}/s/h1/v1", api_key="none")
-        env = httpx.Client(base_url=f"{base}/s/h1/env")
+        model = openai.OpenAI(
+            base_url=f"{base}/s/h1/v1", api_key="none", default_headers=_key("h1")
+        )
+        env = httpx.Client(base_url=f"{base}/s/h1/env", headers=_key("h1"))
         early = env.post("/step", json={"action": "turn left"})
         assert early.status_code == 404 and "call reset first" in early.json()["error"]["message"]
         obs = env.post("/reset", json={"task_id": 4}).json()
@@ -156,7 +174,7 @@ def test_http_env_harness_and_bad_input(expert, tmp_path):
         assert bad.status_code == 400 and "action" in bad.json()["error"]["message"]
         assert httpx.post(f"{base}/v1/chat/completions", content=b"{nope").status_code == 400
         assert httpx.post(f"{base}/s/bad name!/finish").status_code in (400, 404)
-        record = httpx.post(f"{base}/s/h1/finish").json()
+        record = httpx.post(f"{base}/s/h1/finish", headers=_key("h1")).json()
     assert record["success"] and record["item_id"].startswith("babyai_")
     lines = (tmp_path / "agenttraj.jsonl").read_text().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["session"] == "h1"
@@ -176,9 +194,11 @@ def local_llm():
 def test_streaming_through_the_gateway_is_recorded(local_llm, tmp_path):
     gateway = Gateway("AgentGym/Maze-v0", local_llm.base_url, tmp_path)
     with _Running(create_app(gateway)) as base:
-        env = httpx.Client(base_url=f"{base}/s/s1/env")
+        env = httpx.Client(base_url=f"{base}/s/s1/env", headers=_key("s1"))
         obs = env.post("/reset", json={"task_id": 0}).json()
-        model = openai.OpenAI(base_url=f"{base}/s/s1/v1", api_key="none")
+        model = openai.OpenAI(
+            base_url=f"{base}/s/s1/v1", api_key="none", default_headers=_key("s1")
+        )
         stream = model.chat.completions.create(
             model="any",
             messages=[{"role": "user", "content": obs["observation"]}],
@@ -198,11 +218,15 @@ def test_streaming_through_the_gateway_is_recorded(local_llm, tmp_path):
 def test_a_dead_upstream_is_a_clear_error_and_still_recorded(tmp_path):
     gateway = Gateway("AgentGym/Maze-v0", f"http://127.0.0.1:{free_port()}/v1", tmp_path)
     with _Running(create_app(gateway)) as base:
-        model = openai.OpenAI(base_url=f"{base}/s/d1/v1", api_key="none", max_retries=0)
+        model = openai.OpenAI(
+            base_url=f"{base}/s/d1/v1", api_key="none", max_retries=0, default_headers=_key("d1")
+        )
         with pytest.raises(openai.APIStatusError) as caught:
             model.chat.completions.create(model="x", messages=[{"role": "user", "content": "hi"}])
         assert caught.value.status_code == 502 and "unreachable" in str(caught.value)
-        bad = httpx.post(f"{base}/s/d1/v1/chat/completions", json={"model": "x"})
+        bad = httpx.post(
+            f"{base}/s/d1/v1/chat/completions", json={"model": "x"}, headers=_key("d1")
+        )
         assert bad.status_code == 400 and "'messages'" in bad.json()["error"]["message"]
     log = _read(tmp_path / "sessions" / "d1.jsonl")
     assert len(log) == 1 and log[0]["response"] is None and "unreachable" in log[0]["error"]

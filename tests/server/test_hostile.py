@@ -19,7 +19,7 @@ CLI = [sys.executable, "-c", "from agentgym_envs.cli import main; main()"]
 
 @pytest.fixture(scope="module")
 def url():
-    with running("Maze-v0", max_sessions=8, idle_timeout=None) as base:
+    with running("Maze-v0", max_sessions=8, max_sessions_per_client=8, idle_timeout=None) as base:
         yield base
 
 

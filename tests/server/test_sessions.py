@@ -82,7 +82,7 @@ def test_bad_ids_and_cap_value():
 
 def test_http_cap_is_an_error_not_sharing():
     with (
-        running("Wordle-v0", max_sessions=2, idle_timeout=None) as url,
+        running("Wordle-v0", max_sessions=2, max_sessions_per_client=2, idle_timeout=None) as url,
         httpx.Client(base_url=url) as http,
     ):
         ids = [http.post("/create").json()["id"] for _ in range(2)]
@@ -110,7 +110,7 @@ def test_http_idle_eviction():
 
 
 def test_concurrent_sessions_do_not_share_state():
-    with running("Wordle-v0", max_sessions=8) as url:
+    with running("Wordle-v0", max_sessions=8, max_sessions_per_client=8) as url:
         results: dict[int, str] = {}
 
         def play(seed: int) -> None:

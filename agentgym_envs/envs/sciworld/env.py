@@ -164,13 +164,22 @@ class SciWorldEnv(TextEnv):
     always give the same text; ``False`` is ~30 % faster per step but, like the package, lists
     objects in an order that varies between loads. ``pool``: a
     :class:`~agentgym_envs.envs.sciworld.simulator.SimulatorPool` (default: one per process,
-    8 simulators per JVM).
+    8 simulators per JVM; ``AGENTGYM_SCIWORLD_PER_JVM`` changes the 8).
+
+    What a pool shares: the simulators of one JVM take turns (one call at a time), and a JVM
+    that freezes or dies takes every episode on it down -- each of them ends with outcome
+    ``env_error`` (``reward_valid=False``) and its next ``reset`` starts on a fresh JVM. For
+    episodes that must not fail together, use one simulator per JVM
+    (``AGENTGYM_SCIWORLD_PER_JVM=1``, or ``pool=SimulatorPool(per_jvm=1)``): ~200 MB per env.
 
     ## Version History
     v0: initial release (scienceworld 1.2.3).
     """
 
     family = "sciworld"
+    #: Its calls may wait on a process other envs share (the JVM): an HTTP server must run them
+    #: off its event loop, under its per-request deadline.
+    shares_process = True
 
     def __init__(
         self,

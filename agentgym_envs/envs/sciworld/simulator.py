@@ -473,12 +473,25 @@ _DEFAULT: SimulatorPool | None = None
 _DEFAULT_LOCK = threading.Lock()
 
 
+#: Environment variable: simulators per JVM in the default pool (1: every env on its own JVM).
+PER_JVM_ENV = "AGENTGYM_SCIWORLD_PER_JVM"
+
+
+def _per_jvm() -> int:
+    text = os.environ.get(PER_JVM_ENV, "").strip()
+    if not text:
+        return DEFAULT_PER_JVM
+    if not text.isdigit() or int(text) < 1:
+        raise SimulatorError(f"{PER_JVM_ENV}={text!r}: give a whole number of at least 1")
+    return int(text)
+
+
 def default_pool() -> SimulatorPool:
     """The process-wide pool every env uses unless given its own (a fresh one after a fork)."""
     global _DEFAULT
     with _DEFAULT_LOCK:
         if _DEFAULT is None or _DEFAULT.pid != os.getpid():
-            _DEFAULT = SimulatorPool()
+            _DEFAULT = SimulatorPool(per_jvm=_per_jvm())
         return _DEFAULT
 
 

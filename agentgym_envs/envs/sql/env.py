@@ -354,6 +354,11 @@ class BirdSQLEnv(TextEnv):
         task: SQLTask = self.task  # type: ignore[assignment]
         end = {"sql": sql, "gold_sql": task.gold_sql, "match": False}
         sqlgym = self.result_style == "agentgym"
+        if sqlgym and not sql.replace("\x00", "").strip():
+            # AgentGym's server runs the empty statement and ends the episode with "[]" (its
+            # recorded transcript): the same here, with the reason in info["error"]
+            why = "no SQL query in the action"
+            return StepResult("[]", terminated=True, error=why, info=end)
         if not sql and not sqlgym:
             return StepResult(
                 "Error: no SQL query found in the answer, so it cannot be scored. Wrong.",

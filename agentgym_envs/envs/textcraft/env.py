@@ -147,6 +147,8 @@ class TextCraftEnv(TextEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, dict[str, Any]]:
+        if options is not None and not isinstance(options, dict):
+            return super().reset(seed=seed, options=options)  # the base class says what to pass
         options = dict(options or {})
         if options.get("goal") is not None:
             if options.get("task_id") is not None or "split" in options:

@@ -78,8 +78,22 @@ def _act(shop: Sessions, sid: str, action: str) -> RedirectResponse:
     return RedirectResponse(f"/session/{sid}", status_code=303)
 
 
+#: Largest form body read (bytes); a shop form is a few words.
+MAX_FORM_BYTES = 64 * 1024
+
+
 async def _form(request: Request) -> dict[str, str]:
-    body = (await request.body()).decode("utf-8", "replace")
+    """The posted form, read at most :data:`MAX_FORM_BYTES` (413 past it: the rest is not read
+    and the connection is closed)."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_FORM_BYTES:
+            raise HTTPException(
+                413, f"form over {MAX_FORM_BYTES} bytes", headers={"Connection": "close"}
+            )
+        chunks.append(chunk)
+    body = b"".join(chunks).decode("utf-8", "replace")
     return {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
 
 
@@ -90,6 +104,8 @@ def home(shop: Shop):
 
 @router.get("/start")
 def start(shop: Shop, split: str = "test", task_id: int = 0, seed: int | None = None):
+    if seed is not None and not 0 <= seed < 2**63:
+        raise HTTPException(400, f"seed must be 0 to 2**63-1, got {seed}")
     try:
         sid = shop.start(split, task_id, seed)
     except AgentGymError as exc:
