@@ -6,10 +6,11 @@ The app built by :func:`~agentgym_envs.experience.dashboard.create_app` carries 
 """
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
 
 from agentgym_envs.errors import AgentGymError
 from agentgym_envs.experience import dashboard_queries as queries
@@ -46,7 +47,27 @@ def _index(value: Any) -> int | None:
     return index
 
 
-@router.post("/feedback", status_code=201)
+class FeedbackBody(BaseModel):
+    """What ``POST /api/feedback`` takes: a judgement of one action (``step_index``) or of the
+    episode's outcome (no ``step_index``); a label, a score or a comment at least."""
+
+    episode_id: int = Field(description="The episode judged.")
+    step_index: int | None = Field(None, description="0-based step; omit to judge the outcome.")
+    label: Literal["good", "bad"] | None = None
+    score: float | None = None
+    comment: str = ""
+    author: str = Field(description="Who gives the feedback.")
+
+
+_FEEDBACK_BODY = {
+    "required": True,
+    "content": {"application/json": {"schema": FeedbackBody.model_json_schema()}},
+}
+
+
+# The body is read by hand (a bad one is a one-line 400, not FastAPI's 422 list), so its schema
+# is declared for the OpenAPI document here.
+@router.post("/feedback", status_code=201, openapi_extra={"requestBody": _FEEDBACK_BODY})
 async def api_add_feedback(request: Request):
     try:
         body = await request.json()

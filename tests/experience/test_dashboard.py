@@ -40,6 +40,12 @@ def test_pages_and_api(filled):
     from agentgym_envs.experience import create_app
 
     client = TestClient(create_app(filled), base_url="http://127.0.0.1")
+    feedback_post = client.get("/openapi.json").json()["paths"]["/api/feedback"]["post"]
+    schema = feedback_post["requestBody"]["content"]["application/json"]["schema"]
+    assert {"episode_id", "step_index", "label", "score", "comment", "author"} <= set(
+        schema["properties"]
+    )
+    assert set(schema["required"]) == {"episode_id", "author"}
     home = client.get("/")
     assert home.status_code == 200 and 'id="n-episodes">43<' in home.text and "<svg" in home.text
     ep = _episode_id(filled, "expert", min_turns=3)
