@@ -1,4 +1,5 @@
-"""ORS: the ``openreward`` SDK's own client plays full episodes on our ORS server.
+"""ORS: the ``openreward`` SDK's own client on our ORS server (full episodes on three families
+are in ``test_adapter_sameness.py``).
 
 The SDK pins clash with the shared env, so server and client run in the ``openreward`` venv
 (:mod:`agentgym_envs.integrations.venvs`); the reference episode runs here under
@@ -12,7 +13,7 @@ import importlib.util
 import pytest
 
 from agentgym_envs.errors import MissingExtraError
-from tests.integrations.ecosystems import FAMILIES, ecosystem, reference, run_driver
+from tests.integrations.ecosystems import ecosystem, reference, run_driver
 
 
 @pytest.fixture(scope="module")
@@ -20,29 +21,19 @@ def ors_python():
     return ecosystem("openreward")
 
 
-@pytest.mark.parametrize("env_id", list(FAMILIES))
-def test_sdk_client_plays_a_full_episode(ors_python, env_id):
-    ref = reference(env_id, FAMILIES[env_id])
+def test_sdk_client_sees_splits_tasks_tools_prompt_and_ors_errors(ors_python):
+    ref = reference("AgentGym/Weather-v0", 0)
     out = run_driver(ors_python, "ors_episode", ref)
-
-    assert out["splits"] == ["train", "test"] or "test" in out["splits"]
-    assert out["task"] == {"env_id": env_id, "split": "test", "task_id": ref["task_id"], "seed": 0}
+    assert out["splits"] == ["train", "test"]
+    assert out["num_tasks"] == 20
+    assert out["task"] == {"env_id": ref["env_id"], "split": "test", "task_id": 0, "seed": 0}
     assert out["tools"] == ["act"]
     assert ref["first"] in out["prompt"]
-    assert [s["obs"] for s in out["steps"]] == [s["obs"] for s in ref["steps"]]
-    assert [s["reward"] for s in out["steps"]] == [s["reward"] for s in ref["steps"]]
-    assert [s["done"] for s in out["steps"]] == [s["done"] for s in ref["steps"]]
-    end = out["steps"][-1]["metadata"]
-    assert end["outcome"] == ref["outcome"] == "success"
-    assert end["score"] == ref["score"] and end["success"] and end["reward_valid"]
-
-
-def test_malformed_calls_get_ors_errors_and_the_episode_goes_on(ors_python):
-    ref = reference("AgentGym/Maze-v0", 0)
-    out = run_driver(ors_python, "ors_episode", ref)
+    # malformed calls before the first action: the SDK's error type and reason...
     missing_arg, unknown_tool = out["bad_input"]
     assert missing_arg == {"type": "ToolCallError", "reason": "input_validation"}
     assert unknown_tool == {"type": "ToolCallError", "reason": "not_found"}
+    # ...and the episode was not lost
     assert out["steps"][-1]["metadata"]["outcome"] == "success"
 
 
