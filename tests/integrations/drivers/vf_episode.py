@@ -67,13 +67,15 @@ async def direct(spec: dict) -> dict:
     return out
 
 
-def vf_eval(spec: dict, env_args: dict) -> dict:
+def vf_eval(
+    spec: dict, env_args: dict, module: str = "agentgym_envs.integrations.verifiers", path=None
+) -> dict:
     from agentgym_envs.agents.expert_server import ExpertChatServer
 
     cli = Path(sys.executable).parent / "vf-eval"
     with ExpertChatServer([spec["env_id"]]) as server, tempfile.TemporaryDirectory() as out:
         cmd = [
-            str(cli), "agentgym_envs.integrations.verifiers",
+            str(cli), module,
             "--env-args", json.dumps(env_args),
             "--model", "expert", "--api-base-url", server.base_url,
             "--api-key-var", "AGENTGYM_EXPERT_KEY",
@@ -82,6 +84,8 @@ def vf_eval(spec: dict, env_args: dict) -> dict:
             "--state-columns", "agentgym", "--disable-tui",
         ]  # fmt: skip
         env = dict(os.environ, AGENTGYM_EXPERT_KEY="none")
+        if path is not None:  # an exported package, importable from its folder
+            env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")])
         start = time.perf_counter()
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
         seconds = time.perf_counter() - start
