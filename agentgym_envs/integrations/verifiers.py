@@ -69,7 +69,6 @@ def _dataset(env_id: str, rows: list[dict[str, Any]], env_kwargs: dict[str, Any]
             "prompt": prompts,
             "answer": [""] * len(rows),
             "info": rows,
-            "task": [hubs.env_slug(env_id)] * len(rows),
         }
     )
 

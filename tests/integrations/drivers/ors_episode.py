@@ -33,7 +33,8 @@ async def play(url: str, spec: dict) -> dict:
         async with env.session(task=task) as session:
             out["prompt"] = "".join(b.text for b in await session.get_prompt())
             out["bad_input"] = []
-            for name, args in (("act", {}), ("no_such_tool", {"action": "x"})):
+            bad = (("act", {}), ("no_such_tool", {"action": "x"})) if spec.get("bad", True) else ()
+            for name, args in bad:
                 try:
                     await session.call_tool(name, args)
                     out["bad_input"].append(None)
