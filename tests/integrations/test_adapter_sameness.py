@@ -28,9 +28,11 @@ def _play(adapter: str, ref: dict) -> dict:
         job = {"env_id": ref["env_id"], "episodes": [ref]}
         out = run_driver(ecosystem("openenv"), "openenv_episode", job)["episodes"][0]
         return {"first": out["first"], "steps": out["steps"], "end": out["steps"][-1]["end"]}
-    job = dict(ref, modes=["direct"])
-    out = run_driver(ecosystem("verifiers"), "vf_episode", job)["direct"]
-    return {"first": out["prompt"], "steps": out["steps"], "end": out["end"]}
+    # verifiers' own rollout loop, the expert chat server as the model (the same actions)
+    out = run_driver(ecosystem("verifiers"), "vf_episode", dict(ref, modes=["evaluate"]))
+    evaluated = out["evaluate"]
+    assert evaluated["reward"] == ref["score"] and evaluated["error"] is None
+    return {"first": evaluated["prompt"], "steps": evaluated["steps"], "end": evaluated["end"]}
 
 
 @pytest.mark.parametrize("env_id", list(FAMILIES))

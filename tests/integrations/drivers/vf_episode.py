@@ -1,4 +1,7 @@
-"""Drive our verifiers environment two ways, inside the ``verifiers`` venv.
+"""Drive our verifiers environment three ways, inside the ``verifiers`` venv.
+
+* ``evaluate``: verifiers' own rollout loop (``Environment.evaluate``) on one task, against
+  our expert chat server (an OpenAI-compatible endpoint whose model is the family's expert).
 
 * ``direct``: the env's own rollout hooks (``setup_state``, ``env_response``) with the given
   actions written as ReAct replies -- after one reply with no action at all if the job says
@@ -67,6 +70,37 @@ async def direct(spec: dict) -> dict:
     return out
 
 
+def evaluate(spec: dict) -> dict:
+    """verifiers' own rollout loop (``evaluate``) on the job's task, the expert as the model."""
+    from openai import AsyncOpenAI
+    from verifiers.legacy.clients import OpenAIChatCompletionsClient
+
+    from agentgym_envs.agents.expert_server import ExpertChatServer
+    from agentgym_envs.integrations.verifiers import load_environment
+
+    env = load_environment(spec["env_id"], num_tasks=spec["task_id"] + 1)
+    with ExpertChatServer([spec["env_id"]]) as server:
+        client = OpenAIChatCompletionsClient(AsyncOpenAI(base_url=server.base_url, api_key="x"))
+        results = env.evaluate_sync(
+            client, "expert", num_examples=spec["task_id"] + 1, state_columns=["agentgym"]
+        )
+    outputs = results["outputs"] if isinstance(results, dict) else results.outputs
+    (row,) = [o for o in outputs if o["info"]["task_id"] == spec["task_id"]]
+    record = row["agentgym"]
+    observations = [m["content"] for m in row["completion"] if m["role"] == "user"]
+    steps = [
+        {"obs": obs, "reward": reward, "done": i == len(observations) - 1}
+        for i, (obs, reward) in enumerate(zip(observations, record["rewards"], strict=True))
+    ]
+    return {
+        "prompt": row["prompt"][0]["content"],
+        "steps": steps,
+        "end": {k: v for k, v in record.items() if k != "rewards"},
+        "reward": row["reward"],
+        "error": row.get("error"),
+    }
+
+
 def vf_eval(
     spec: dict, env_args: dict, module: str = "agentgym_envs.integrations.verifiers", path=None
 ) -> dict:
@@ -104,6 +138,8 @@ def vf_eval(
 def main() -> None:
     spec = job()
     result: dict = {}
+    if "evaluate" in spec["modes"]:
+        result["evaluate"] = evaluate(spec)
     if "direct" in spec["modes"]:
         result["direct"] = asyncio.run(direct(spec))
     if "vf-eval" in spec["modes"]:
