@@ -39,15 +39,30 @@ def task_rows(
     env_id: str, split: str, limit: int | None = None, seed: int = 0
 ) -> list[dict[str, Any]]:
     """One JSON row per task of ``split``: ``{"env_id", "split", "task_id", "seed"}``."""
-    from agentgym_envs.errors import BadTaskError
     from agentgym_envs.spec import resolve_id
+
+    check_task(env_id, None, split)
+    size = splits(env_id)[split]
+    count = size if limit is None else min(limit, size)
+    env_id = resolve_id(env_id)
+    return [{"env_id": env_id, "split": split, "task_id": i, "seed": seed} for i in range(count)]
+
+
+def check_task(env_id: str, task_id: Any, split: str) -> None:
+    """Raise a one-line :class:`~agentgym_envs.errors.BadTaskError` unless ``split`` has task
+    ``task_id`` (``None`` draws one): a request naming no task is the caller's error, not the
+    environment's."""
+    from agentgym_envs.errors import BadTaskError
 
     sizes = splits(env_id)
     if split not in sizes:
         raise BadTaskError(f"{env_id} has no split {split!r}: use one of {sorted(sizes)}")
-    count = sizes[split] if limit is None else min(limit, sizes[split])
-    env_id = resolve_id(env_id)
-    return [{"env_id": env_id, "split": split, "task_id": i, "seed": seed} for i in range(count)]
+    if task_id is None:
+        return
+    if isinstance(task_id, bool) or not isinstance(task_id, int) or not 0 <= task_id < sizes[split]:
+        raise BadTaskError(
+            f"{env_id} has no task {task_id!r} in split {split!r}: use 0..{sizes[split] - 1}"
+        )
 
 
 def start(session: EnvSession, row: dict[str, Any]) -> str:

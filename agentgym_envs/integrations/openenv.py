@@ -106,7 +106,13 @@ class AgentGymEnvironment(Environment):
         split: str = "test",
         **kwargs: Any,
     ) -> AgentGymObservation:
-        """Start task ``task_id`` of ``split`` (drawn with ``seed`` when not given)."""
+        """Start task ``task_id`` of ``split`` (drawn with ``seed`` when not given).
+
+        Raises:
+            BadTaskError: no such split or task (OpenEnv answers with its error response and
+                the session stays usable).
+        """
+        hubs.check_task(self.env_id, task_id, split)
         seed = 0 if seed is None else seed
         obs = self.session.reset(task_id, split, seed)
         self._state = AgentGymState(

@@ -74,7 +74,9 @@ def ors_environment(env_id: str, *, max_turns: int | None = None, **env_kwargs: 
             return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
 
         async def setup(self) -> None:
-            self.first = await self._run(hubs.start, self.session, self.row)
+            row = self.row
+            hubs.check_task(env_id, row.get("task_id"), str(row.get("split", "test")))
+            self.first = await self._run(hubs.start, self.session, row)
 
         async def teardown(self) -> None:
             if self.session.env is not None:

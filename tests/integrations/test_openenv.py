@@ -46,8 +46,9 @@ def test_concurrent_sessions_validate_and_malformed_messages(openenv_python):
     out = run_driver(openenv_python, "openenv_episode", _job(refs[0]["env_id"], refs, True))
     for played, ref in zip(out["episodes"], refs, strict=True):
         _check(played, ref)  # each WebSocket session kept its own env
-    invalid, unknown = out["bad_input"]
+    invalid, unknown, no_task = out["bad_input"]
     assert "VALIDATION_ERROR" in invalid and "UNKNOWN_TYPE" in unknown  # WSErrorResponse codes
+    assert "EXECUTION_ERROR" in no_task and "has no task 1000000 in split 'test'" in no_task
     report = out["validate"]["report"]
     assert out["validate"]["returncode"] == 0 and report["passed"], out["validate"]
     assert report["summary"]["failed_criteria"] == []

@@ -33,6 +33,8 @@ def test_sdk_client_sees_splits_tasks_tools_prompt_and_ors_errors(ors_python):
     missing_arg, unknown_tool = out["bad_input"]
     assert missing_arg == {"type": "ToolCallError", "reason": "input_validation"}
     assert unknown_tool == {"type": "ToolCallError", "reason": "not_found"}
+    # a task naming no task: the session fails with our one-line reason, nothing else does
+    assert "has no task 1000000 in split 'test'" in out["bad_task"]["message"]
     # ...and the episode was not lost
     assert out["steps"][-1]["metadata"]["outcome"] == "success"
 

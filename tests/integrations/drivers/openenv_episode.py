@@ -24,7 +24,8 @@ async def play(url: str, episode: dict, bad: list | None) -> dict:
     async with AgentGymEnvClient(base_url=url) as client:
         first = await client.reset(task_id=episode["task_id"], split=episode["split"], seed=0)
         if bad is not None:
-            for message in ({"type": "step", "data": {"nope": 1}}, {"type": "dance"}):
+            bad_reset = {"type": "reset", "data": {"task_id": 10**6, "split": "test"}}
+            for message in ({"type": "step", "data": {"nope": 1}}, {"type": "dance"}, bad_reset):
                 try:
                     await client._send_and_receive(message)
                     bad.append(None)

@@ -30,6 +30,16 @@ async def play(url: str, spec: dict) -> dict:
         task = tasks[spec["task_id"]]
         out["task"] = task.task_spec
         out["tools"] = [t.name for t in await env.list_tools()]
+        if spec.get("bad", True):  # a task naming no task of the split
+            from dataclasses import replace
+
+            missing = replace(task, task_spec=dict(task.task_spec, task_id=10**6))
+            try:
+                async with env.session(task=missing) as session:
+                    await session.get_prompt()
+                out["bad_task"] = None
+            except Exception as exc:
+                out["bad_task"] = {"type": type(exc).__name__, "message": str(exc)}
         async with env.session(task=task) as session:
             out["prompt"] = "".join(b.text for b in await session.get_prompt())
             out["bad_input"] = []
