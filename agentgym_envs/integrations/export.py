@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 from pathlib import Path
 
 from agentgym_envs.errors import AgentGymError, unknown_name
@@ -235,7 +236,8 @@ def export_package(env_id: str, hub: str, directory: str | Path, force: bool = F
     """Write the ``hub`` package of ``env_id`` to ``directory/<name>``; returns that folder.
 
     Raises:
-        AgentGymError: an unknown hub, or the folder exists and ``force`` is false.
+        AgentGymError: an unknown hub, or the folder exists and ``force`` is false (with
+            ``force``, the folder is replaced).
     """
     from agentgym_envs.integrations.hubs import env_slug
     from agentgym_envs.spec import resolve_id
@@ -245,8 +247,10 @@ def export_package(env_id: str, hub: str, directory: str | Path, force: bool = F
     env_id = resolve_id(env_id)
     name = env_slug(env_id)
     root = Path(directory) / name
-    if root.exists() and any(root.iterdir()) and not force:
-        raise AgentGymError(f"{root} exists and is not empty: pass --force to overwrite it")
+    if root.exists() and any(root.iterdir()):
+        if not force:
+            raise AgentGymError(f"{root} exists and is not empty: pass --force to replace it")
+        shutil.rmtree(root)  # a package of another hub must not leave its files behind
     files = _WRITERS[hub](env_id, name, name.replace("-", "_"))
     logger.info("writing the %s package of %s to %s", hub, env_id, root)
     return _write(root, files)
@@ -261,7 +265,7 @@ def register_cli(app) -> None:
         env_id: str = typer.Argument(..., help="A registered id, e.g. AgentGym/Maze-v0."),
         directory: Path = typer.Argument(..., help="Folder to write the package into."),
         to: str = typer.Option(..., "--to", help="Hub: prime, openenv or ors."),
-        force: bool = typer.Option(False, "--force", help="Overwrite an existing package."),
+        force: bool = typer.Option(False, "--force", help="Replace an existing package folder."),
     ) -> None:
         """Write a publishable package of one id for a hub (Prime, OpenEnv, OpenReward)."""
         root = export_package(env_id, to, directory, force=force)
