@@ -148,7 +148,7 @@ def run_ecosystems(names: list[str], episodes: int) -> None:
     import subprocess
 
     from agentgym_envs.integrations.session import EnvSession
-    from agentgym_envs.integrations.venvs import ecosystem_python
+    from agentgym_envs.integrations.venvs import ecosystem_env, ecosystem_python
 
     plan = {
         env_id: [expert_episode(env_id, i % n_tasks(env_id)) for i in range(episodes)]
@@ -171,7 +171,9 @@ def run_ecosystems(names: list[str], episodes: int) -> None:
     for name in names:
         python = ecosystem_python(ECOSYSTEM_EXTRAS[name])
         job = json.dumps({"ecosystem": name, "families": plan})
-        done = subprocess.run([str(python), script, job], capture_output=True, text=True)
+        done = subprocess.run(
+            [str(python), script, job], capture_output=True, text=True, env=ecosystem_env()
+        )
         if done.returncode != 0:
             print(f"{name:10} failed: {done.stderr.strip().splitlines()[-1]}")
             continue

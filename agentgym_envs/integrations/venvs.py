@@ -6,8 +6,12 @@ makes (once) a virtual environment holding agentgym-envs with the ecosystem's ex
 its interpreter, so that ecosystem's own client, server and CLI run there as subprocesses.
 
 The environment lives under ``$AGENTGYM_VENV_DIR`` (default ``~/.cache/agentgym-envs/venvs``),
-keyed by ecosystem, source tree and extras; a lock file makes concurrent callers (test workers)
-wait for one build. A failed build leaves no half-made environment behind.
+keyed by the Python version and the requirements it installs (the core dependencies and those
+of the extras, read from ``pyproject.toml``), so another checkout with the same requirements
+reuses it. It holds agentgym-envs as an editable install; run its interpreter with
+``PYTHONPATH`` set to the checkout (:func:`ecosystem_env`) so that checkout's code is the one
+imported. A lock file makes concurrent callers (test workers) wait for one build; a failed
+build leaves no half-made environment behind.
 """
 
 from __future__ import annotations
@@ -44,13 +48,38 @@ def source_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
+def _requirements(source: Path, extras: tuple[str, ...]) -> list[str]:
+    """The core dependencies and those of ``extras`` (nested extras of ours included)."""
+    import tomllib
+
+    project = tomllib.loads((source / "pyproject.toml").read_text())["project"]
+    optional = project.get("optional-dependencies", {})
+    reqs, todo, seen = list(project.get("dependencies", [])), list(extras), set()
+    while todo:
+        extra = todo.pop()
+        if extra in seen:
+            continue
+        seen.add(extra)
+        for req in optional.get(extra, []):
+            if req.startswith(f"{project['name']}["):
+                todo += req.split("[", 1)[1].rstrip("]").split(",")
+            else:
+                reqs.append(req)
+    return sorted(reqs)
+
+
 def _key(name: str, extras: tuple[str, ...], source: Path) -> str:
-    pyproject = source / "pyproject.toml"
-    digest = hashlib.sha256()
-    digest.update(f"{name}|{','.join(extras)}|{source}|{sys.version}".encode())
-    if pyproject.exists():
-        digest.update(pyproject.read_bytes())
+    digest = hashlib.sha256(f"{name}|{sys.version}".encode())
+    digest.update("\n".join(_requirements(source, extras)).encode())
     return f"{name}-{digest.hexdigest()[:12]}"
+
+
+def ecosystem_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """``base`` (default ``os.environ``) with this checkout first on ``PYTHONPATH``."""
+    env = dict(os.environ if base is None else base)
+    paths = [str(source_root()), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    return env
 
 
 def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:

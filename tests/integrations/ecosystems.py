@@ -62,8 +62,10 @@ def ecosystem(name: str) -> Path:
 
 def run_driver(python: Path, driver: str, job: dict[str, Any], timeout: float = 600) -> dict:
     """Run ``drivers/<driver>.py`` with ``job`` under ``python``; its last stdout line (JSON)."""
-    root = str(Path(__file__).resolve().parents[2])
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(DRIVERS), root]))
+    from agentgym_envs.integrations.venvs import ecosystem_env
+
+    env = ecosystem_env()  # this checkout's code, whichever checkout built the venv
+    env["PYTHONPATH"] = os.pathsep.join([str(DRIVERS), env["PYTHONPATH"]])
     done = subprocess.run(
         [str(python), str(DRIVERS / f"{driver}.py"), json.dumps(job)],
         capture_output=True,
