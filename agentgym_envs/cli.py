@@ -46,6 +46,7 @@ _PLUGINS = (
     "agentgym_envs.docs",
     "agentgym_envs.envs.webshop.cli",
     "agentgym_envs.experience.cli",
+    "agentgym_envs.integrations.export",
     "agentgym_envs.server.cli",
 )
 

@@ -5,7 +5,13 @@ for ``--episodes`` episodes per family; the "model" is the family's expert playi
 of the task, so the figures measure the adapter and the env, not generation. Prints episodes/s
 per adapter and family.
 
+``--ecosystems ors openenv verifiers`` adds the ecosystem adapters (#30), each played by its
+own client inside its own venv (``benchmarks/ecosystem_rollouts.py``) on the expert's actions,
+against the in-process ``session`` baseline of the same episodes in the same run (verifiers'
+row is ``vf-eval`` end to end against the expert chat server, its start-up included).
+
     python benchmarks/bench_integrations.py --episodes 20
+    python benchmarks/bench_integrations.py --adapters --ecosystems ors openenv verifiers
 """
 
 from __future__ import annotations
@@ -125,11 +131,68 @@ ADAPTERS = {
 }
 
 
+ECOSYSTEM_FAMILIES = ("AgentGym/Weather-v0", "AgentGym/Maze-v0", "AgentGym/ALFWorld-v0")
+ECOSYSTEM_EXTRAS = {"ors": "openreward", "openenv": "openenv", "verifiers": "verifiers"}
+
+
+def expert_episode(env_id: str, task_id: int) -> dict:
+    """The expert's actions on a test task (played outside the timed part)."""
+    model, actions = Expert(env_id, task_id), []
+    while not model.done:
+        actions.append(model.reply())
+    return {"task_id": task_id, "split": "test", "actions": actions}
+
+
+def run_ecosystems(names: list[str], episodes: int) -> None:
+    import json
+    import subprocess
+
+    from agentgym_envs.integrations.session import EnvSession
+    from agentgym_envs.integrations.venvs import ecosystem_env, ecosystem_python
+
+    plan = {
+        env_id: [expert_episode(env_id, i % n_tasks(env_id)) for i in range(episodes)]
+        for env_id in ECOSYSTEM_FAMILIES
+    }
+    print(f"{'ecosystem':10} {'env':22} {'episodes/s':>10} {'mean reward':>12} {'vs session':>10}")
+    baseline = {}
+    for env_id, eps in plan.items():
+        t0, rewards = time.perf_counter(), []
+        for ep in eps:
+            session = EnvSession(env_id)
+            session.reset(ep["task_id"], "test", 0)
+            for action in ep["actions"]:
+                session.step(action)
+            rewards.append(session.finish().score)
+        baseline[env_id] = len(eps) / (time.perf_counter() - t0)
+        mean = sum(rewards) / len(rewards)
+        print(f"{'session':10} {env_id:22} {baseline[env_id]:10.1f} {mean:12.2f} {1.0:10.2f}")
+    script = __file__.replace("bench_integrations.py", "ecosystem_rollouts.py")
+    for name in names:
+        python = ecosystem_python(ECOSYSTEM_EXTRAS[name])
+        job = json.dumps({"ecosystem": name, "families": plan})
+        done = subprocess.run(
+            [str(python), script, job], capture_output=True, text=True, env=ecosystem_env()
+        )
+        if done.returncode != 0:
+            print(f"{name:10} failed: {done.stderr.strip().splitlines()[-1]}")
+            continue
+        rows = json.loads(done.stdout.strip().splitlines()[-1])
+        for env_id, row in rows.items():
+            rate = row["episodes"] / row["seconds"]
+            mean = sum(row["rewards"]) / max(len(row["rewards"]), 1)
+            ratio = rate / baseline[env_id]
+            print(f"{name:10} {env_id:22} {rate:10.1f} {mean:12.2f} {ratio:10.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--adapters", nargs="*", default=list(ADAPTERS))
+    parser.add_argument("--ecosystems", nargs="*", default=[], choices=list(ECOSYSTEM_EXTRAS))
     args = parser.parse_args()
+    if args.ecosystems:
+        run_ecosystems(args.ecosystems, args.episodes)
     tok = None
     if "verl" in args.adapters:
         from transformers import AutoTokenizer

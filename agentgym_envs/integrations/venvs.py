@@ -1,0 +1,134 @@
+"""Virtual environments for ecosystems whose pins clash with a shared Python environment.
+
+The ecosystem packages pin their own ``openai``, ``mcp``, ``fastapi`` or ``pydantic``; in an
+environment that already holds a trainer or an MCP server they may not fit. :func:`ecosystem_python`
+makes (once) a virtual environment holding agentgym-envs with the ecosystem's extra and returns
+its interpreter, so that ecosystem's own client, server and CLI run there as subprocesses.
+
+The environment lives under ``$AGENTGYM_VENV_DIR`` (default ``~/.cache/agentgym-envs/venvs``),
+keyed by the Python version and the requirements it installs (the core dependencies and those
+of the extras, read from ``pyproject.toml``), so another checkout with the same requirements
+reuses it. It holds agentgym-envs as an editable install; run its interpreter with
+``PYTHONPATH`` set to the checkout (:func:`ecosystem_env`) so that checkout's code is the one
+imported. A lock file makes concurrent callers (test workers) wait for one build; a failed
+build leaves no half-made environment behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+#: Each ecosystem's extra (in ``pyproject.toml``) and the console scripts it brings.
+ECOSYSTEMS: dict[str, tuple[str, ...]] = {
+    "openreward": ("orwd",),
+    "openenv": ("openenv",),
+    "verifiers": ("vf-eval", "vf-build"),
+}
+
+
+def venv_root() -> Path:
+    """Where ecosystem environments live (``$AGENTGYM_VENV_DIR`` or the user cache)."""
+    base = os.environ.get("AGENTGYM_VENV_DIR")
+    return Path(base) if base else Path.home() / ".cache" / "agentgym-envs" / "venvs"
+
+
+def source_root() -> Path:
+    """The agentgym-envs source tree (the folder holding ``pyproject.toml``)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def _requirements(source: Path, extras: tuple[str, ...]) -> list[str]:
+    """The core dependencies and those of ``extras`` (nested extras of ours included)."""
+    import tomllib
+
+    project = tomllib.loads((source / "pyproject.toml").read_text())["project"]
+    optional = project.get("optional-dependencies", {})
+    reqs, todo, seen = list(project.get("dependencies", [])), list(extras), set()
+    while todo:
+        extra = todo.pop()
+        if extra in seen:
+            continue
+        seen.add(extra)
+        for req in optional.get(extra, []):
+            if req.startswith(f"{project['name']}["):
+                todo += req.split("[", 1)[1].rstrip("]").split(",")
+            else:
+                reqs.append(req)
+    return sorted(reqs)
+
+
+def _key(name: str, extras: tuple[str, ...], source: Path) -> str:
+    digest = hashlib.sha256(f"{name}|{sys.version}".encode())
+    digest.update("\n".join(_requirements(source, extras)).encode())
+    return f"{name}-{digest.hexdigest()[:12]}"
+
+
+def ecosystem_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """``base`` (default ``os.environ``) with this checkout first on ``PYTHONPATH``."""
+    env = dict(os.environ if base is None else base)
+    paths = [str(source_root()), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    return env
+
+
+def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:
+    """The interpreter of a venv with ``agentgym-envs[<name>, *extras]`` installed (editable).
+
+    Args:
+        name: an ecosystem of :data:`ECOSYSTEMS` (its extra has the same name).
+        extras: more extras to install (default ``tools``, for the tool families).
+
+    Raises:
+        RuntimeError: the install failed (pip's last lines are in the message).
+    """
+    if name not in ECOSYSTEMS:
+        raise ValueError(f"unknown ecosystem {name!r}: use one of {sorted(ECOSYSTEMS)}")
+    source = source_root()
+    all_extras = (name, *extras)
+    target = venv_root() / _key(name, tuple(sorted(all_extras)), source)
+    python = target / "bin" / "python"
+    ready = target / ".ready"
+    if ready.exists():
+        return python
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(target.with_suffix(".lock")):
+        if ready.exists():
+            return python
+        shutil.rmtree(target, ignore_errors=True)
+        logger.info("building the %s environment in %s", name, target)
+        venv.EnvBuilder(with_pip=True).create(target)
+        spec = f"{source}[{','.join(all_extras)}]"
+        cmd = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        done = subprocess.run([*cmd, "-e", spec], capture_output=True, text=True)
+        if done.returncode != 0:
+            shutil.rmtree(target, ignore_errors=True)
+            tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
+            raise RuntimeError(f"installing agentgym-envs[{name}] failed:\n{tail}")
+        ready.write_text(spec)
+    return python
+
+
+def ecosystem_script(name: str, script: str, extras: tuple[str, ...] = ("tools",)) -> Path:
+    """A console script (``vf-eval``, ``openenv``, ``orwd``...) of the ecosystem's venv."""
+    return ecosystem_python(name, extras).parent / script
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -1,0 +1,110 @@
+"""Run inside an ecosystem's venv by ``bench_integrations.py --ecosystems``: play the given
+expert episodes through that ecosystem's own client and print episodes/s per id as JSON.
+
+* ``ors``: the ``openreward`` SDK's client against our ORS server (HTTP + SSE);
+* ``openenv``: our typed ``EnvClient`` over one OpenEnv WebSocket session;
+* ``verifiers``: the env's ``evaluate`` (verifiers' rollout loop) against the expert chat
+  server, one rollout at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integrations" / "drivers"))
+
+from common import Served, done
+
+
+def ors(families: dict[str, list[dict]]) -> dict[str, tuple[float, list[float]]]:
+    from openreward.api.environments.client import AsyncEnvironmentsAPI
+
+    from agentgym_envs.integrations.hubs import env_slug
+    from agentgym_envs.integrations.openreward import ors_server
+
+    async def play_all(url: str, env_id: str, episodes: list[dict]) -> tuple[float, list]:
+        api = AsyncEnvironmentsAPI(base_url=url, api_key="")
+        env = api.get(env_slug(env_id), variant=env_slug(env_id))
+        tasks = await env.list_tasks("test")
+        start, rewards = time.perf_counter(), []
+        for ep in episodes:
+            async with env.session(task=tasks[ep["task_id"]]) as session:
+                await session.get_prompt()
+                for action in ep["actions"]:
+                    result = await session.call_tool("act", {"action": action})
+                    if result.finished:
+                        break
+                rewards.append(result.metadata["score"])
+        seconds = time.perf_counter() - start
+        await api.aclose()
+        return seconds, rewards
+
+    # one server (one event loop) for every id: sse-starlette 2.3.6, which openreward pins,
+    # binds its exit event to the first loop that serves it
+    with Served(ors_server(list(families)).app) as served:
+        return {e: asyncio.run(play_all(served.url, e, eps)) for e, eps in families.items()}
+
+
+def openenv(families: dict[str, list[dict]]) -> dict[str, tuple[float, list[float]]]:
+    return {env_id: _openenv(env_id, eps) for env_id, eps in families.items()}
+
+
+def _openenv(env_id: str, episodes: list[dict]) -> tuple[float, list[float]]:
+    from agentgym_envs.integrations.openenv import (
+        AgentGymAction,
+        AgentGymEnvClient,
+        create_openenv_app,
+    )
+
+    async def play_all(url: str) -> list[float]:
+        rewards = []
+        async with AgentGymEnvClient(base_url=url) as client:
+            for ep in episodes:
+                await client.reset(task_id=ep["task_id"], split="test", seed=0)
+                for action in ep["actions"]:
+                    result = await client.step(AgentGymAction(action=action))
+                    if result.done:
+                        break
+                rewards.append(result.observation.score)
+        return rewards
+
+    with Served(create_openenv_app(env_id)) as served:
+        start = time.perf_counter()
+        rewards = asyncio.run(play_all(served.url))
+        return time.perf_counter() - start, rewards
+
+
+def verifiers(families: dict[str, list[dict]]) -> dict[str, tuple[float, list[float]]]:
+    return {env_id: _verifiers(env_id, eps) for env_id, eps in families.items()}
+
+
+def _verifiers(env_id: str, episodes: list[dict]) -> tuple[float, list[float]]:
+    from openai import AsyncOpenAI
+    from verifiers.legacy.clients import OpenAIChatCompletionsClient
+
+    from agentgym_envs.agents.expert_server import ExpertChatServer
+    from agentgym_envs.integrations.verifiers import load_environment
+
+    env = load_environment(env_id, num_tasks=len(episodes))
+    with ExpertChatServer([env_id]) as server:
+        client = OpenAIChatCompletionsClient(AsyncOpenAI(base_url=server.base_url, api_key="x"))
+        start = time.perf_counter()
+        results = env.evaluate_sync(
+            client, "expert", num_examples=len(episodes), rollouts_per_example=1, max_concurrent=1
+        )
+        seconds = time.perf_counter() - start
+    outputs = results["outputs"] if isinstance(results, dict) else results.outputs
+    return seconds, [float(o["reward"]) for o in outputs]
+
+
+if __name__ == "__main__":
+    spec = json.loads(sys.argv[1])
+    play = {"ors": ors, "openenv": openenv, "verifiers": verifiers}[spec["ecosystem"]]
+    rows = {}
+    for env_id, (seconds, rewards) in play(spec["families"]).items():
+        rows[env_id] = {"seconds": seconds, "episodes": len(rewards), "rewards": rewards}
+    done(rows)

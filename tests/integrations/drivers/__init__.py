@@ -1,0 +1,1 @@
+"""Scripts the ecosystem tests run inside each ecosystem's own venv (see ``venvs``)."""

@@ -1,0 +1,77 @@
+"""Shared by the ecosystem tests: the families they play, the reference episode under
+``gymnasium.make``, and running a driver script inside an ecosystem's own venv."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import pytest
+
+import agentgym_envs
+from agentgym_envs.core import episode_outcome
+
+#: One tool family, one text game, one with long observations: id -> test task.
+FAMILIES = {
+    "AgentGym/Weather-v0": 0,
+    "AgentGym/Maze-v0": 0,
+    "AgentGym/ALFWorld-v0": 0,
+}
+DRIVERS = Path(__file__).parent / "drivers"
+
+
+def reference(env_id: str, task_id: int, split: str = "test") -> dict[str, Any]:
+    """The expert's episode under ``gymnasium.make``: actions, each step, and the end."""
+    env = gym.make(env_id)
+    obs, info = env.reset(seed=0, options={"task_id": task_id, "split": split})
+    expert = agentgym_envs.expert_policy(env)
+    first, actions, steps = obs, [], []
+    terminated = truncated = False
+    while not (terminated or truncated):
+        action = expert(obs, info)
+        obs, reward, terminated, truncated, info = env.step(action)
+        actions.append(action)
+        steps.append({"obs": obs, "reward": float(reward), "done": terminated or truncated})
+    env.close()
+    return {
+        "env_id": env_id,
+        "task_id": task_id,
+        "split": split,
+        "first": first,
+        "actions": actions,
+        "steps": steps,
+        "outcome": episode_outcome(terminated, truncated, info),
+        "score": float(info.get("score", 0.0)),
+        "success": bool(info.get("success", False)),
+    }
+
+
+def ecosystem(name: str) -> Path:
+    """The ecosystem's venv interpreter, built on first use (fails the test if pip fails)."""
+    from agentgym_envs.integrations.venvs import ecosystem_python
+
+    try:
+        return ecosystem_python(name)
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+
+
+def run_driver(python: Path, driver: str, job: dict[str, Any], timeout: float = 600) -> dict:
+    """Run ``drivers/<driver>.py`` with ``job`` under ``python``; its last stdout line (JSON)."""
+    from agentgym_envs.integrations.venvs import ecosystem_env
+
+    env = ecosystem_env()  # this checkout's code, whichever checkout built the venv
+    env["PYTHONPATH"] = os.pathsep.join([str(DRIVERS), env["PYTHONPATH"]])
+    done = subprocess.run(
+        [str(python), str(DRIVERS / f"{driver}.py"), json.dumps(job)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
