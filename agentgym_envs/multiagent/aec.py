@@ -9,8 +9,9 @@
 
 Observations and actions are text (``gymnasium.spaces.Text`` over the package's charset). A move
 the game cannot read or allow is feedback: the same agent keeps the turn, its observation starts
-with ``Illegal move: <why>`` and ``infos[agent]["error"]`` says why. ``infos[agent]`` also
-carries ``legal_moves`` where the set is finite.
+with ``Illegal move: <why>`` and ``infos[agent]["error"]`` says why. ``infos[agent]`` also carries
+``legal_moves`` where the set is finite. Moves are read as sent, never normalised: only ASCII
+digits, letters and spaces make a move (a fullwidth ``\uff15`` is an illegal move, not ``5``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agentgym_envs.core import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, TEXT_CHARSET, normalize_text
+from agentgym_envs.core import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, TEXT_CHARSET
 from agentgym_envs.errors import require
 from agentgym_envs.multiagent.games import GAMES, PLAYERS, Game
 
@@ -130,7 +131,7 @@ class TextGameAEC(AECEnv):
         text = self.game.observation(agent)
         if self._feedback.get(agent):
             text = f"{self._feedback[agent]}\n{text}"
-        return TextObservation(normalize_text(text))
+        return TextObservation(text)
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -143,7 +144,7 @@ class TextGameAEC(AECEnv):
         if not isinstance(action, str):
             move, error = None, f"a move is text, got {type(action).__name__}"
         else:
-            move, error = self.game.parse(agent, normalize_text(action))
+            move, error = self.game.parse(agent, action)
         if error is not None:
             self._feedback[agent] = f"Illegal move: {error}."
             self.infos[agent] = {**self._info(agent), "error": error}

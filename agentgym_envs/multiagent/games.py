@@ -16,14 +16,21 @@ import abc
 import itertools
 import random
 import re
+import string
 from typing import ClassVar
 
 PLAYERS = ("player_0", "player_1")
-_ACTION_PREFIX = re.compile(r"^\s*(?:action\s*:)?\s*", re.IGNORECASE)
+# Moves are read in ASCII only (``re.ASCII``, ASCII case and whitespace): a Unicode digit,
+# letter or space never reads as its ASCII look-alike (fullwidth 5 is not 5, Kelvin K not k).
+_ACTION_PREFIX = re.compile(r"^\s*(?:action\s*:)?\s*", re.IGNORECASE | re.ASCII)
+_SPACE = " \t\n\r\x0b\x0c"
+_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_UPPER = str.maketrans(string.ascii_lowercase, string.ascii_uppercase)
 
 
 def _clean(text: str) -> str:
-    return _ACTION_PREFIX.sub("", text.strip()).strip().strip(".!`'\"").strip()
+    text = _ACTION_PREFIX.sub("", text.strip(_SPACE))
+    return text.strip(_SPACE).strip(".!`'\"").strip(_SPACE)
 
 
 class Game(abc.ABC):
@@ -158,10 +165,12 @@ class _Grid(Game):
         return rng.choice(self.legal_moves(self.current) or [""])
 
     def _single_int(self, text: str, lo: int, hi: int, what: str) -> tuple[int | None, str | None]:
-        text = _clean(text).lower()
-        text = re.sub(r"^(?:move|play|place|put|drop|column|col|cell)\b\s*:?\s*", "", text)
-        text = re.sub(r"^(?:in|at|on)\s+(?:column|col|cell)?\s*", "", text)
-        if not re.fullmatch(r"\d+", text):
+        text = _clean(text).translate(_LOWER)
+        text = re.sub(
+            r"^(?:move|play|place|put|drop|column|col|cell)\b\s*:?\s*", "", text, flags=re.ASCII
+        )
+        text = re.sub(r"^(?:in|at|on)\s+(?:column|col|cell)?\s*", "", text, flags=re.ASCII)
+        if not re.fullmatch(r"[0-9]+", text):
             return None, f"write one {what} number from {lo} to {hi}"
         n = int(text)
         if not lo <= n <= hi:
@@ -293,7 +302,9 @@ class ConnectFour(_Grid):
 # -- bargaining ---------------------------------------------------------------------------
 ITEMS = ("books", "hats", "balls")
 TOTAL_VALUE = 10
-_PROPOSAL = re.compile(r"(\d+)\s*(book|hat|ball)s?|(book|hat|ball)s?\s*[=:]\s*(\d+)")
+_PROPOSAL = re.compile(
+    r"([0-9]+)\s*(book|hat|ball)s?|(book|hat|ball)s?\s*[=:]\s*([0-9]+)", re.ASCII
+)
 
 
 class Bargaining(Game):
@@ -390,7 +401,7 @@ class Bargaining(Game):
         return "\n".join(lines)
 
     def parse(self, player: str, text: str) -> tuple[str | None, str | None]:
-        text = _clean(text).lower()
+        text = _clean(text).translate(_LOWER)
         if text in ("accept", "accept the deal", "deal", "i accept"):
             if self.offer is None or self.offer[0] == player:
                 return None, "there is no proposal from your opponent to accept"
@@ -526,10 +537,10 @@ class Mastermind(Game):
         return "\n".join(lines)
 
     def parse(self, player: str, text: str) -> tuple[str | None, str | None]:
-        text = _clean(text).upper()
+        text = _clean(text).translate(_UPPER)
         verb = "CODE" if player == PLAYERS[0] else "GUESS"
-        text = re.sub(rf"^{verb}\b\s*:?\s*", "", text)
-        pegs = re.sub(r"[\s,;\-]+", "", text)
+        text = re.sub(rf"^{verb}\b\s*:?\s*", "", text, flags=re.ASCII)
+        pegs = re.sub(r"[\s,;\-]+", "", text, flags=re.ASCII)
         if len(pegs) != PEGS or any(c not in COLORS for c in pegs):
             return None, (
                 f"write {verb.lower()} and {PEGS} colour letters from {COLORS}, "

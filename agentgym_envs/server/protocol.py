@@ -138,7 +138,8 @@ class IdProtocol(Protocol):
         if isinstance(description, str) and observation.startswith(description + "\n"):
             reply["task_description"] = description
             observation = observation[len(description) + 1 :]
-        reply.update(observation=observation, reward=0.0, done=False)
+        # SciWorld's server replies with the reward of its reset's ``look around``
+        reply.update(observation=observation, reward=self.reward(0.0, info), done=False)
         self._extras(reply, info)
         reply["info"] = info
         return reply

@@ -76,6 +76,28 @@ def test_illegal_move_is_feedback_and_the_turn_stays():
     assert env.observe("player_0").startswith("Your opponent (O) played cell 1.")
 
 
+def test_unicode_look_alikes_are_illegal_moves_not_ascii_ones():
+    # a move reaches the game as sent: fullwidth or Arabic-Indic digits, the Kelvin sign and
+    # Unicode spaces never read as the ASCII move they resemble
+    env = raw_env("tictactoe")
+    env.reset(seed=0)
+    for bad in ("\uff15", "cell \u0665", "\u00b2", "\u30005", "5\u00a0"):
+        env.step(bad)
+        assert env.agent_selection == "player_0", bad
+        assert env.infos["player_0"]["error"].startswith("write one cell"), bad
+        assert env.observe("player_0").startswith("Illegal move: write one cell")
+    assert env.game.moves == 0 and env.game.board == TicTacToe(random.Random(0)).board
+    c4 = ConnectFour(random.Random(0))
+    assert c4.parse(c4.current, "column \uff14")[0] is None
+    g = Bargaining(random.Random(3))
+    assert g.parse("player_0", "propose books=\uff11 hats=0 balls=0")[0] is None
+    assert g.parse("player_0", "propose boo\u212as=1 hats=0 balls=0")[0] is None
+    assert g.parse("player_0", "propose books=1 hats=0 balls=0")[0] is not None
+    m = Mastermind(random.Random(0))
+    assert m.parse("player_0", "code R G B \uff39")[0] is None
+    assert m.parse("player_0", "code r g b y") == ("RGBY", None)
+
+
 def _play(game, moves):
     for move in moves:
         parsed, error = game.parse(game.current, move)

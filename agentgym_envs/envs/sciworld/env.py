@@ -146,7 +146,11 @@ class SciWorldEnv(TextEnv):
     ``score`` (0-100, -100), ``success`` (score 100), ``moves``, ``task_name``, ``variation``,
     ``item_id`` (AgentGym's ``sciworld_<data_idx>``); ``task_description`` at reset;
     ``agentgym_reward`` at every step (the change in score: the ``reward`` AgentGym's server
-    sends beside its ``score``). ``available_actions`` (every valid action,
+    sends beside its ``score``). The reset's ``look around`` can already score (a few
+    chemistry-mix, paint and lifespan tasks): ``score`` still starts at 0, as in AgentGym's
+    client, but the reset ``info`` carries the server's ``agentgym_score`` and
+    ``agentgym_reward`` (that look's score), and the first step's ``agentgym_reward`` counts
+    from it, as AgentGym's server does. ``available_actions`` (every valid action,
     ~50 ms each) only with ``include_valid_actions=True``; otherwise call
     :meth:`available_actions` (cached per state). Also :meth:`look`, :meth:`inventory`,
     :meth:`goal_progress`, :meth:`gold_actions`, and AgentGym's extra server replies
@@ -213,6 +217,8 @@ class SciWorldEnv(TextEnv):
         self._objects: list[str] | None = None
         self.actions_taken: list[str] = []
         self.moves = 0
+        #: The score AgentGym's server last reported (from the reset's ``look around`` on).
+        self._wire_score = 0.0
 
     # -- simulator ---------------------------------------------------------------------------
     @property
@@ -244,12 +250,21 @@ class SciWorldEnv(TextEnv):
         sim = self.simulator
         description = sim.task_description()
         # AgentGym's reset: load, task description, then "look around" (it takes no time, so
-        # the move count stays 0; AgentGym's client starts the episode at score 0)
-        look = sim.step_text("look around")
+        # the move count stays 0). That look can already score (chemistry-mix 8, paint 20,
+        # lifespan 50): AgentGym's server replies with that score and counts its first step's
+        # reward from it, while its client starts the episode at 0 (as ``score`` does here).
+        out = sim.step("look around")
+        self._wire_score = float(out.score)
         self._valid = self._objects = None
         self.actions_taken = []
         self.moves = 0
-        return description + "\n" + look, {**self._extra(), "task_description": description}
+        info = {
+            **self._extra(),
+            "task_description": description,
+            "agentgym_reward": self._wire_score,
+            "agentgym_score": self._wire_score,
+        }
+        return description + "\n" + out.observation, info
 
     def _act(self, action: str) -> StepResult:
         self._valid = self._objects = None
@@ -272,7 +287,8 @@ class SciWorldEnv(TextEnv):
         self.success = out.score >= 100
         done = out.completed or out.moves > self.step_limit or out.score < 0
         reward = float(out.score) if self.reward_mode == "score" else out.score - previous
-        info = {**self._extra(), "agentgym_reward": float(out.score - previous)}
+        info = {**self._extra(), "agentgym_reward": float(out.score) - self._wire_score}
+        self._wire_score = float(out.score)
         error = None
         if out.observation.startswith(UNKNOWN_ACTION):
             error = f"no ScienceWorld action matches {action.strip()[:80]!r}: send 'help' for the actions"

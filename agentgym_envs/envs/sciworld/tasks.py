@@ -190,11 +190,15 @@ class SciWorldTasks(TaskSource):
         return index
 
     def locate(self, index: int) -> tuple[str, int]:
-        """``(split, task_id)`` of AgentGym's item ``sciworld_<index>`` in this source."""
+        """``(split, task_id)`` of AgentGym's item ``sciworld_<index>`` in this source; a
+        negative index counts from the end, as in AgentGym's server."""
         items = _items(self._excluded)
+        if -len(items) <= index < 0:  # AgentGym indexes its Python list: -1 is its last item
+            index += len(items)
         if not 0 <= index < len(items):
             raise BadTaskError(
-                f"SciWorld item index {index} is outside 0..{len(items) - 1} of the {self.index!r} index"
+                f"SciWorld item index {index} is outside 0..{len(items) - 1} of the {self.index!r} "
+                f"index (or -{len(items)}..-1, counted from the end)"
             )
         if self.index != "clean":
             return "train", index

@@ -57,6 +57,18 @@ def test_reset_shows_task_description_then_look_around(env):
     assert "available_actions" not in info
 
 
+def test_reset_look_that_scores_is_the_first_steps_wire_baseline(env):
+    # sciworld_4470 (lifespan-shortest-lived 105): the reset's look already scores 50
+    split, task_id = env.tasks.locate(4470)
+    _obs, info = env.reset(options={"split": split, "task_id": task_id})
+    assert info["score"] == 0.0  # AgentGym's client starts the episode at 0
+    assert (info["agentgym_score"], info["agentgym_reward"]) == (50.0, 50.0)  # its server
+    _obs, reward, _term, _trunc, info = env.step("look around")
+    assert (reward, info["score"], info["agentgym_reward"]) == (50.0, 50.0, 0.0)
+    _obs, reward, _term, _trunc, info = env.step("look around")
+    assert (reward, info["agentgym_reward"]) == (50.0, 0.0)
+
+
 def test_wrong_focus_scores_minus_100_and_ends(env):
     env.reset(options={"split": "train", "task_id": BOIL_TRAIN})
     obs, reward, terminated, truncated, info = env.step("focus on agent")

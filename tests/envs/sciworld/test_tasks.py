@@ -99,6 +99,21 @@ def test_item_ids_map_both_ways():
     )
 
 
+def test_negative_items_wrap_as_agentgym_does():
+    # AgentGym's server indexes its Python list of items: -1 is the last, -4639 the first
+    agentgym = SciWorldTasks("agentgym")
+    assert agentgym.locate(-1) == agentgym.locate(4638) == ("train", 4638)
+    assert agentgym.locate(-4639) == agentgym.locate(0)
+    clean = SciWorldTasks()
+    assert clean.locate(-1) == clean.locate(4638)
+    assert clean.locate(4470 - 4639) == clean.locate(4470)
+    fixed = SciWorldTasks("agentgym_fixed")
+    assert fixed.locate(-1) == ("train", 4338)
+    for source, n in ((agentgym, 4639), (fixed, 4339)):
+        with pytest.raises(BadTaskError, match=f"-{n}..-1"):
+            source.locate(-n - 1)  # AgentGym: IndexError
+
+
 def test_dev_variation_is_outside_clean_splits_with_a_mend():
     clean = SciWorldTasks()
     with pytest.raises(BadTaskError, match="index='agentgym'") as err:
