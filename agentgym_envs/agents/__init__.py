@@ -35,6 +35,11 @@ _EXPORTS = {
     "AGENTS": "specs",
     "agent_spec": "specs",
     "ExpertChatServer": "expert_server",
+    "create_app": "server",
+    "serve_agent": "server",
+    "AgentServerClient": "client",
+    "AgentServerPolicy": "client",
+    "agent_server_spec": "client",
 }
 
 

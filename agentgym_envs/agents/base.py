@@ -44,6 +44,10 @@ class AgentStats:
         return [asdict(t) for t in self.turns]
 
 
+class EpisodeDeadline(RuntimeError):
+    """An episode's wall-clock deadline passed (it ends truncated: ``time_limit``)."""
+
+
 def timed_chat(client: Any, messages: list[dict[str, Any]], **kwargs: Any) -> tuple[Any, float]:
     """``client.chat(messages, **kwargs)`` and its wall time in seconds."""
     t0 = time.perf_counter()
@@ -69,9 +73,12 @@ def run_agent(
     conversation when it keeps one: retries and scratchpad turns included), ``reward``,
     ``success``, ``outcome``, ``tokens`` and ``turn_stats`` (latency and tokens per model call).
     """
+    from agentgym_envs.agents.multistep import StepLimitReached
     from agentgym_envs.rollout.episode import run_episode
     from agentgym_envs.spec import env_info, resolve_id
 
+    if hasattr(agent, "run") and hasattr(agent, "user"):  # a MultiTurnAgent plays it all
+        return agent.run(env, task_id=task_id, split=split, seed=seed)
     fmt = fmt or getattr(agent, "format", "react")
     if isinstance(env, str):
         from agentgym_envs.benchmarks.runner import make_policy_env
@@ -79,7 +86,15 @@ def run_agent(
         env_id = resolve_id(env)
         rounds = max_rounds or env_info(env_id).max_rounds
         env = make_policy_env(env_id, fmt, max_rounds=rounds)
-    episode = run_episode(env, agent, task_id=task_id, split=split, seed=seed, max_turns=max_rounds)
+    episode = run_episode(
+        env,
+        agent,
+        task_id=task_id,
+        split=split,
+        seed=seed,
+        max_turns=max_rounds,
+        stop_on={StepLimitReached: "max_steps", EpisodeDeadline: "time_limit"},
+    )
     own = agent.conversation() if hasattr(agent, "conversation") else []
     stats: AgentStats | None = getattr(agent, "stats", None)
     return {
@@ -87,11 +102,12 @@ def run_agent(
         "conversations": own or episode.conversation.agenttraj(),
         "reward": episode.score,
         "success": episode.success,
-        "outcome": episode.info.get("outcome", episode.truncation_reason),
+        "outcome": episode.outcome,
+        "reward_valid": episode.reward_valid,
         "turns": episode.turns,
         "tokens": {k: v for k, v in stats.usage.items() if k != "calls"} if stats else None,
         "turn_stats": stats.as_dicts() if stats else [],
     }
 
 
-__all__ = ["AgentStats", "TurnStats", "run_agent", "timed_chat"]
+__all__ = ["AgentStats", "EpisodeDeadline", "TurnStats", "run_agent", "timed_chat"]

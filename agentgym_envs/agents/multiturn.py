@@ -16,7 +16,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from agentgym_envs.agents.base import AgentStats, timed_chat
+from agentgym_envs.agents.base import AgentStats, EpisodeDeadline, timed_chat
 from agentgym_envs.agents.personas import HIDDEN, STOP_TOKEN, Persona, persona_for
 from agentgym_envs.agents.users import ChatUser, ScriptedUser
 from agentgym_envs.core import episode_outcome
@@ -45,7 +45,9 @@ class MultiTurnAgent:
             in the games: one move per turn), ``stop_token`` (default ``###STOP###``),
             ``max_rounds`` (the env's turn limit, default AgentGym's), ``tag_requests``
             (send the episode's item id as request ``metadata``: lets an
-            :class:`~agentgym_envs.agents.ExpertChatServer` know the episode).
+            :class:`~agentgym_envs.agents.ExpertChatServer` know the episode), ``deadline``
+            (a ``time.monotonic()`` time: past it the episode ends as ``time_limit``, its
+            reward not valid).
 
     :meth:`run` plays one episode and returns it as an AgentTraj record with ``reward``,
     ``outcome``, ``reward_valid``, the chat ``messages`` and token counts (policy and user).
@@ -63,6 +65,7 @@ class MultiTurnAgent:
         self.stop_token = str(options.pop("stop_token", STOP_TOKEN))
         self.max_rounds: int | None = options.pop("max_rounds", None)
         self.tag_requests = bool(options.pop("tag_requests", False))
+        self.deadline: float | None = options.pop("deadline", None)
         if options:
             raise TypeError(f"unknown MultiTurnAgent options: {', '.join(sorted(options))}")
         self.client = client
@@ -110,6 +113,8 @@ class MultiTurnAgent:
             episode.play(task_id, split, seed)
         except EndpointError as exc:
             episode.fail(f"{type(exc).__name__}: {exc}")
+        except EpisodeDeadline:
+            episode.outcome, episode.error = "time_limit", "the episode's deadline passed"
         finally:
             if own:
                 env.close()
@@ -170,6 +175,8 @@ class _Episode:
         self.messages.append({"role": "user", "content": text})
 
     def _ask(self) -> Any:
+        if self.agent.deadline is not None and time.monotonic() > self.agent.deadline:
+            raise EpisodeDeadline("the episode's deadline passed")
         kwargs: dict[str, Any] = {}
         if self.format_tools:
             kwargs["tools"] = self.tools
@@ -238,7 +245,7 @@ class _Episode:
 
         conv = Conversation([Message.from_chat(m) for m in self.messages])
         outcome = self._outcome()
-        valid = outcome != "env_error" and bool(self.info.get("reward_valid", True))
+        valid = outcome not in ("env_error", "time_limit") and bool(self.info.get("reward_valid", True))
         user_stats = getattr(self.agent.user, "stats", None)
         return {
             "item_id": self.item_id,

@@ -1,0 +1,184 @@
+"""An agent server: a reference agent as an HTTP service that runs whole episodes.
+
+``agentgym agent-server <agent>`` serves :func:`create_app`. NeMo Gym users will know the
+shape: ``POST /run`` takes a row (the env and task, the model endpoint; see
+:mod:`agentgym_envs.agents.episodes`) and returns it with the ``response`` (the trajectory
+as chat messages), ``reward``, ``outcome``, ``reward_valid``, the AgentTraj
+``conversations`` and token counts; a resources-server-style API plays one episode a call at
+a time (:mod:`agentgym_envs.agents.resources`). NeMo Gym itself is not needed.
+
+Episodes run on worker threads, never on the event loop, at most ``concurrency`` at a time
+(the others wait their turn); each has a wall-clock ``episode_timeout`` counted from its start,
+after which it ends as ``time_limit`` with ``reward_valid`` false. A bad row (unknown agent,
+env id or task, no model) is a 4xx with the mend; a model nobody answers at is a 424.
+"""
+
+
+# (no ``from __future__ import annotations``: FastAPI reads the route annotations)
+import asyncio
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from agentgym_envs.agents.episodes import BadRequest, agent_names, answer, check_task, parse_row, play
+
+logger = logging.getLogger(__name__)
+
+
+class _Reachable:
+    """Whether a model endpoint answers ``GET /models``, remembered for ``ttl`` seconds."""
+
+    def __init__(self, ttl: float = 30.0) -> None:
+        self.ttl = ttl
+        self._seen: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def check(self, endpoint: dict[str, Any]) -> None:
+        from agentgym_envs.benchmarks.llm import ChatClient, EndpointError
+
+        url = str(endpoint["base_url"]).rstrip("/")
+        with self._lock:
+            if time.monotonic() - self._seen.get(url, -1e9) < self.ttl:
+                return
+        client = ChatClient(url, endpoint.get("model") or "-", endpoint.get("api_key") or "EMPTY", timeout=10, max_retries=0)
+        try:
+            client.models()
+        except EndpointError as exc:
+            raise BadRequest(f"model endpoint unreachable: {exc}", status=424) from None
+        finally:
+            client.close()
+        with self._lock:
+            self._seen[url] = time.monotonic()
+
+
+def create_app(
+    agent: str = "multistep",
+    *,
+    model: dict[str, Any] | None = None,
+    concurrency: int = 8,
+    episode_timeout: float = 600.0,
+    max_sessions: int = 64,
+) -> Any:
+    """The agent server's FastAPI app.
+
+    Args:
+        agent: the default agent (a row may name another): ``multistep``,
+            ``multistep-tools``, ``multiturn`` (multi-step presets) or ``multiturn-user``.
+        model: the default model endpoint ``{"base_url", "model", "api_key"}``.
+        concurrency: episodes played at once.
+        episode_timeout: wall seconds per episode.
+        max_sessions: open resources-server sessions.
+    """
+    from fastapi import FastAPI, Request
+    from fastapi.responses import JSONResponse
+
+    from agentgym_envs.agents.resources import SessionStore, add_routes
+
+    if agent not in agent_names():
+        raise BadRequest(f"unknown agent {agent!r}: use one of {', '.join(agent_names())}")
+    if concurrency < 1 or episode_timeout <= 0:
+        raise BadRequest("concurrency must be >= 1 and episode_timeout > 0")
+    pool = ThreadPoolExecutor(max_workers=2 * concurrency, thread_name_prefix="agent-episode")
+    slots = asyncio.Semaphore(concurrency)
+    store = SessionStore(max_sessions)
+    reachable = _Reachable()
+    stats = {"running": 0, "done": 0, "failed": 0}
+    app = FastAPI(title=f"agentgym agent server ({agent})")
+    app.state.pool, app.state.store = pool, store
+
+    @app.exception_handler(BadRequest)
+    async def bad_request(request: Request, exc: BadRequest) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+
+    @app.on_event("shutdown")
+    def shutdown() -> None:
+        store.close()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    @app.get("/health")
+    def health() -> dict[str, Any]:
+        return {"status": "ok", "agent": agent, "agents": agent_names(), "concurrency": concurrency, **stats}
+
+    @app.post("/run")
+    async def run(request: Request) -> Any:
+        try:
+            row = await request.json()
+        except ValueError:
+            raise BadRequest("the body is not JSON: send one row as a JSON object") from None
+        req = parse_row(row, agent=agent, model=model)
+        check_task(req)
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(pool, reachable.check, req.model)
+        async with slots:
+            stats["running"] += 1
+            t0 = time.monotonic()
+            deadline = t0 + episode_timeout
+            future = loop.run_in_executor(pool, lambda: play(req, deadline=deadline, timeout=min(120.0, episode_timeout)))
+            try:
+                record = await asyncio.wait_for(asyncio.shield(future), episode_timeout + 30.0)
+            except asyncio.TimeoutError:
+                record = _late(episode_timeout)
+            finally:
+                stats["running"] -= 1
+        stats["done" if record.get("outcome") != "env_error" else "failed"] += 1
+        return answer(row, req, record, time.monotonic() - t0)
+
+    @app.post("/aggregate_metrics")
+    async def aggregate_metrics(request: Request) -> dict[str, Any]:
+        rows = await request.json()
+        rows = rows.get("verify_responses", rows) if isinstance(rows, dict) else rows
+        if not isinstance(rows, list):
+            raise BadRequest("POST a list of /run answers (or {verify_responses: [...]})")
+        return aggregate(rows)
+
+    add_routes(app, store)
+    return app
+
+
+def _late(timeout: float) -> dict[str, Any]:
+    return {
+        "conversations": [],
+        "reward": 0.0,
+        "success": False,
+        "outcome": "time_limit",
+        "reward_valid": False,
+        "error": f"the episode did not finish within {timeout:g} s",
+    }
+
+
+def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Mean reward over the valid episodes, success rate and outcome counts of /run answers."""
+    valid = [r for r in rows if isinstance(r, dict) and r.get("reward_valid", True)]
+    outcomes: dict[str, int] = {}
+    for r in rows:
+        outcomes[str(r.get("outcome"))] = outcomes.get(str(r.get("outcome")), 0) + 1
+    n = len(valid)
+    return {
+        "episodes": len(rows),
+        "valid": n,
+        "reward": sum(float(r.get("reward", 0.0)) for r in valid) / n if n else 0.0,
+        "success_rate": sum(bool(r.get("success")) for r in valid) / n if n else 0.0,
+        "outcomes": outcomes,
+    }
+
+
+def serve_agent(
+    agent: str = "multistep",
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8800,
+    model: dict[str, Any] | None = None,
+    concurrency: int = 8,
+    episode_timeout: float = 600.0,
+    log_level: str = "warning",
+) -> None:
+    """Serve :func:`create_app` with uvicorn until interrupted."""
+    import uvicorn
+
+    app = create_app(agent, model=model, concurrency=concurrency, episode_timeout=episode_timeout)
+    uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+__all__ = ["aggregate", "create_app", "serve_agent"]
