@@ -70,7 +70,8 @@ def run_agent(
     ``env`` is an id (made with :func:`agentgym_envs.wrappers.make_llm_env` in the agent's
     format: ReAct or FunctionCalling, AgentGym's max rounds, chat history) or an env you wrapped
     yourself. The record has AgentGym's ``item_id`` and ``conversations`` (the agent's own
-    conversation when it keeps one: retries and scratchpad turns included), ``reward``,
+    conversation when it keeps one: retries and scratchpad turns included) and the same as chat
+    ``messages`` (tool calls kept), ``reward``,
     ``success``, ``outcome``, ``tokens`` and ``turn_stats`` (latency and tokens per model call).
     """
     from agentgym_envs.agents.multistep import StepLimitReached
@@ -100,6 +101,8 @@ def run_agent(
     return {
         "item_id": env.unwrapped.item_id,
         "conversations": own or episode.conversation.agenttraj(),
+        "messages": (agent.messages() if own and hasattr(agent, "messages") else None)
+        or episode.conversation.messages(),
         "reward": episode.score,
         "success": episode.success,
         "outcome": episode.outcome,

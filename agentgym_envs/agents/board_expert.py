@@ -36,7 +36,9 @@ def tictactoe_move(messages: list[dict[str, Any]]) -> str | None:
     from agentgym_envs.multiagent.policies import tictactoe_expert
 
     for message in reversed(messages):
-        if message.get("role") not in ("user", "tool") or not isinstance(message.get("content"), str):
+        if message.get("role") not in ("user", "tool") or not isinstance(
+            message.get("content"), str
+        ):
             continue
         read = board_of(message["content"])
         if read is None:

@@ -148,14 +148,18 @@ def as_episode(answer: dict[str, Any]) -> Any:
     outcome = answer.get("outcome")
     messages = (answer.get("response") or {}).get("output") or []
     episode = Episode(task_id=int(answer.get("task_id") or 0), split=str(answer.get("split")))
-    episode.actions = [m.get("content") or m.get("tool_calls") for m in messages if m.get("role") == "assistant"]
+    episode.actions = [
+        m.get("content") or m.get("tool_calls") for m in messages if m.get("role") == "assistant"
+    ]
     episode.actions = episode.actions[: int(answer.get("turns") or 0)]
     episode.score, episode.success = float(answer.get("reward", 0.0)), bool(answer.get("success"))
     episode.terminated = outcome in ("success", "failure", "invalid_action")
     episode.truncated = not episode.terminated
     episode.outcome, episode.reward_valid = outcome, bool(answer.get("reward_valid", True))
     episode.wall_time = float(answer.get("wall_time") or 0.0)
-    episode.info = {k: answer.get(k) for k in ("outcome", "reward_valid", "error", "tokens", "item_id")}
+    episode.info = {
+        k: answer.get(k) for k in ("outcome", "reward_valid", "error", "tokens", "item_id")
+    }
     episode.conversation = Conversation([Message.from_chat(m) for m in messages])
     return episode
 
@@ -182,11 +186,17 @@ def agent_server_spec(
     extra: dict[str, Any] = _endpoint(base_url, model, api_key)
     if agent:
         extra["agent"] = agent
-    params = {k: v for k, v in (("max_output_tokens", max_tokens), ("temperature", temperature)) if v is not None}
+    params = {
+        k: v
+        for k, v in (("max_output_tokens", max_tokens), ("temperature", temperature))
+        if v is not None
+    }
     if params:
         extra["responses_create_params"] = params
 
-    def episode(env_id: str, task_id: int, split: str, seed: int, max_rounds: int | None) -> dict[str, Any]:
+    def episode(
+        env_id: str, task_id: int, split: str, seed: int, max_rounds: int | None
+    ) -> dict[str, Any]:
         row = _row(env_id, task_id, split, seed, extra)
         if max_rounds is not None and (agent or "multistep") in AGENTS:
             row["options"] = {"max_rounds": max_rounds}
@@ -201,7 +211,9 @@ def agent_server_spec(
             ) from None
 
     fmt = AGENTS.get(agent or "multistep", "tools")
-    spec = PolicySpec(f"{SERVER_PREFIX}{url}", fmt, _no_step, config={"url": url, **extra}, check=check)  # type: ignore[arg-type]
+    spec = PolicySpec(
+        f"{SERVER_PREFIX}{url}", fmt, _no_step, config={"url": url, **extra}, check=check
+    )  # type: ignore[arg-type]
     spec.episode = episode  # type: ignore[attr-defined]
     return spec
 

@@ -58,7 +58,10 @@ def where(row: dict[str, Any]) -> tuple[str, int | None, str]:
     from agentgym_envs.spec import resolve_id
 
     meta = row.get("verifier_metadata") if isinstance(row.get("verifier_metadata"), dict) else {}
-    pick = {**meta, **{k: v for k, v in row.items() if k in ("env_id", "task_id", "split", "item_id")}}
+    pick = {
+        **meta,
+        **{k: v for k, v in row.items() if k in ("env_id", "task_id", "split", "item_id")},
+    }
     if pick.get("env_id"):
         task = pick.get("task_id")
         if task is not None and (isinstance(task, bool) or not isinstance(task, int)):
@@ -104,14 +107,20 @@ def parse_row(row: Any, *, agent: str, model: dict[str, Any] | None) -> EpisodeR
     params = row.get("responses_create_params") or {}
     sampling = {
         k: params[src]
-        for src, k in (("temperature", "temperature"), ("top_p", "top_p"), ("max_output_tokens", "max_tokens"))
+        for src, k in (
+            ("temperature", "temperature"),
+            ("top_p", "top_p"),
+            ("max_output_tokens", "max_tokens"),
+        )
         if isinstance(params, dict) and params.get(src) is not None
     }
     options = row.get("options") or {}
     if not isinstance(options, dict):
         raise BadRequest("options must be a JSON object of agent options")
     seed = row.get("seed", 0)
-    return EpisodeRequest(env_id, task_id, split, seed, name, endpoint, user, dict(options), sampling)
+    return EpisodeRequest(
+        env_id, task_id, split, seed, name, endpoint, user, dict(options), sampling
+    )
 
 
 def check_task(req: EpisodeRequest) -> None:
@@ -125,7 +134,9 @@ def check_task(req: EpisodeRequest) -> None:
     if n is None:
         raise BadRequest(f"unknown split {req.split!r}: use one of {', '.join(sizes)}")
     if not 0 <= req.task_id < n:
-        raise BadRequest(f"task_id {req.task_id} is out of range: {req.env_id} {req.split} has {n} tasks (0-{n - 1})")
+        raise BadRequest(
+            f"task_id {req.task_id} is out of range: {req.env_id} {req.split} has {n} tasks (0-{n - 1})"
+        )
 
 
 def make_client(endpoint: dict[str, Any], sampling: dict[str, Any], timeout: float) -> Any:
@@ -170,7 +181,12 @@ def _play_multistep(req: EpisodeRequest, client: Any, deadline: float) -> dict[s
         raise BadRequest(str(exc)) from None
     try:
         record = run_agent(
-            req.env_id, agent, task_id=req.task_id, split=req.split, seed=req.seed, max_rounds=max_rounds
+            req.env_id,
+            agent,
+            task_id=req.task_id,
+            split=req.split,
+            seed=req.seed,
+            max_rounds=max_rounds,
         )
     except EndpointError as exc:
         return _failed(req, agent.agent, f"{type(exc).__name__}: {exc}")
@@ -179,7 +195,9 @@ def _play_multistep(req: EpisodeRequest, client: Any, deadline: float) -> dict[s
     return record
 
 
-def _play_multiturn(req: EpisodeRequest, client: Any, deadline: float, timeout: float) -> dict[str, Any]:
+def _play_multiturn(
+    req: EpisodeRequest, client: Any, deadline: float, timeout: float
+) -> dict[str, Any]:
     from agentgym_envs.agents.multiturn import MultiTurnAgent
 
     user = make_client(req.user_model, {}, timeout) if req.user_model else None
@@ -209,12 +227,16 @@ class _Deadline:
     def conversation(self) -> list[dict[str, Any]]:
         return self.agent.conversation()
 
+    def messages(self) -> list[dict[str, Any]]:
+        return self.agent.messages()
+
 
 def _failed(req: EpisodeRequest, agent: Any, error: str) -> dict[str, Any]:
     logger.warning("episode %s/%s failed: %s", req.env_id, req.task_id, error)
     return {
         "item_id": None,
         "conversations": agent.conversation(),
+        "messages": agent.messages(),
         "reward": 0.0,
         "success": False,
         "outcome": "env_error",
@@ -226,7 +248,9 @@ def _failed(req: EpisodeRequest, agent: Any, error: str) -> dict[str, Any]:
     }
 
 
-def answer(row: dict[str, Any], req: EpisodeRequest, record: dict[str, Any], wall: float) -> dict[str, Any]:
+def answer(
+    row: dict[str, Any], req: EpisodeRequest, record: dict[str, Any], wall: float
+) -> dict[str, Any]:
     """The row returned with the episode: NeMo Gym's ``response`` and ``reward`` plus ours."""
     from agentgym_envs.wrappers.conversation import Message
 
@@ -245,7 +269,13 @@ def answer(row: dict[str, Any], req: EpisodeRequest, record: dict[str, Any], wal
         },
     }
     keep = ("item_id", "conversations", "success", "outcome", "reward_valid", "turns", "error")
-    out = {**row, "env_id": req.env_id, "task_id": req.task_id, "split": req.split, "agent": req.agent}
+    out = {
+        **row,
+        "env_id": req.env_id,
+        "task_id": req.task_id,
+        "split": req.split,
+        "agent": req.agent,
+    }
     out.update({k: record.get(k) for k in keep})
     out.update(response=response, reward=float(record.get("reward", 0.0)), tokens=tokens)
     if record.get("user_tokens") is not None:
@@ -263,6 +293,6 @@ __all__ = [
     "answer",
     "check_task",
     "parse_row",
-    "where",
     "play",
+    "where",
 ]

@@ -97,9 +97,13 @@ class MultiStepAgent:
         if options:
             raise TypeError(f"unknown MultiStepAgent options: {', '.join(sorted(options))}")
         base = client.sampling
-        sample_seed = base.seed if base.seed is not None else (seed if base.temperature > 0 else None)
+        sample_seed = (
+            base.seed if base.seed is not None else (seed if base.temperature > 0 else None)
+        )
         self.client, self.format = client, fmt
-        self.sampling = Sampling(base.temperature, base.top_p, base.max_tokens, sample_seed, base.stop)
+        self.sampling = Sampling(
+            base.temperature, base.top_p, base.max_tokens, sample_seed, base.stop
+        )
         self.stats = AgentStats()
         self.usage = self.stats.usage
         self.memory: list[str] = []
@@ -118,9 +122,9 @@ class MultiStepAgent:
         self._observe(observation, info)
         if self.max_steps is not None and self.steps >= self.max_steps:
             raise StepLimitReached(f"max_steps={self.max_steps} env actions taken")
-        self.steps += 1
         if not self._queue:
             self._think()
+        self.steps += 1
         if not self._queue:  # re-asks spent (or none allowed): the env answers the reply
             return self._fallback
         item = self._queue.popleft()

@@ -210,7 +210,11 @@ class _Episode:
         if not reply.tool_calls:
             return None
         calls = [c.as_openai(f"call_{self.steps}_{i}") for i, c in enumerate(parsed.calls)]
-        return {"role": "assistant", "content": reply.content, "tool_calls": calls[:1] or reply.tool_calls[:1]}
+        return {
+            "role": "assistant",
+            "content": reply.content,
+            "tool_calls": calls[:1] or reply.tool_calls[:1],
+        }
 
     def _step(self, action: Any) -> None:
         obs, _, terminated, truncated, info = self.env.step(action)
@@ -224,10 +228,19 @@ class _Episode:
         if isinstance(action, dict):
             call = dict(action["tool_calls"][0])
             call.setdefault("id", f"call_{self.steps}")
-            self.messages.append({"role": "assistant", "content": action.get("content") or None, "tool_calls": [call]})
+            self.messages.append(
+                {
+                    "role": "assistant",
+                    "content": action.get("content") or None,
+                    "tool_calls": [call],
+                }
+            )
             self.messages.append({"role": "tool", "tool_call_id": call["id"], "content": obs})
         else:
-            self.messages += [{"role": "assistant", "content": action}, {"role": "user", "content": obs}]
+            self.messages += [
+                {"role": "assistant", "content": action},
+                {"role": "user", "content": obs},
+            ]
 
     def fail(self, error: str) -> None:
         logger.warning("multi-turn episode %s failed: %s", self.item_id, error)
@@ -245,7 +258,9 @@ class _Episode:
 
         conv = Conversation([Message.from_chat(m) for m in self.messages])
         outcome = self._outcome()
-        valid = outcome not in ("env_error", "time_limit") and bool(self.info.get("reward_valid", True))
+        valid = outcome not in ("env_error", "time_limit") and bool(
+            self.info.get("reward_valid", True)
+        )
         user_stats = getattr(self.agent.user, "stats", None)
         return {
             "item_id": self.item_id,

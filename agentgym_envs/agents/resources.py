@@ -8,7 +8,6 @@ header or a ``session`` query parameter. An action the env cannot run is feedbac
 body (status 200), as the env would answer it; an unknown session or tool is a 404.
 """
 
-
 # (no ``from __future__ import annotations``: FastAPI reads the route annotations)
 import json
 import logging
@@ -105,7 +104,10 @@ def _call(episode: _Episode, tool: str, arguments: dict[str, Any]) -> dict[str, 
     base = session.env.unwrapped  # type: ignore[union-attr]
     names = [t.get("function", t).get("name") for t in base.tool_schemas()]
     if tool not in names:
-        return {"status": 404, "detail": f"unknown tool {tool!r}: this env's tools are {', '.join(names)}"}
+        return {
+            "status": 404,
+            "detail": f"unknown tool {tool!r}: this env's tools are {', '.join(names)}",
+        }
     try:
         action = base.action_from_tool_call(tool, arguments)
     except (ValueError, KeyError, TypeError) as exc:
@@ -162,8 +164,10 @@ def add_routes(app: Any, store: SessionStore) -> None:
 
     def missing(request: Request) -> JSONResponse:
         return JSONResponse(
-            {"detail": "no such session: POST /seed_session first and send its cookie "
-             f"({COOKIE}) or X-Session-Id"},
+            {
+                "detail": "no such session: POST /seed_session first and send its cookie "
+                f"({COOKIE}) or X-Session-Id"
+            },
             status_code=404,
         )
 
@@ -178,7 +182,9 @@ def add_routes(app: Any, store: SessionStore) -> None:
             raise BadRequest(str(exc)) from None
         episode = _Episode(env_id)
         try:
-            seeded = await run_in_threadpool(episode.run, _seed, episode, task_id, split, row.get("seed", 0))
+            seeded = await run_in_threadpool(
+                episode.run, _seed, episode, task_id, split, row.get("seed", 0)
+            )
         except Exception as exc:
             episode.close()
             raise BadRequest(f"cannot start {env_id} task {task_id}: {exc}") from None

@@ -13,16 +13,23 @@ after which it ends as ``time_limit`` with ``reward_valid`` false. A bad row (un
 env id or task, no model) is a 4xx with the mend; a model nobody answers at is a 424.
 """
 
-
 # (no ``from __future__ import annotations``: FastAPI reads the route annotations)
 import asyncio
+import contextlib
 import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from agentgym_envs.agents.episodes import BadRequest, agent_names, answer, check_task, parse_row, play
+from agentgym_envs.agents.episodes import (
+    BadRequest,
+    agent_names,
+    answer,
+    check_task,
+    parse_row,
+    play,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +49,13 @@ class _Reachable:
         with self._lock:
             if time.monotonic() - self._seen.get(url, -1e9) < self.ttl:
                 return
-        client = ChatClient(url, endpoint.get("model") or "-", endpoint.get("api_key") or "EMPTY", timeout=10, max_retries=0)
+        client = ChatClient(
+            url,
+            endpoint.get("model") or "-",
+            endpoint.get("api_key") or "EMPTY",
+            timeout=10,
+            max_retries=0,
+        )
         try:
             client.models()
         except EndpointError as exc:
@@ -85,21 +98,29 @@ def create_app(
     store = SessionStore(max_sessions)
     reachable = _Reachable()
     stats = {"running": 0, "done": 0, "failed": 0}
-    app = FastAPI(title=f"agentgym agent server ({agent})")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> Any:
+        yield
+        store.close()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    app = FastAPI(title=f"agentgym agent server ({agent})", lifespan=lifespan)
     app.state.pool, app.state.store = pool, store
 
     @app.exception_handler(BadRequest)
     async def bad_request(request: Request, exc: BadRequest) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
 
-    @app.on_event("shutdown")
-    def shutdown() -> None:
-        store.close()
-        pool.shutdown(wait=False, cancel_futures=True)
-
     @app.get("/health")
     def health() -> dict[str, Any]:
-        return {"status": "ok", "agent": agent, "agents": agent_names(), "concurrency": concurrency, **stats}
+        return {
+            "status": "ok",
+            "agent": agent,
+            "agents": agent_names(),
+            "concurrency": concurrency,
+            **stats,
+        }
 
     @app.post("/run")
     async def run(request: Request) -> Any:
@@ -115,7 +136,9 @@ def create_app(
             stats["running"] += 1
             t0 = time.monotonic()
             deadline = t0 + episode_timeout
-            future = loop.run_in_executor(pool, lambda: play(req, deadline=deadline, timeout=min(120.0, episode_timeout)))
+            future = loop.run_in_executor(
+                pool, lambda: play(req, deadline=deadline, timeout=min(120.0, episode_timeout))
+            )
             try:
                 record = await asyncio.wait_for(asyncio.shield(future), episode_timeout + 30.0)
             except asyncio.TimeoutError:

@@ -64,7 +64,12 @@ def collect(
         if not isinstance(env_fn, str):
             raise ValueError("a policy that plays whole episodes (an agent server) takes an env id")
         return policy.collect_episodes(  # type: ignore[union-attr]
-            env_fn, list(task_ids), split=split, concurrency=num_envs, max_turns=max_turns, seed=seed
+            env_fn,
+            list(task_ids),
+            split=split,
+            concurrency=num_envs,
+            max_turns=max_turns,
+            seed=seed,
         )
     make = (lambda: gym.make(env_fn)) if isinstance(env_fn, str) else env_fn
     envs = [make() for _ in range(max(1, num_envs))]
