@@ -274,6 +274,7 @@ class _Episode:
             "user_turns": self.turns,
             "stopped_by_user": self.stopped_by_user,
             "tokens": _tokens(self.agent.stats),
+            "turn_stats": self.agent.stats.as_dicts(),
             "user_tokens": _tokens(user_stats) if user_stats is not None else None,
             "wall_time": round(time.perf_counter() - self.t0, 3),
             "error": self.error,
