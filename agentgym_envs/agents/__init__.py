@@ -35,6 +35,7 @@ _EXPORTS = {
     "AGENTS": "specs",
     "agent_spec": "specs",
     "ExpertChatServer": "expert_server",
+    "AgentServer": "server",
     "create_app": "server",
     "serve_agent": "server",
     "AgentServerClient": "client",

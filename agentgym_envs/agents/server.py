@@ -187,6 +187,59 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+class AgentServer:
+    """:func:`create_app` served by uvicorn on a thread of this process, on ``127.0.0.1``.
+
+    ``with AgentServer("multistep", model={"base_url": url}) as server: server.url`` -- for
+    notebooks, tests and scripts; ``agentgym agent-server`` is the same app as a process.
+    Keyword arguments go to :func:`create_app`; ``port=0`` picks a free port.
+    """
+
+    def __init__(self, agent: str = "multistep", *, port: int = 0, **options: Any) -> None:
+        self.app = create_app(agent, **options)
+        self.port = port
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> "AgentServer":
+        import socket
+
+        import uvicorn
+
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", self.port))
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(self.app, log_level="warning")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 60
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the agent server did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+            if self._thread is not None:
+                self._thread.join(30)
+            self._server = None
+
+    def __enter__(self) -> "AgentServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
 def serve_agent(
     agent: str = "multistep",
     *,
@@ -204,4 +257,4 @@ def serve_agent(
     uvicorn.run(app, host=host, port=port, log_level=log_level)
 
 
-__all__ = ["aggregate", "create_app", "serve_agent"]
+__all__ = ["AgentServer", "aggregate", "create_app", "serve_agent"]

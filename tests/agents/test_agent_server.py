@@ -3,7 +3,6 @@ expert behind the OpenAI interface as the model (so the score must be the expert
 
 from __future__ import annotations
 
-import threading
 import time
 
 import httpx
@@ -162,30 +161,17 @@ def test_bench_cli_with_an_agent_server_policy(server, tmp_path):
 
 
 def test_the_episode_deadline_ends_it_as_time_limit(expert):
-    import uvicorn
+    from agentgym_envs.agents import AgentServer
 
-    from agentgym_envs.agents import create_app
-
-    app = create_app(model={"base_url": expert.base_url}, episode_timeout=0.5, concurrency=2)
-    config = uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning")
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{config.port}"
-    while not uv.started:
-        time.sleep(0.05)
+    # a slow model: each call waits 0.2 s, so 11 moves cannot fit in 0.5 s
+    slow = _SlowModel(expert.base_url, 0.2)
     try:
-        # a slow model: each call waits 0.2 s, so 11 moves cannot fit in 0.5 s
-        slow = _SlowModel(expert.base_url, 0.2)
-        answer = httpx.post(
-            url + "/run",
-            json={"env_id": "Maze-v0", "task_id": 3, "model": slow.base_url},
-            timeout=120,
-        ).json()
-        slow.close()
+        with AgentServer(model={"base_url": slow.base_url}, episode_timeout=0.5) as server:
+            answer = httpx.post(
+                server.url + "/run", json={"env_id": "Maze-v0", "task_id": 3}, timeout=120
+            ).json()
     finally:
-        uv.should_exit = True
-        thread.join(30)
+        slow.close()
     assert answer["outcome"] == "time_limit" and answer["reward_valid"] is False
     assert 0 < answer["turns"] < 11
 
