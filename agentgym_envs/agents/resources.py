@@ -17,6 +17,10 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
 logger = logging.getLogger(__name__)
 COOKIE = "agentgym_session"
 
@@ -139,41 +143,41 @@ def _verify(episode: _Episode) -> dict[str, Any]:
     }
 
 
-def add_routes(app: Any, store: SessionStore) -> None:
-    """``/seed_session``, ``/verify``, ``/close_session``, ``/step`` and ``/{tool}`` on
-    ``app`` (a FastAPI app; call last: ``/{tool}`` catches every other POST)."""
-    from fastapi import Request
-    from fastapi.responses import JSONResponse
-    from starlette.concurrency import run_in_threadpool
+def _key_of(request: Request) -> str | None:
+    return (
+        request.cookies.get(COOKIE)
+        or request.headers.get("x-session-id")
+        or request.query_params.get("session")
+    )
 
-    from agentgym_envs.agents.episodes import BadRequest, where
-    from agentgym_envs.errors import AgentGymError
 
-    def key_of(request: Request) -> str | None:
-        return (
-            request.cookies.get(COOKIE)
-            or request.headers.get("x-session-id")
-            or request.query_params.get("session")
-        )
+async def _body_of(request: Request) -> Any:
+    from agentgym_envs.agents.episodes import BadRequest
 
-    async def body_of(request: Request) -> Any:
-        try:
-            return json.loads(await request.body() or b"{}")
-        except ValueError:
-            raise BadRequest("the body is not JSON") from None
+    try:
+        return json.loads(await request.body() or b"{}")
+    except ValueError:
+        raise BadRequest("the body is not JSON") from None
 
-    def missing(request: Request) -> JSONResponse:
-        return JSONResponse(
-            {
-                "detail": "no such session: POST /seed_session first and send its cookie "
-                f"({COOKIE}) or X-Session-Id"
-            },
-            status_code=404,
-        )
 
-    @app.post("/seed_session")
-    async def seed_session(request: Request) -> Any:
-        row = await body_of(request)
+def _missing() -> JSONResponse:
+    detail = (
+        f"no such session: POST /seed_session first and send its cookie ({COOKIE}) or X-Session-Id"
+    )
+    return JSONResponse({"detail": detail}, status_code=404)
+
+
+class _Routes:
+    """The handlers, over one :class:`SessionStore`."""
+
+    def __init__(self, store: SessionStore) -> None:
+        self.store = store
+
+    async def seed_session(self, request: Request) -> Any:
+        from agentgym_envs.agents.episodes import BadRequest, where
+        from agentgym_envs.errors import AgentGymError
+
+        row = await _body_of(request)
         if not isinstance(row, dict):
             raise BadRequest("the body must be a JSON object naming env_id and task_id")
         try:
@@ -181,15 +185,14 @@ def add_routes(app: Any, store: SessionStore) -> None:
         except AgentGymError as exc:
             raise BadRequest(str(exc)) from None
         episode = _Episode(env_id)
+        seed = row.get("seed", 0)
         try:
-            seeded = await run_in_threadpool(
-                episode.run, _seed, episode, task_id, split, row.get("seed", 0)
-            )
+            seeded = await run_in_threadpool(episode.run, _seed, episode, task_id, split, seed)
         except Exception as exc:
             episode.close()
             raise BadRequest(f"cannot start {env_id} task {task_id}: {exc}") from None
         try:
-            key = store.add(episode)
+            key = self.store.add(episode)
         except _Full as exc:
             episode.close()
             return JSONResponse({"detail": str(exc)}, status_code=503)
@@ -197,47 +200,58 @@ def add_routes(app: Any, store: SessionStore) -> None:
         response.set_cookie(COOKIE, key, httponly=True)
         return response
 
-    @app.post("/verify")
-    async def verify(request: Request) -> Any:
-        row = await body_of(request)
-        episode = store.pop(key_of(request))
+    async def verify(self, request: Request) -> Any:
+        row = await _body_of(request)
+        episode = self.store.pop(_key_of(request))
         if episode is None:
-            return missing(request)
+            return _missing()
         try:
             result = await run_in_threadpool(episode.run, _verify, episode)
         finally:
             await run_in_threadpool(episode.close)
         return {**(row if isinstance(row, dict) else {}), **result}
 
-    @app.post("/close_session")
-    async def close_session(request: Request) -> Any:
-        episode = store.pop(key_of(request))
+    async def close_session(self, request: Request) -> Any:
+        episode = self.store.pop(_key_of(request))
         if episode is not None:
             await run_in_threadpool(episode.close)
         return {"closed": episode is not None}
 
-    @app.post("/step")
-    async def step(request: Request) -> Any:
-        body = await body_of(request)
-        episode = store.get(key_of(request))
+    async def step(self, request: Request) -> Any:
+        from agentgym_envs.agents.episodes import BadRequest
+
+        body = await _body_of(request)
+        episode = self.store.get(_key_of(request))
         if episode is None:
-            return missing(request)
+            return _missing()
         if not isinstance(body, dict) or not isinstance(body.get("action"), str):
             raise BadRequest('POST /step takes {"action": "<the action text>"}')
         return await run_in_threadpool(episode.run, _act, episode, body["action"])
 
-    @app.post("/{tool}")
-    async def tool_call(tool: str, request: Request) -> Any:
-        arguments = await body_of(request)
-        episode = store.get(key_of(request))
+    async def tool_call(self, tool: str, request: Request) -> Any:
+        from agentgym_envs.agents.episodes import BadRequest
+
+        arguments = await _body_of(request)
+        episode = self.store.get(_key_of(request))
         if episode is None:
-            return missing(request)
+            return _missing()
         if not isinstance(arguments, dict):
             raise BadRequest(f"POST /{tool} takes the tool's arguments as a JSON object")
         out = await run_in_threadpool(episode.run, _call, episode, tool, arguments)
         if out.get("status"):
             return JSONResponse({"detail": out["detail"]}, status_code=out["status"])
         return out
+
+
+def add_routes(app: Any, store: SessionStore) -> None:
+    """``/seed_session``, ``/verify``, ``/close_session``, ``/step`` and ``/{tool}`` on
+    ``app`` (a FastAPI app; call last: ``/{tool}`` catches every other POST)."""
+    routes = _Routes(store)
+    app.post("/seed_session")(routes.seed_session)
+    app.post("/verify")(routes.verify)
+    app.post("/close_session")(routes.close_session)
+    app.post("/step")(routes.step)
+    app.post("/{tool}")(routes.tool_call)
 
 
 __all__ = ["COOKIE", "SessionStore", "add_routes"]

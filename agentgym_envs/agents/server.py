@@ -66,6 +66,43 @@ class _Reachable:
             self._seen[url] = time.monotonic()
 
 
+class _Runner:
+    """Plays ``/run`` rows on worker threads: ``concurrency`` at a time, each within
+    ``episode_timeout`` seconds of its start."""
+
+    def __init__(
+        self, agent: str, model: dict[str, Any] | None, concurrency: int, timeout: float
+    ) -> None:
+        self.agent, self.model, self.timeout = agent, model, timeout
+        self.pool = ThreadPoolExecutor(
+            max_workers=2 * concurrency, thread_name_prefix="agent-episode"
+        )
+        self.slots = asyncio.Semaphore(concurrency)
+        self.reachable = _Reachable()
+        self.stats = {"running": 0, "done": 0, "failed": 0}
+
+    async def run(self, row: Any) -> dict[str, Any]:
+        req = parse_row(row, agent=self.agent, model=self.model)
+        check_task(req)
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self.pool, self.reachable.check, req.model)
+        async with self.slots:
+            self.stats["running"] += 1
+            t0 = time.monotonic()
+            deadline = t0 + self.timeout
+            future = loop.run_in_executor(
+                self.pool, lambda: play(req, deadline=deadline, timeout=min(120.0, self.timeout))
+            )
+            try:
+                record = await asyncio.wait_for(asyncio.shield(future), self.timeout + 30.0)
+            except asyncio.TimeoutError:
+                record = _late(self.timeout)
+            finally:
+                self.stats["running"] -= 1
+        self.stats["done" if record.get("outcome") != "env_error" else "failed"] += 1
+        return answer(row, req, record, time.monotonic() - t0)
+
+
 def create_app(
     agent: str = "multistep",
     *,
@@ -84,6 +121,10 @@ def create_app(
         episode_timeout: wall seconds per episode.
         max_sessions: open resources-server sessions.
     """
+    from agentgym_envs.errors import require
+
+    require("fastapi", "agent-server")
+    require("uvicorn", "agent-server")
     from fastapi import FastAPI, Request
     from fastapi.responses import JSONResponse
 
@@ -93,20 +134,17 @@ def create_app(
         raise BadRequest(f"unknown agent {agent!r}: use one of {', '.join(agent_names())}")
     if concurrency < 1 or episode_timeout <= 0:
         raise BadRequest("concurrency must be >= 1 and episode_timeout > 0")
-    pool = ThreadPoolExecutor(max_workers=2 * concurrency, thread_name_prefix="agent-episode")
-    slots = asyncio.Semaphore(concurrency)
+    runner = _Runner(agent, model, concurrency, episode_timeout)
     store = SessionStore(max_sessions)
-    reachable = _Reachable()
-    stats = {"running": 0, "done": 0, "failed": 0}
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> Any:
         yield
         store.close()
-        pool.shutdown(wait=False, cancel_futures=True)
+        runner.pool.shutdown(wait=False, cancel_futures=True)
 
     app = FastAPI(title=f"agentgym agent server ({agent})", lifespan=lifespan)
-    app.state.pool, app.state.store = pool, store
+    app.state.runner, app.state.store = runner, store
 
     @app.exception_handler(BadRequest)
     async def bad_request(request: Request, exc: BadRequest) -> JSONResponse:
@@ -114,13 +152,8 @@ def create_app(
 
     @app.get("/health")
     def health() -> dict[str, Any]:
-        return {
-            "status": "ok",
-            "agent": agent,
-            "agents": agent_names(),
-            "concurrency": concurrency,
-            **stats,
-        }
+        info = {"agent": agent, "agents": agent_names(), "concurrency": concurrency}
+        return {"status": "ok", **info, **runner.stats}
 
     @app.post("/run")
     async def run(request: Request) -> Any:
@@ -128,25 +161,7 @@ def create_app(
             row = await request.json()
         except ValueError:
             raise BadRequest("the body is not JSON: send one row as a JSON object") from None
-        req = parse_row(row, agent=agent, model=model)
-        check_task(req)
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(pool, reachable.check, req.model)
-        async with slots:
-            stats["running"] += 1
-            t0 = time.monotonic()
-            deadline = t0 + episode_timeout
-            future = loop.run_in_executor(
-                pool, lambda: play(req, deadline=deadline, timeout=min(120.0, episode_timeout))
-            )
-            try:
-                record = await asyncio.wait_for(asyncio.shield(future), episode_timeout + 30.0)
-            except asyncio.TimeoutError:
-                record = _late(episode_timeout)
-            finally:
-                stats["running"] -= 1
-        stats["done" if record.get("outcome") != "env_error" else "failed"] += 1
-        return answer(row, req, record, time.monotonic() - t0)
+        return await runner.run(row)
 
     @app.post("/aggregate_metrics")
     async def aggregate_metrics(request: Request) -> dict[str, Any]:
