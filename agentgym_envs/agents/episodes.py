@@ -12,7 +12,9 @@ and OpenAI sampling fields in ``responses_create_params`` (``temperature``, ``to
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,10 +141,27 @@ def check_task(req: EpisodeRequest) -> None:
         )
 
 
+_CLIENTS: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+_CLIENTS_LOCK = threading.Lock()
+_MAX_CLIENTS = 32
+
+
 def make_client(endpoint: dict[str, Any], sampling: dict[str, Any], timeout: float) -> Any:
+    """A :class:`~agentgym_envs.benchmarks.ChatClient` for the endpoint, shared by every
+    episode that uses the same endpoint, sampling and timeout (a client is thread-safe, and
+    making one costs more than a short episode)."""
     from agentgym_envs.benchmarks.llm import ChatClient, Sampling
 
-    return ChatClient(
+    key = (
+        *(endpoint.get(k) for k in ("base_url", "model", "api_key")),
+        *sorted(sampling.items()),
+        timeout,
+    )
+    with _CLIENTS_LOCK:
+        if key in _CLIENTS:
+            _CLIENTS.move_to_end(key)
+            return _CLIENTS[key]
+    client = ChatClient(
         endpoint["base_url"],
         endpoint.get("model"),
         endpoint.get("api_key") or "EMPTY",
@@ -150,18 +169,20 @@ def make_client(endpoint: dict[str, Any], sampling: dict[str, Any], timeout: flo
         max_retries=2,
         sampling=Sampling(**sampling),
     )
+    with _CLIENTS_LOCK:
+        _CLIENTS[key] = client
+        while len(_CLIENTS) > _MAX_CLIENTS:
+            _CLIENTS.popitem(last=False)  # left to the garbage collector: it may be in use
+    return client
 
 
 def play(req: EpisodeRequest, *, deadline: float, timeout: float = 120.0) -> dict[str, Any]:
     """Play the request's episode (blocking) and return its record; a model that fails mid-
     episode ends it as ``env_error`` with ``reward_valid`` false."""
     client = make_client(req.model, req.sampling, timeout)
-    try:
-        if req.agent == MULTITURN_USER:
-            return _play_multiturn(req, client, deadline, timeout)
-        return _play_multistep(req, client, deadline)
-    finally:
-        client.close()
+    if req.agent == MULTITURN_USER:
+        return _play_multiturn(req, client, deadline, timeout)
+    return _play_multistep(req, client, deadline)
 
 
 def _play_multistep(req: EpisodeRequest, client: Any, deadline: float) -> dict[str, Any]:
@@ -205,11 +226,7 @@ def _play_multiturn(
         agent = MultiTurnAgent(client, user, deadline=deadline, **req.options)
     except (TypeError, ValueError) as exc:
         raise BadRequest(str(exc)) from None
-    try:
-        return agent.run(req.env_id, task_id=req.task_id, split=req.split, seed=req.seed)
-    finally:
-        if user is not None:
-            user.close()
+    return agent.run(req.env_id, task_id=req.task_id, split=req.split, seed=req.seed)
 
 
 class _Deadline:
