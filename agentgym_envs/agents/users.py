@@ -78,15 +78,14 @@ class ChatUser:
     Args:
         client: a :class:`~agentgym_envs.benchmarks.ChatClient` (may be the policy's).
         stop_token: a reply containing it ends the conversation.
-        tool_choice: sent as ``tool_choice`` when the user is given tools (unused otherwise).
+
+    The user has no tools of its own: in the games its move is its action on the env (the
+    env asks the opponent for one); elsewhere it only talks.
     """
 
-    def __init__(
-        self, client: Any, stop_token: str = STOP_TOKEN, tool_choice: str | None = None
-    ) -> None:
+    def __init__(self, client: Any, stop_token: str = STOP_TOKEN) -> None:
         self.client = client
         self.stop_token = stop_token
-        self.tool_choice = tool_choice
         self.persona: Persona | None = None
         self.stats = AgentStats()
         self.history: list[dict[str, Any]] = []
