@@ -90,8 +90,8 @@ class MultiStepAgent:
         self.scratchpad = bool(options.pop("scratchpad", False))
         self.max_reasks = int(options.pop("max_reasks", 0))
         self.max_memory_turns = int(options.pop("max_memory_turns", 2))
-        self.max_steps: int | None = options.pop("max_steps", None)
-        self.max_history_turns: int | None = options.pop("max_history_turns", None)
+        self.max_steps = _count(options.pop("max_steps", None), "max_steps")
+        self.max_history_turns = _count(options.pop("max_history_turns", None), "max_history_turns")
         self.system: str | None = options.pop("system", None)
         seed = options.pop("seed", None)
         if options:
@@ -249,6 +249,15 @@ class MultiStepAgent:
     def messages(self) -> list[dict[str, Any]]:
         """The agent's conversation as OpenAI chat messages."""
         return self.history.messages() if self.history is not None else []
+
+
+def _count(value: Any, name: str) -> int | None:
+    """``None`` or a count >= 0 (else a ``ValueError`` that says so)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be a whole number >= 0 or None, got {value!r}")
+    return value
 
 
 def _argument(call: dict[str, Any], name: str) -> Any:

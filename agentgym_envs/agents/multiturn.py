@@ -60,8 +60,9 @@ class MultiTurnAgent:
         self.format = options.pop("fmt", "tools")
         if self.format not in ("react", "tools"):
             raise ValueError(f"format {self.format!r}: use 'react' or 'tools'")
-        self.max_turns = int(options.pop("max_turns", 8))
-        self.max_steps_per_turn: int | None = options.pop("max_steps_per_turn", None)
+        self.max_turns = _positive(options.pop("max_turns", 8), "max_turns")
+        steps = options.pop("max_steps_per_turn", None)
+        self.max_steps_per_turn = None if steps is None else _positive(steps, "max_steps_per_turn")
         self.stop_token = str(options.pop("stop_token", STOP_TOKEN))
         self.max_rounds: int | None = options.pop("max_rounds", None)
         self.tag_requests = bool(options.pop("tag_requests", False))
@@ -279,6 +280,12 @@ class _Episode:
             "wall_time": round(time.perf_counter() - self.t0, 3),
             "error": self.error,
         }
+
+
+def _positive(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    return value
 
 
 def _tokens(stats: AgentStats) -> dict[str, int]:

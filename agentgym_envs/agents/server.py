@@ -86,6 +86,8 @@ class _Runner:
         check_task(req)
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self.pool, self.reachable.check, req.model)
+        if req.user_model is not None:
+            await loop.run_in_executor(self.pool, self.reachable.check, req.user_model)
         async with self.slots:
             self.stats["running"] += 1
             t0 = time.monotonic()
@@ -97,6 +99,12 @@ class _Runner:
                 record = await asyncio.wait_for(asyncio.shield(future), self.timeout + 30.0)
             except asyncio.TimeoutError:
                 record = _late(self.timeout)
+            except BadRequest:
+                raise
+            except Exception as exc:  # the env or the agent broke: the episode, not the server
+                logger.exception("episode %s/%s crashed", req.env_id, req.task_id)
+                record = {**_late(self.timeout), "outcome": "env_error"}
+                record["error"] = f"{type(exc).__name__}: {exc}"
             finally:
                 self.stats["running"] -= 1
         self.stats["done" if record.get("outcome") != "env_error" else "failed"] += 1

@@ -69,9 +69,20 @@ def test_concurrent_episodes_lose_none(server):
         ({"env_id": "Maze-v0", "agent": "nope"}, 400, "unknown agent 'nope'"),
         ({"task_id": 1}, 400, "give env_id"),
         ({"env_id": "Maze-v0", "options": {"bogus": 1}}, 400, "unknown MultiStepAgent options"),
+        ({"env_id": "Maze-v0", "options": {"max_steps": "x"}}, 400, "max_steps must be"),
+        (
+            {"env_id": "Maze-v0", "agent": "multiturn-user", "options": {"max_turns": 0}},
+            400,
+            ">= 1",
+        ),
         ([1, 2], 400, "JSON object"),
         (
             {"env_id": "Maze-v0", "model": {"base_url": "http://127.0.0.1:9/v1"}},
+            424,
+            "cannot reach the model endpoint",
+        ),
+        (
+            {"env_id": "Maze-v0", "agent": "multiturn-user", "user_model": "http://127.0.0.1:9/v1"},
             424,
             "cannot reach the model endpoint",
         ),
