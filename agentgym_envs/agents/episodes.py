@@ -38,7 +38,7 @@ class BadRequest(AgentGymError):
 def agent_names() -> list[str]:
     from agentgym_envs.agents.specs import AGENTS
 
-    return [*AGENTS, MULTITURN_USER]
+    return list(AGENTS)
 
 
 @dataclass

@@ -10,8 +10,14 @@ from typing import Any
 
 from agentgym_envs.benchmarks.policies import PolicySpec, openai_spec
 
-#: Agent name -> the action format it speaks.
-AGENTS = {"multistep": "react", "multistep-tools": "tools", "multiturn": "tools"}
+#: Agent name -> the action format it speaks. ``multiturn-user`` is the multi-turn agent with
+#: a simulated user (:class:`~agentgym_envs.agents.MultiTurnAgent`, the scripted user).
+AGENTS = {
+    "multistep": "react",
+    "multistep-tools": "tools",
+    "multiturn": "tools",
+    "multiturn-user": "tools",
+}
 #: Agent name -> the :class:`~agentgym_envs.agents.MultiStepAgent` options it stands for.
 #: ``multiturn`` is the old name of the several-calls-and-scratchpad preset (kept as an alias:
 #: the multi-turn agent *with a user model* is :class:`~agentgym_envs.agents.MultiTurnAgent`).
@@ -79,7 +85,8 @@ def agent_spec(
         client=client,
     )
     chat = spec.client  # type: ignore[attr-defined]
-
+    if agent not in PRESETS:
+        return _with_user(spec, chat)
     options = dict(PRESETS[agent])
     if options.get("parallel_calls"):
         options.update(max_reasks=max_reasks, system=PARALLEL_SYSTEM)
@@ -92,6 +99,22 @@ def agent_spec(
     spec.factory = factory
     if agent == "multiturn":
         spec.config["max_reasks"] = max_reasks
+    return spec
+
+
+def _with_user(spec: PolicySpec, chat: Any) -> PolicySpec:
+    """``multiturn-user``: each episode is a :class:`~agentgym_envs.agents.MultiTurnAgent`
+    conversation with the scripted user (``spec.config["tag_requests"]``: name the episode
+    in request metadata, for an :class:`~agentgym_envs.agents.ExpertChatServer` model)."""
+    from agentgym_envs.agents.multiturn import MultiTurnAgent
+
+    def episode(env_id: str, task_id: int, split: str, seed: int, max_rounds: Any) -> Any:
+        tag = bool(spec.config.get("tag_requests"))
+        agent = MultiTurnAgent(chat, max_rounds=max_rounds, tag_requests=tag)
+        return agent.run(env_id, task_id=task_id, split=split, seed=seed)
+
+    spec.episode = episode  # type: ignore[attr-defined]
+    spec.config["tag_requests"] = False
     return spec
 
 

@@ -408,7 +408,10 @@ def _policy(
 
             server = ExpertChatServer(env_ids, split=split).start()
             base_url = server.base_url
-        yield _policy_spec(policy, fmt, base_url=base_url, model=model, **kw)
+        spec = _policy_spec(policy, fmt, base_url=base_url, model=model, **kw)
+        if source == "expert" and "tag_requests" in spec.config:
+            spec.config["tag_requests"] = True  # the expert model learns the episode
+        yield spec
     finally:
         if server is not None:
             server.stop()

@@ -160,3 +160,18 @@ def test_an_llm_user_on_the_local_model(local_llm, policy):
     assert record["user_tokens"]["completion_tokens"] > 0
     assert record["messages"][1]["role"] == "user" and record["messages"][1]["content"]
     assert record["outcome"] in ("success", "failure", "turn_limit") and record["reward_valid"]
+
+
+def test_bench_plays_the_multi_turn_agent(tmp_path):
+    from typer.testing import CliRunner
+
+    from agentgym_envs.cli import app
+
+    out = tmp_path / "run"
+    argv = ["bench", "--no-progress", "--policy", "agent:multiturn-user", "--model-source"]
+    argv += ["expert", "--envs", "Movie-v0,TicTacToe-v0", "--limit", "2", "--out", str(out)]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    summary = (out / "summary.md").read_text()
+    assert "| AgentGym/Movie-v0 | 2 | 1.000 | 100.0% |" in summary
+    assert "| AgentGym/TicTacToe-v0 | 2 |" in summary and "100.0%" in summary
