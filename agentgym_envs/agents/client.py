@@ -99,8 +99,10 @@ class AgentServerPolicy:
 
     Args:
         url: the agent server's root.
-        base_url, model, api_key: the model endpoint sent with each row (default: the
-            server's ``--model-url``).
+        base_url: the model endpoint sent with each row (default: the server's
+            ``--model-url``).
+        model: its model name.
+        api_key: its API key.
         **row: more row fields (``agent``, ``options``, ``user_model``,
             ``responses_create_params``).
     """
