@@ -73,7 +73,8 @@ class MultiStepAgent:
             ``max_memory_turns`` (model turns per env step that only write notes),
             ``max_steps`` (env actions per episode; past it :class:`StepLimitReached`),
             ``max_history_turns`` (exchanges kept in the prompt), ``system`` (a system
-            message first) and ``seed`` (sampling seed when the client samples).
+            message first; with ``parallel_calls`` it defaults to :data:`PARALLEL_SYSTEM`) and
+            ``seed`` (sampling seed when the client samples).
 
     ``stats`` holds per-call latency and tokens, ``usage`` the totals, ``memory`` the notes.
     One agent can play episode after episode: a reset observation starts a fresh conversation
@@ -92,7 +93,11 @@ class MultiStepAgent:
         self.max_memory_turns = int(options.pop("max_memory_turns", 2))
         self.max_steps = _count(options.pop("max_steps", None), "max_steps")
         self.max_history_turns = _count(options.pop("max_history_turns", None), "max_history_turns")
-        self.system: str | None = options.pop("system", None)
+        # several calls per turn are explained in a system message (some servers, e.g.
+        # llama.cpp's tool-call template, also stall on a tool prompt without one)
+        self.system: str | None = options.pop(
+            "system", PARALLEL_SYSTEM if self.parallel_calls else None
+        )
         seed = options.pop("seed", None)
         if options:
             raise TypeError(f"unknown MultiStepAgent options: {', '.join(sorted(options))}")
