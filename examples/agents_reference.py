@@ -1,7 +1,9 @@
 """The reference agents on any OpenAI-compatible endpoint, one episode each, as AgentTraj.
 
-Without ``--base-url`` the family's expert answers behind a local OpenAI-compatible server (the
-plumbing check: both agents must then solve the task); with ``--local`` SmolLM2 on llama.cpp
+The multi-step agent in ReAct text and with several tool calls per turn and a scratchpad, and
+the multi-turn agent (the scripted user tells it the task). Without ``--base-url`` the
+family's expert answers behind a local OpenAI-compatible server (the plumbing check: every
+agent must then solve the task); with ``--local`` SmolLM2 on llama.cpp
 answers (``pip install "agentgym-envs[local-llm]"``). Prints each record's outcome, token
 counts and per-turn latency.
 
@@ -33,7 +35,13 @@ def main() -> None:
         else:
             base_url = stack.enter_context(ExpertChatServer([args.env])).base_url
         client = ChatClient(base_url)
-        for agent in (MultiStepAgent(client), MultiTurnAgent(client)):
+        scratchpad = {"parallel_calls": True, "scratchpad": True, "max_reasks": 2}
+        multiturn = MultiTurnAgent(client, tag_requests=not (args.local or args.base_url))
+        for agent in (
+            MultiStepAgent(client),
+            MultiStepAgent(client, "tools", **scratchpad),
+            multiturn,
+        ):
             record = run_agent(args.env, agent, task_id=args.task)
             latency = [round(t["latency"], 3) for t in record["turn_stats"]]
             print(

@@ -44,6 +44,10 @@ class AgentStats:
         return [asdict(t) for t in self.turns]
 
 
+class EpisodeDeadline(RuntimeError):
+    """An episode's wall-clock deadline passed (it ends truncated: ``time_limit``)."""
+
+
 def timed_chat(client: Any, messages: list[dict[str, Any]], **kwargs: Any) -> tuple[Any, float]:
     """``client.chat(messages, **kwargs)`` and its wall time in seconds."""
     t0 = time.perf_counter()
@@ -66,12 +70,16 @@ def run_agent(
     ``env`` is an id (made with :func:`agentgym_envs.wrappers.make_llm_env` in the agent's
     format: ReAct or FunctionCalling, AgentGym's max rounds, chat history) or an env you wrapped
     yourself. The record has AgentGym's ``item_id`` and ``conversations`` (the agent's own
-    conversation when it keeps one: retries and scratchpad turns included), ``reward``,
+    conversation when it keeps one: retries and scratchpad turns included) and the same as chat
+    ``messages`` (tool calls kept), ``reward``,
     ``success``, ``outcome``, ``tokens`` and ``turn_stats`` (latency and tokens per model call).
     """
+    from agentgym_envs.agents.multistep import StepLimitReached
     from agentgym_envs.rollout.episode import run_episode
     from agentgym_envs.spec import env_info, resolve_id
 
+    if hasattr(agent, "run") and hasattr(agent, "user"):  # a MultiTurnAgent plays it all
+        return agent.run(env, task_id=task_id, split=split, seed=seed)
     fmt = fmt or getattr(agent, "format", "react")
     if isinstance(env, str):
         from agentgym_envs.benchmarks.runner import make_policy_env
@@ -79,19 +87,30 @@ def run_agent(
         env_id = resolve_id(env)
         rounds = max_rounds or env_info(env_id).max_rounds
         env = make_policy_env(env_id, fmt, max_rounds=rounds)
-    episode = run_episode(env, agent, task_id=task_id, split=split, seed=seed, max_turns=max_rounds)
+    episode = run_episode(
+        env,
+        agent,
+        task_id=task_id,
+        split=split,
+        seed=seed,
+        max_turns=max_rounds,
+        stop_on={StepLimitReached: "max_steps", EpisodeDeadline: "time_limit"},
+    )
     own = agent.conversation() if hasattr(agent, "conversation") else []
     stats: AgentStats | None = getattr(agent, "stats", None)
     return {
         "item_id": env.unwrapped.item_id,
         "conversations": own or episode.conversation.agenttraj(),
+        "messages": (agent.messages() if own and hasattr(agent, "messages") else None)
+        or episode.conversation.messages(),
         "reward": episode.score,
         "success": episode.success,
-        "outcome": episode.info.get("outcome", episode.truncation_reason),
+        "outcome": episode.outcome,
+        "reward_valid": episode.reward_valid,
         "turns": episode.turns,
         "tokens": {k: v for k, v in stats.usage.items() if k != "calls"} if stats else None,
         "turn_stats": stats.as_dicts() if stats else [],
     }
 
 
-__all__ = ["AgentStats", "TurnStats", "run_agent", "timed_chat"]
+__all__ = ["AgentStats", "EpisodeDeadline", "TurnStats", "run_agent", "timed_chat"]

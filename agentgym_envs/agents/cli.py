@@ -1,4 +1,5 @@
-"""``agentgym agents bench|expert-server``, ``agentgym mcp`` and ``agentgym gateway``.
+"""``agentgym agents bench|expert-server``, ``agentgym agent-server``, ``agentgym mcp`` and
+``agentgym gateway``.
 
 The main CLI calls :func:`register_cli` with its ``typer.Typer`` app.
 """
@@ -139,9 +140,46 @@ def gateway_command(
     )
 
 
+def agent_server_command(
+    agent: str = typer.Argument(
+        "multistep", help="multistep, multistep-tools, multiturn or multiturn-user."
+    ),
+    host: str = typer.Option("127.0.0.1", "--host"),
+    port: int = typer.Option(8800, "--port"),
+    model_url: str | None = typer.Option(
+        None, "--model-url", help="Default model endpoint (/v1 root) for rows naming none."
+    ),
+    model: str | None = typer.Option(None, "--model", help="Its model name (default: first)."),
+    api_key: str | None = typer.Option(None, "--api-key", help="Its API key."),
+    concurrency: int = typer.Option(8, "--concurrency", "-j", min=1, help="Episodes at once."),
+    episode_timeout: float = typer.Option(
+        600.0, "--episode-timeout", help="Wall seconds per episode (then time_limit)."
+    ),
+) -> None:
+    """Serve a reference agent over HTTP: POST /run plays a whole episode (Ctrl-C stops)."""
+    from agentgym_envs.agents.episodes import agent_names
+    from agentgym_envs.agents.server import serve_agent
+    from agentgym_envs.errors import AgentGymError
+
+    if agent not in agent_names():
+        raise AgentGymError(f"unknown agent {agent!r}: use one of {', '.join(agent_names())}")
+    default = {"base_url": model_url, "model": model, "api_key": api_key} if model_url else None
+    typer.echo(f"agent server ({agent}) at http://{host}:{port}: POST /run, /seed_session, /verify")
+    serve_agent(
+        agent,
+        host=host,
+        port=port,
+        model=default,
+        concurrency=concurrency,
+        episode_timeout=episode_timeout,
+    )
+
+
 def register_cli(app: typer.Typer) -> None:
-    """Add ``agents``, ``mcp`` and ``gateway`` to the main ``agentgym`` app."""
+    """Add ``agents``, ``agent-server``, ``mcp`` and ``gateway`` to the main ``agentgym``
+    app."""
     app.add_typer(agents_app, name="agents")
+    app.command("agent-server")(agent_server_command)
     app.command("mcp")(mcp_command)
     app.command("gateway")(gateway_command)
 

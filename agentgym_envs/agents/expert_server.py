@@ -188,14 +188,55 @@ class ExpertChatServer:
         return shadow
 
     # -- answering -------------------------------------------------------------------------------
+    def _hinted(self, episode: str, messages: list[dict[str, Any]]) -> _Shadow | None:
+        """The episode a request names in ``metadata.agentgym_episode`` (``env id|split|task
+        id``: the multi-turn agent's ``tag_requests``), replayed from its tool calls and
+        ``Action:`` lines."""
+        env_id, split, task = (episode.split("|") + ["", ""])[:3]
+        if env_id not in self.env_ids or split != self.split or not task.isdigit():
+            return None
+        task_id = int(task)
+        acting = [
+            m
+            for m in messages
+            if m.get("role") != "assistant" or m.get("tool_calls") or "Action:" in _text(m)
+        ]
+        start = next((i for i, m in enumerate(acting) if m.get("role") == "user"), 0)
+        return self._replay(env_id, task_id, acting, start)
+
+    def _board(self, messages: list[dict[str, Any]]) -> _Shadow | None:
+        """Tic-tac-toe from the last position (the opponent may be anyone)."""
+        from agentgym_envs.agents.board_expert import tictactoe_move
+
+        ids = [e for e in self.env_ids if "TicTacToe" in e]
+        move = tictactoe_move(messages) if ids else None
+        if move is None:
+            return None
+        key = ("board", ids[0])
+        with self._lock:
+            probe = self._cache.get(key)
+        if probe is None:
+            probe = _Shadow(ids[0], 0, self.split)
+            with self._lock:
+                self._cache[key] = probe
+        board = _Shadow.__new__(_Shadow)
+        board.env, board.next = probe.env, move
+        return board
+
     def complete(self, body: dict[str, Any]) -> dict[str, Any]:
         """The chat completion for one request body."""
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-        shadow = self._shadow(messages)
+        hint = (body.get("metadata") or {}).get("agentgym_episode")
+        shadow = self._hinted(str(hint), messages) if hint else None
+        if shadow is None:
+            # tic-tac-toe from the position: the opponent may be another model
+            shadow = self._board(messages) or self._shadow(messages)
         action = shadow.next if shadow is not None else ""
         tools = body.get("tools") or []
         message: dict[str, Any] = {"role": "assistant", "content": f"Action: {action}"}
-        if shadow is not None and tools:
+        if shadow is not None and not action:
+            message["content"] = "The task is done."
+        elif shadow is not None and tools:
             call = _as_tool_call(shadow.env, action, tools)
             if call is not None:
                 message = {"role": "assistant", "content": None, "tool_calls": [call]}

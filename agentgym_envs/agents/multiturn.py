@@ -1,200 +1,295 @@
-"""The multi-turn agent: native tool calls (several per model turn), a scratchpad, retries."""
+"""The multi-turn agent: a policy model and a user model take turns, against an environment.
+
+Each user turn, the policy runs a multi-step turn -- model calls and env actions until it
+answers the user in plain text or spends ``max_steps_per_turn`` actions -- then the user
+speaks: the next part of its request, a clarification, or (in the games) its move. The
+conversation ends when the env ends the episode, when the user's message holds the stop token,
+or after ``max_turns`` policy turns; the env scores the result.
+"""
 
 from __future__ import annotations
 
-import json
 import logging
-from collections import deque
+import re
+import time
 from typing import Any
 
-from agentgym_envs.agents.base import AgentStats, timed_chat
-from agentgym_envs.wrappers.conversation import Conversation, Message
+import gymnasium as gym
+
+from agentgym_envs.agents.base import AgentStats, EpisodeDeadline, timed_chat
+from agentgym_envs.agents.personas import HIDDEN, STOP_TOKEN, Persona, persona_for
+from agentgym_envs.agents.users import ChatUser, ScriptedUser
+from agentgym_envs.core import episode_outcome
 from agentgym_envs.wrappers.function_calling import parse_tool_call
 
 logger = logging.getLogger(__name__)
-
-#: The agent's own tool: a note kept in its scratchpad and shown to it on every turn.
-MEMORY_TOOL = "remember"
-_MEMORY_SCHEMA = {
-    "type": "function",
-    "function": {
-        "name": MEMORY_TOOL,
-        "description": "Write a short note to your scratchpad (plans, facts found so far). "
-        "Your notes are shown to you on every turn. It does not act on the environment.",
-        "parameters": {
-            "type": "object",
-            "properties": {"note": {"type": "string", "description": "the note"}},
-            "required": ["note"],
-            "additionalProperties": False,
-        },
-    },
-}
-SYSTEM = (
-    "You solve a task by calling tools. You may call several tools in one turn; they run in "
-    "order, and you see every result before your next turn."
+_ACTION_LINE = re.compile(r"^\s*Action\s*:", re.IGNORECASE | re.MULTILINE)
+POLICY_SYSTEM = (
+    "You are an assistant acting on an environment for a user. Do what the user asks with the "
+    "environment's actions; when you need something from the user, or have finished, reply to "
+    "the user in plain text without an action."
 )
 
 
 class MultiTurnAgent:
-    """A tool-calling agent that keeps its own multi-turn conversation.
-
-    Each model turn may call several of the env's tools; they are sent to the env one per step
-    (the FunctionCalling wrapper takes one call per step) without asking the model again, and
-    each result comes back as the ``tool`` message answering its call. The queue stops early
-    when the env ends the episode or answers a call with an error (the model sees it and
-    re-plans). The ``remember`` tool writes to a scratchpad kept in the system message. A reply
-    with no usable tool call (no call, bad JSON, an unknown tool) is answered with what is
-    wrong and asked again, at most ``max_retries`` times per env step; after that the reply
-    goes to the env, which answers it as an invalid call.
+    """A policy model in a conversation with a simulated user, on one env episode at a time.
 
     Args:
-        client: a :class:`~agentgym_envs.benchmarks.ChatClient`.
-        max_retries: re-asks per env step for malformed output.
-        max_memory_turns: model turns per env step that only write notes.
-        max_history_turns: exchanges kept in the prompt (``None``: all).
-        system: the system message (the scratchpad is appended to it).
-        seed: sampling seed when the client samples (``temperature > 0``).
+        client: the policy's :class:`~agentgym_envs.benchmarks.ChatClient` (any
+            OpenAI-compatible endpoint).
+        user: a :class:`~agentgym_envs.agents.users.ScriptedUser` (default), a
+            :class:`~agentgym_envs.agents.users.ChatUser`, or a ``ChatClient`` (made a
+            ``ChatUser``; it may be the policy's own client).
+        **kwargs: ``fmt`` (``"tools"``, default, or ``"react"``), ``max_turns`` (policy turns,
+            default 8), ``max_steps_per_turn`` (env actions per policy turn; default 10, and 1
+            in the games: one move per turn), ``stop_token`` (default ``###STOP###``),
+            ``max_rounds`` (the env's turn limit, default AgentGym's), ``tag_requests``
+            (send the episode's item id as request ``metadata``: lets an
+            :class:`~agentgym_envs.agents.ExpertChatServer` know the episode), ``deadline``
+            (a ``time.monotonic()`` time: past it the episode ends as ``time_limit``, its
+            reward not valid).
 
-    ``stats`` holds per-call latency and tokens, ``usage`` the totals, ``memory`` the notes.
-    One agent can play episode after episode (``rollout.collect`` with a policy factory): a
-    reset observation starts a fresh conversation and scratchpad; ``stats`` keeps counting.
+    :meth:`run` plays one episode and returns it as an AgentTraj record with ``reward``,
+    ``outcome``, ``reward_valid``, the chat ``messages`` and token counts (policy and user).
     """
 
     format = "tools"
 
-    def __init__(
-        self,
-        client: Any,
-        *,
-        max_retries: int = 2,
-        max_memory_turns: int = 2,
-        max_history_turns: int | None = None,
-        system: str = SYSTEM,
-        seed: int | None = None,
-    ) -> None:
-        from agentgym_envs.benchmarks.llm import Sampling
-
-        base = client.sampling
-        sample_seed = (
-            base.seed if base.seed is not None else (seed if base.temperature > 0 else None)
-        )
+    def __init__(self, client: Any, user: Any = None, **kwargs: Any) -> None:
+        options = dict(kwargs)
+        self.format = options.pop("fmt", "tools")
+        if self.format not in ("react", "tools"):
+            raise ValueError(f"format {self.format!r}: use 'react' or 'tools'")
+        self.max_turns = _positive(options.pop("max_turns", 8), "max_turns")
+        steps = options.pop("max_steps_per_turn", None)
+        self.max_steps_per_turn = None if steps is None else _positive(steps, "max_steps_per_turn")
+        self.stop_token = str(options.pop("stop_token", STOP_TOKEN))
+        self.max_rounds: int | None = options.pop("max_rounds", None)
+        self.tag_requests = bool(options.pop("tag_requests", False))
+        self.deadline: float | None = options.pop("deadline", None)
+        if options:
+            raise TypeError(f"unknown MultiTurnAgent options: {', '.join(sorted(options))}")
         self.client = client
-        self.sampling = Sampling(
-            base.temperature, base.top_p, base.max_tokens, sample_seed, base.stop
-        )
-        self.max_retries = max_retries
-        self.max_memory_turns = max_memory_turns
-        self.max_history_turns = max_history_turns
-        self.system = system
-        self.memory: list[str] = []
+        if user is None:
+            user = ScriptedUser(self.stop_token)
+        elif hasattr(user, "chat"):
+            user = ChatUser(user, self.stop_token)
+        self.user = user
         self.stats = AgentStats()
         self.usage = self.stats.usage
-        self.history: Conversation | None = None
-        self.env_tools: list[dict[str, Any]] = []
-        self._queue: deque[dict[str, Any]] = deque()
-        self._last_reply: dict[str, Any] = {"role": "assistant", "content": ""}
-        self._waiting: str | None = None  # id of the call whose result the env sends next
 
-    # -- the policy ------------------------------------------------------------------------
-    def __call__(self, observation: str, info: dict[str, Any]) -> Any:
-        if self.history is not None and "env_observation" in info:  # a reset: a new episode
-            self.history, self.memory, self._waiting = None, [], None
-            self._queue.clear()
-        if self.history is None:
-            self.env_tools = list(info.get("tools") or [])
-            self.history = Conversation.start(observation, info, layout="user")
-        elif self._waiting is not None:
-            self.history.add_answer(observation, [self._waiting])
-            self._waiting = None
-            if info.get("error"):
-                self._drop_queue("the previous call failed")
-        else:
-            self.history.add_answer(observation)
-        if not self._queue:
-            self._think()
-        if not self._queue:  # retry budget spent: the env answers the last reply
-            return self._last_reply
-        call = self._queue.popleft()
-        self._waiting = call["id"]
-        return {"role": "assistant", "content": "", "tool_calls": [call]}
+    # -- one episode -----------------------------------------------------------------------
+    def make_env(self, env_id: str) -> gym.Env:
+        """``env_id`` in the agent's format; a game's opponent is the user."""
+        from agentgym_envs.benchmarks.runner import make_policy_env
+        from agentgym_envs.spec import env_info, resolve_id
 
-    def _drop_queue(self, why: str) -> None:
-        for call in self._queue:
-            self.history.add_answer(f"Not run: {why}.", [call["id"]])  # type: ignore[union-attr]
-        self._queue.clear()
+        env_id = resolve_id(env_id)
+        info = env_info(env_id)
+        rounds = self.max_rounds or info.max_rounds
+        env = make_policy_env(env_id, self.format, max_rounds=rounds)
+        if info.family == "multiagent":  # the user is the opponent (set before the reset)
+            env.unwrapped.opponent = self.user.move
+        return env
 
-    def _prompt(self) -> list[dict[str, Any]]:
-        system = self.system
-        if self.memory:
-            system += "\n\nYour scratchpad:\n" + "\n".join(f"- {n}" for n in self.memory)
-        return [
-            {"role": "system", "content": system},
-            *self.history.messages(self.max_history_turns),
-        ]  # type: ignore[union-attr]
+    def run(
+        self,
+        env: str | gym.Env,
+        *,
+        task_id: int | None = None,
+        split: str = "test",
+        seed: int | None = 0,
+    ) -> dict[str, Any]:
+        """Play one episode (``env``: an id, or an env from :meth:`make_env`)."""
+        from agentgym_envs.benchmarks.llm import EndpointError
 
-    def _think(self) -> None:
-        """Ask the model until its reply calls an env tool (or a budget runs out)."""
-        tools = [*self.env_tools, _MEMORY_SCHEMA]
-        names = {t.get("function", t).get("name") for t in self.env_tools}
-        retries = memory_turns = 0
-        while True:
-            reply, latency = timed_chat(
-                self.client, self._prompt(), tools=tools, sampling=self.sampling
-            )
-            parsed = parse_tool_call(
-                {"role": "assistant", "content": reply.content, "tool_calls": reply.tool_calls}
-            )
-            n = self.usage["calls"]
-            calls = [c.as_openai(f"call_{n}_{i}") for i, c in enumerate(parsed.calls)]
-            env_calls = [c for c in calls if c["function"]["name"] in names]
-            notes = [c for c in calls if c["function"]["name"] == MEMORY_TOOL]
-            unknown = [c["function"]["name"] for c in calls if c not in env_calls + notes]
-            problem = parsed.error
-            if problem is None and unknown:
-                problem = f"unknown tool {unknown[0]!r}: use one of {', '.join(sorted(names))}"
-            if problem is None and not env_calls and not notes:
-                problem = "the reply has no tool call"
-            if problem is None and not env_calls and memory_turns >= self.max_memory_turns:
-                problem = "call one of the environment's tools now"
-            if problem is None:
-                message = {"role": "assistant", "content": reply.content, "tool_calls": calls}
-                self.history.add_reply(Message.from_chat(message))  # type: ignore[union-attr]
-                for note in notes:
-                    self.memory.append(str(_argument(note, "note")))
-                    self.history.add_answer("Noted.", [note["id"]])  # type: ignore[union-attr]
-                if env_calls:
-                    self.stats.record(latency, reply.usage, "action", len(env_calls))
-                    self._queue.extend(env_calls)
-                    return
-                self.stats.record(latency, reply.usage, "memory", len(notes))
-                memory_turns += 1
-                continue
-            # Malformed: the reply stands in the conversation as text, answered with what is
-            # wrong; past the budget the env answers it instead.
-            self._last_reply = {"role": "assistant", "content": reply.content}
-            if reply.tool_calls:
-                self._last_reply["tool_calls"] = reply.tool_calls
-            self.history.add_reply(
-                Message.from_chat({"role": "assistant", "content": reply.content})
-            )  # type: ignore[union-attr]
-            if retries >= self.max_retries:
-                self.stats.record(latency, reply.usage, "gave_up", len(calls))
-                logger.debug("retry budget spent: %s", problem)
+        self.stats = AgentStats()
+        self.usage = self.stats.usage
+        if hasattr(self.user, "stats"):
+            self.user.stats = AgentStats()
+        own = isinstance(env, str)
+        env = self.make_env(env) if isinstance(env, str) else env
+        episode = _Episode(self, env)
+        try:
+            episode.play(task_id, split, seed)
+        except EndpointError as exc:
+            episode.fail(f"{type(exc).__name__}: {exc}")
+        except EpisodeDeadline:
+            episode.outcome, episode.error = "time_limit", "the episode's deadline passed"
+        finally:
+            if own:
+                env.close()
+        return episode.record()
+
+
+class _Episode:
+    """The state of one conversation: the policy's messages, the env's last step, the end."""
+
+    def __init__(self, agent: MultiTurnAgent, env: gym.Env) -> None:
+        self.agent, self.env = agent, env
+        self.messages: list[dict[str, Any]] = []
+        self.info: dict[str, Any] = {}
+        self.tools: list[dict[str, Any]] = []
+        self.terminated = self.truncated = False
+        self.outcome: str | None = None
+        self.error: str | None = None
+        self.steps = self.turns = 0
+        self.item_id = ""
+        self.stopped_by_user = False
+        self.t0 = time.perf_counter()
+        self.persona: Persona | None = None
+        self.format_tools = agent.format == "tools"
+        self.episode_key = ""
+
+    @property
+    def done(self) -> bool:
+        return self.terminated or self.truncated
+
+    def play(self, task_id: int | None, split: str, seed: int | None) -> None:
+        options: dict[str, Any] = {"split": split}
+        if task_id is not None:
+            options["task_id"] = task_id
+        obs, info = self.env.reset(seed=seed, options=options)
+        self.info, self.tools = info, list(info.get("tools") or [])
+        self.item_id = self.env.unwrapped.item_id
+        spec = self.env.spec or self.env.unwrapped.spec
+        self.episode_key = f"{spec.id if spec else ''}|{info['split']}|{info['task_id']}"
+        bare = str(info.get("env_observation", obs))
+        self.persona = persona_for(self.env, bare, info, self.agent.stop_token)
+        system = f"{POLICY_SYSTEM}\n\n{info.get('instructions') or ''}".strip()
+        system += f"\n\nThe environment shows:\n{self.persona.policy_view}"
+        self.messages = [{"role": "system", "content": system}]
+        self._user(self.agent.user.start(self.persona))
+        for turn in range(1, self.agent.max_turns + 1):
+            self.turns = turn
+            text = self._policy_turn()
+            if turn == self.agent.max_turns and not self.done:
+                break
+            said = self.agent.user.reply(text, {"done": self.done, "info": self.info})
+            if said is not None:
+                self._user(said)
+            if self.done or said is None or self.agent.stop_token in said:
+                self.stopped_by_user = not self.done
                 return
-            retries += 1
-            self.stats.record(latency, reply.usage, "retry", len(calls))
-            self.history.add_answer(f"Error: {problem}. Reply with a tool call.")  # type: ignore[union-attr]
 
-    def conversation(self) -> list[dict[str, Any]]:
-        """The agent's conversation as AgentTraj turns (retries and notes included)."""
-        return self.history.agenttraj() if self.history is not None else []
+    def _user(self, text: str) -> None:
+        self.messages.append({"role": "user", "content": text})
 
+    def _ask(self) -> Any:
+        if self.agent.deadline is not None and time.monotonic() > self.agent.deadline:
+            raise EpisodeDeadline("the episode's deadline passed")
+        kwargs: dict[str, Any] = {}
+        if self.format_tools:
+            kwargs["tools"] = self.tools
+        if self.agent.tag_requests:
+            kwargs["extra"] = {"metadata": {"agentgym_episode": self.episode_key}}
+        return timed_chat(self.agent.client, self.messages, **kwargs)
 
-def _argument(call: dict[str, Any], name: str) -> Any:
-    try:
-        return json.loads(call["function"]["arguments"] or "{}").get(name, "")
-    except (ValueError, AttributeError):
+    def _policy_turn(self) -> str:
+        """Model calls and env actions until the policy talks to the user; its text."""
+        cap = self.agent.max_steps_per_turn
+        if cap is None:
+            cap = 1 if self.persona is not None and self.persona.opponent else 10
+        for _ in range(cap):
+            reply, latency = self._ask()
+            action = self._action(reply)
+            self.agent.stats.record(latency, reply.usage, "action" if action else "talk")
+            if action is None:
+                self.messages.append({"role": "assistant", "content": reply.content})
+                return reply.content
+            self._step(action)
+            if self.done:
+                break
         return ""
 
+    def _action(self, reply: Any) -> Any:
+        """The env action in a reply (``None``: the reply talks to the user)."""
+        if self.agent.format == "react":
+            return reply.content if _ACTION_LINE.search(reply.content) else None
+        message = {"role": "assistant", "content": reply.content, "tool_calls": reply.tool_calls}
+        parsed = parse_tool_call(message)
+        if not reply.tool_calls:
+            return None
+        calls = [c.as_openai(f"call_{self.steps}_{i}") for i, c in enumerate(parsed.calls)]
+        return {
+            "role": "assistant",
+            "content": reply.content,
+            "tool_calls": calls[:1] or reply.tool_calls[:1],
+        }
 
-__all__ = ["MEMORY_TOOL", "MultiTurnAgent"]
+    def _step(self, action: Any) -> None:
+        obs, _, terminated, truncated, info = self.env.step(action)
+        goal = self.persona.goal if self.persona is not None else ""
+        said = any(goal in str(m["content"]) for m in self.messages if m["role"] == "user")
+        if goal and not said:  # the env shows the goal (WebShop's pages): not before the user
+            obs = obs.replace(goal, HIDDEN)
+        self.steps += 1
+        self.info = info
+        self.terminated, self.truncated = bool(terminated), bool(truncated) and not terminated
+        if isinstance(action, dict):
+            call = dict(action["tool_calls"][0])
+            call.setdefault("id", f"call_{self.steps}")
+            self.messages.append(
+                {
+                    "role": "assistant",
+                    "content": action.get("content") or None,
+                    "tool_calls": [call],
+                }
+            )
+            self.messages.append({"role": "tool", "tool_call_id": call["id"], "content": obs})
+        else:
+            self.messages += [
+                {"role": "assistant", "content": action},
+                {"role": "user", "content": obs},
+            ]
+
+    def fail(self, error: str) -> None:
+        logger.warning("multi-turn episode %s failed: %s", self.item_id, error)
+        self.error, self.outcome = error, "env_error"
+
+    def _outcome(self) -> str:
+        if self.outcome is not None:
+            return self.outcome
+        if self.done:
+            return episode_outcome(self.terminated, self.truncated, self.info) or "failure"
+        return "failure" if self.stopped_by_user else "turn_limit"
+
+    def record(self) -> dict[str, Any]:
+        from agentgym_envs.wrappers.conversation import Conversation, Message
+
+        conv = Conversation([Message.from_chat(m) for m in self.messages])
+        outcome = self._outcome()
+        valid = outcome not in ("env_error", "time_limit") and bool(
+            self.info.get("reward_valid", True)
+        )
+        user_stats = getattr(self.agent.user, "stats", None)
+        return {
+            "item_id": self.item_id,
+            "conversations": conv.agenttraj(),
+            "messages": [dict(m) for m in self.messages],
+            "reward": float(self.info.get("score", 0.0)),
+            "success": bool(self.info.get("success", False)) and outcome != "env_error",
+            "outcome": outcome,
+            "reward_valid": valid,
+            "turns": self.steps,
+            "user_turns": self.turns,
+            "stopped_by_user": self.stopped_by_user,
+            "tokens": _tokens(self.agent.stats),
+            "turn_stats": self.agent.stats.as_dicts(),
+            "user_tokens": _tokens(user_stats) if user_stats is not None else None,
+            "wall_time": round(time.perf_counter() - self.t0, 3),
+            "error": self.error,
+        }
+
+
+def _positive(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    return value
+
+
+def _tokens(stats: AgentStats) -> dict[str, int]:
+    return {k: v for k, v in stats.usage.items() if k != "calls"}
+
+
+__all__ = ["POLICY_SYSTEM", "MultiTurnAgent"]

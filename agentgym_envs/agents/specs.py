@@ -10,8 +10,22 @@ from typing import Any
 
 from agentgym_envs.benchmarks.policies import PolicySpec, openai_spec
 
-#: Agent name -> the action format it speaks.
-AGENTS = {"multistep": "react", "multistep-tools": "tools", "multiturn": "tools"}
+#: Agent name -> the action format it speaks. ``multiturn-user`` is the multi-turn agent with
+#: a simulated user (:class:`~agentgym_envs.agents.MultiTurnAgent`, the scripted user).
+AGENTS = {
+    "multistep": "react",
+    "multistep-tools": "tools",
+    "multiturn": "tools",
+    "multiturn-user": "tools",
+}
+#: Agent name -> the :class:`~agentgym_envs.agents.MultiStepAgent` options it stands for.
+#: ``multiturn`` is the old name of the several-calls-and-scratchpad preset (kept as an alias:
+#: the multi-turn agent *with a user model* is :class:`~agentgym_envs.agents.MultiTurnAgent`).
+PRESETS: dict[str, dict[str, Any]] = {
+    "multistep": {},
+    "multistep-tools": {},
+    "multiturn": {"parallel_calls": True, "scratchpad": True, "max_reasks": 2},
+}
 #: How ``agentgym bench --policy`` names an agent: ``agent:<name>``.
 POLICY_PREFIX = "agent:"
 
@@ -42,14 +56,14 @@ def agent_spec(
     :func:`~agentgym_envs.benchmarks.run_benchmark` (one fresh agent per episode).
 
     ``agent``: ``multistep`` (ReAct text), ``multistep-tools`` (one native tool call per
-    turn) or ``multiturn`` (:class:`~agentgym_envs.agents.MultiTurnAgent`). The endpoint and
+    turn) or ``multiturn`` (several calls per turn, a scratchpad, re-asks): presets of
+    :class:`~agentgym_envs.agents.MultiStepAgent` (:data:`PRESETS`). The endpoint and
     sampling arguments are :func:`~agentgym_envs.benchmarks.openai_spec`'s (``max_retries``:
     retries on transient endpoint errors); ``max_reasks`` is the multi-turn agent's re-ask
-    budget for malformed output (its ``max_retries``). ``client``: a ready
+    budget for malformed output. ``client``: a ready
     :class:`~agentgym_envs.benchmarks.ChatClient` instead of ``base_url`` / ``model``.
     """
-    from agentgym_envs.agents.multistep import MultiStepAgent
-    from agentgym_envs.agents.multiturn import MultiTurnAgent
+    from agentgym_envs.agents.multistep import PARALLEL_SYSTEM, MultiStepAgent
     from agentgym_envs.errors import AgentGymError
 
     if agent not in AGENTS:
@@ -71,16 +85,16 @@ def agent_spec(
         client=client,
     )
     chat = spec.client  # type: ignore[attr-defined]
+    if agent not in PRESETS:
+        return _with_user(spec, chat)
+    options = dict(PRESETS[agent])
+    if options.get("parallel_calls"):
+        options.update(max_reasks=max_reasks, system=PARALLEL_SYSTEM)
 
     def factory(env: Any, episode_seed: int) -> Any:
-        if agent == "multiturn":
-            return MultiTurnAgent(
-                chat,
-                max_retries=max_reasks,
-                max_history_turns=max_history_turns,
-                seed=episode_seed,
-            )
-        return MultiStepAgent(chat, fmt, seed=episode_seed, max_history_turns=max_history_turns)
+        return MultiStepAgent(
+            chat, fmt, seed=episode_seed, max_history_turns=max_history_turns, **options
+        )
 
     spec.factory = factory
     if agent == "multiturn":
@@ -88,4 +102,20 @@ def agent_spec(
     return spec
 
 
-__all__ = ["AGENTS", "POLICY_PREFIX", "agent_spec", "unknown_agent"]
+def _with_user(spec: PolicySpec, chat: Any) -> PolicySpec:
+    """``multiturn-user``: each episode is a :class:`~agentgym_envs.agents.MultiTurnAgent`
+    conversation with the scripted user (``spec.config["tag_requests"]``: name the episode
+    in request metadata, for an :class:`~agentgym_envs.agents.ExpertChatServer` model)."""
+    from agentgym_envs.agents.multiturn import MultiTurnAgent
+
+    def episode(env_id: str, task_id: int, split: str, seed: int, max_rounds: Any) -> Any:
+        tag = bool(spec.config.get("tag_requests"))
+        agent = MultiTurnAgent(chat, max_rounds=max_rounds, tag_requests=tag)
+        return agent.run(env_id, task_id=task_id, split=split, seed=seed)
+
+    spec.episode = episode  # type: ignore[attr-defined]
+    spec.config["tag_requests"] = False
+    return spec
+
+
+__all__ = ["AGENTS", "POLICY_PREFIX", "PRESETS", "agent_spec", "unknown_agent"]

@@ -79,6 +79,17 @@ def _policy_spec(
         if fmt not in ("react", "tools"):
             raise AgentGymError(f"--format {fmt!r}: use 'react' or 'tools'")
         return policies.openai_spec(fmt=fmt, name=policy, **endpoint)  # type: ignore[arg-type]
+    if policy.startswith("agent-server:"):  # a running agent server plays whole episodes
+        from agentgym_envs.agents.client import SERVER_PREFIX, agent_server_spec
+
+        return agent_server_spec(
+            policy.removeprefix(SERVER_PREFIX),
+            base_url=base_url,
+            model=model,
+            api_key=api_key,
+            max_tokens=max_tokens,
+            temperature=temperature,
+        )
     if policy.startswith("agent:"):
         from agentgym_envs.agents.specs import AGENTS, POLICY_PREFIX, agent_spec, unknown_agent
 
@@ -93,8 +104,8 @@ def _policy_spec(
             )
         return agent_spec(name, max_reasks=max_reasks, **endpoint)
     raise AgentGymError(
-        f"unknown policy {policy!r}: use expert, random, openai, local or agent:<name> "
-        "(a reference agent, e.g. agent:multiturn)"
+        f"unknown policy {policy!r}: use expert, random, openai, local, agent:<name> "
+        "(a reference agent, e.g. agent:multiturn) or agent-server:<url>"
     )
 
 
@@ -180,7 +191,8 @@ _POLICY = typer.Option(
     "expert",
     "--policy",
     help="expert, random, openai (any OpenAI-compatible endpoint), local (starts SmolLM2 on "
-    "llama.cpp) or agent:<name> (a reference agent over the endpoint, e.g. agent:multiturn).",
+    "llama.cpp), agent:<name> (a reference agent over the endpoint, e.g. agent:multiturn) or "
+    "agent-server:<url> (episodes played by a running agentgym agent-server).",
 )
 _MODEL_SOURCE = typer.Option(
     "openai",
@@ -409,7 +421,10 @@ def _policy(
 
             server = ExpertChatServer(env_ids, split=split).start()
             base_url = server.base_url
-        yield _policy_spec(policy, fmt, base_url=base_url, model=model, **kw)
+        spec = _policy_spec(policy, fmt, base_url=base_url, model=model, **kw)
+        if source == "expert" and "tag_requests" in spec.config:
+            spec.config["tag_requests"] = True  # the expert model learns the episode
+        yield spec
     finally:
         if server is not None:
             server.stop()

@@ -160,8 +160,10 @@ class ChatClient:
         *,
         tools: list[dict[str, Any]] | None = None,
         sampling: Sampling | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> ChatReply:
-        """One chat completion for ``messages`` (and ``tools``, for native tool calls)."""
+        """One chat completion for ``messages`` (and ``tools``, for native tool calls);
+        ``extra`` adds fields to the request body (``tool_choice``, ``metadata``...)."""
         body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -170,6 +172,7 @@ class ChatClient:
         if tools:
             body["tools"] = tools
             body["tool_choice"] = "auto"
+        body.update(extra or {})
         data = self._request("POST", "/chat/completions", json=body)
         try:
             choice = data["choices"][0]

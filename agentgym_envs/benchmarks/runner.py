@@ -281,6 +281,10 @@ def play_episode(
     from agentgym_envs.wrappers.react import format_react
 
     ep_seed = _episode_seed(seed, item.task_id, sample)
+    remote = getattr(spec, "episode", None)
+    if remote is not None:  # a policy that plays whole episodes elsewhere (an agent server)
+        answer = remote(item.env_id, item.task_id, item.split, ep_seed, max_rounds)
+        return _remote_result(answer, item, sample, ep_seed, record)
     plain = spec.format == "plain"
     policy = _LazyPolicy(spec, env, ep_seed)
     timed = _StepTimes(env)
@@ -323,6 +327,37 @@ def play_episode(
             "env_s": [round(t, 3) for t in timed.step_s],
             "reset_s": round(timed.reset_s, 3),
         },
+    )
+
+
+def _remote_result(
+    answer: dict[str, Any], item: BenchItem, sample: int, seed: int, record: bool
+) -> EpisodeResult:
+    """An agent server's ``/run`` answer as the runner's record."""
+    outcome = answer.get("outcome")
+    terminated = outcome in ("success", "failure", "invalid_action")
+    wall = float(answer.get("wall_time") or 0.0)
+    return EpisodeResult(
+        env_id=item.env_id,
+        item_id=item.item_id,
+        split=item.split,
+        task_id=item.task_id,
+        sample=sample,
+        seed=seed,
+        reward=float(answer.get("reward", 0.0)),
+        success=bool(answer.get("success")),
+        turns=int(answer.get("turns") or 0),
+        terminated=terminated,
+        truncated=not terminated and outcome != "env_error",
+        truncation_reason=None if terminated else outcome,
+        wall_time=wall,
+        env_time=0.0,
+        policy_time=wall,
+        tokens=answer.get("tokens"),
+        conversations=list(answer.get("conversations") or []) if record else [],
+        error=answer.get("error"),
+        outcome=outcome,
+        reward_valid=bool(answer.get("reward_valid", True)),
     )
 
 

@@ -56,8 +56,21 @@ def collect(
     Episodes come back in ``task_ids`` order, closed as
     :func:`~agentgym_envs.rollout.episode.run_episode` closes them (``outcome``,
     ``reward_valid``; the ``max_turns`` cut is truncation reason ``max_rounds``, outcome
-    ``turn_limit``).
+    ``turn_limit``). A policy with ``collect_episodes`` (an
+    :class:`~agentgym_envs.agents.AgentServerPolicy`) plays the episodes itself, ``num_envs``
+    at a time, on ``env_fn`` (an env id).
     """
+    if hasattr(policy, "collect_episodes"):  # plays whole episodes elsewhere (agent server)
+        if not isinstance(env_fn, str):
+            raise ValueError("a policy that plays whole episodes (an agent server) takes an env id")
+        return policy.collect_episodes(  # type: ignore[union-attr]
+            env_fn,
+            list(task_ids),
+            split=split,
+            concurrency=num_envs,
+            max_turns=max_turns,
+            seed=seed,
+        )
     make = (lambda: gym.make(env_fn)) if isinstance(env_fn, str) else env_fn
     envs = [make() for _ in range(max(1, num_envs))]
     policies = [policy() if policy_factory else policy for _ in envs]  # type: ignore[call-arg]

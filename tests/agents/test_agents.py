@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from agentgym_envs.agents import (
-    ExpertChatServer,
-    MultiStepAgent,
-    MultiTurnAgent,
-    agent_spec,
-    run_agent,
-)
+from agentgym_envs.agents import ExpertChatServer, MultiStepAgent, agent_spec, run_agent
 from agentgym_envs.benchmarks import ChatClient, run_benchmark, sweep
 from agentgym_envs.benchmarks.llm import ChatReply
 
 ENVS = ["AgentGym/Maze-v0", "AgentGym/BabyAI-v0", "AgentGym/Movie-v0"]
+
+
+def scratchpad_agent(client, **kwargs):
+    """The ``agent:multiturn`` preset: several tool calls per turn, a scratchpad, re-asks."""
+    options = {"parallel_calls": True, "scratchpad": True, "max_reasks": 2, **kwargs}
+    return MultiStepAgent(client, "tools", **options)
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_expert_behind_openai_gets_the_experts_score(expert_server, agent):
 
 
 def test_multiturn_records_tool_turns_latency_and_tokens(expert_server):
-    agent = MultiTurnAgent(ChatClient(expert_server.base_url))
+    agent = scratchpad_agent(ChatClient(expert_server.base_url))
     record = run_agent("AgentGym/Movie-v0", agent, task_id=2)
     assert record["success"] and record["item_id"].startswith("movie_")
     assert len(record["turn_stats"]) == record["turns"]
@@ -89,7 +89,7 @@ def test_multiturn_several_calls_per_turn_memory_and_bounded_retries():
             },
         ]
     )
-    agent = MultiTurnAgent(client, max_retries=2)
+    agent = scratchpad_agent(client)
     env = make_policy_env("AgentGym/Maze-v0", "tools", max_rounds=4)
     record = run_agent(env, agent, task_id=0, max_rounds=4)
     kinds = [t["kind"] for t in record["turn_stats"]]
@@ -110,7 +110,7 @@ def test_local_model_plays_and_records(local_llm, agent):
     client = ChatClient(local_llm.base_url, timeout=120)
     client.sampling.max_tokens = 48
     policy = (
-        MultiStepAgent(client) if agent == "multistep" else MultiTurnAgent(client, max_retries=1)
+        MultiStepAgent(client) if agent == "multistep" else scratchpad_agent(client, max_reasks=1)
     )
     record = run_agent("AgentGym/Maze-v0", policy, task_id=0, max_rounds=2)
     assert record["turns"] == 2
@@ -125,7 +125,7 @@ def test_agents_play_episode_after_episode_in_rollout_collect(expert_server):
 
     client = ChatClient(expert_server.base_url)
     for fmt, make_agent in (
-        ("tools", lambda: MultiTurnAgent(client)),
+        ("tools", lambda: scratchpad_agent(client)),
         ("react", lambda: MultiStepAgent(client)),
     ):
         episodes = collect(

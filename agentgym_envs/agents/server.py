@@ -1,0 +1,283 @@
+"""An agent server: a reference agent as an HTTP service that runs whole episodes.
+
+``agentgym agent-server <agent>`` serves :func:`create_app`. NeMo Gym users will know the
+shape: ``POST /run`` takes a row (the env and task, the model endpoint; see
+:mod:`agentgym_envs.agents.episodes`) and returns it with the ``response`` (the trajectory
+as chat messages), ``reward``, ``outcome``, ``reward_valid``, the AgentTraj
+``conversations`` and token counts; a resources-server-style API plays one episode a call at
+a time (:mod:`agentgym_envs.agents.resources`). NeMo Gym itself is not needed.
+
+Episodes run on worker threads, never on the event loop, at most ``concurrency`` at a time
+(the others wait their turn); each has a wall-clock ``episode_timeout`` counted from its start,
+after which it ends as ``time_limit`` with ``reward_valid`` false. A bad row (unknown agent,
+env id or task, no model) is a 4xx with the mend; a model nobody answers at is a 424.
+"""
+
+# (no ``from __future__ import annotations``: FastAPI reads the route annotations)
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from agentgym_envs.agents.episodes import (
+    BadRequest,
+    agent_names,
+    answer,
+    check_task,
+    parse_row,
+    play,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class _Reachable:
+    """Whether a model endpoint answers ``GET /models``, remembered for ``ttl`` seconds."""
+
+    def __init__(self, ttl: float = 30.0) -> None:
+        self.ttl = ttl
+        self._seen: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def check(self, endpoint: dict[str, Any]) -> None:
+        from agentgym_envs.benchmarks.llm import ChatClient, EndpointError
+
+        url = str(endpoint["base_url"]).rstrip("/")
+        with self._lock:
+            if time.monotonic() - self._seen.get(url, -1e9) < self.ttl:
+                return
+        client = ChatClient(
+            url,
+            endpoint.get("model") or "-",
+            endpoint.get("api_key") or "EMPTY",
+            timeout=10,
+            max_retries=0,
+        )
+        try:
+            client.models()
+        except EndpointError as exc:
+            raise BadRequest(f"model endpoint unreachable: {exc}", status=424) from None
+        finally:
+            client.close()
+        with self._lock:
+            self._seen[url] = time.monotonic()
+
+
+class _Runner:
+    """Plays ``/run`` rows on worker threads: ``concurrency`` at a time, each within
+    ``episode_timeout`` seconds of its start."""
+
+    def __init__(
+        self, agent: str, model: dict[str, Any] | None, concurrency: int, timeout: float
+    ) -> None:
+        self.agent, self.model, self.timeout = agent, model, timeout
+        self.pool = ThreadPoolExecutor(
+            max_workers=2 * concurrency, thread_name_prefix="agent-episode"
+        )
+        self.slots = asyncio.Semaphore(concurrency)
+        self.reachable = _Reachable()
+        self.stats = {"running": 0, "done": 0, "failed": 0}
+
+    async def run(self, row: Any) -> dict[str, Any]:
+        req = parse_row(row, agent=self.agent, model=self.model)
+        check_task(req)
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self.pool, self.reachable.check, req.model)
+        if req.user_model is not None:
+            await loop.run_in_executor(self.pool, self.reachable.check, req.user_model)
+        async with self.slots:
+            self.stats["running"] += 1
+            t0 = time.monotonic()
+            deadline = t0 + self.timeout
+            future = loop.run_in_executor(
+                self.pool, lambda: play(req, deadline=deadline, timeout=min(120.0, self.timeout))
+            )
+            try:
+                record = await asyncio.wait_for(asyncio.shield(future), self.timeout + 30.0)
+            except asyncio.TimeoutError:
+                record = _late(self.timeout)
+            except BadRequest:
+                raise
+            except Exception as exc:  # the env or the agent broke: the episode, not the server
+                logger.exception("episode %s/%s crashed", req.env_id, req.task_id)
+                record = {**_late(self.timeout), "outcome": "env_error"}
+                record["error"] = f"{type(exc).__name__}: {exc}"
+            finally:
+                self.stats["running"] -= 1
+        self.stats["done" if record.get("outcome") != "env_error" else "failed"] += 1
+        return answer(row, req, record, time.monotonic() - t0)
+
+
+def create_app(
+    agent: str = "multistep",
+    *,
+    model: dict[str, Any] | None = None,
+    concurrency: int = 8,
+    episode_timeout: float = 600.0,
+    max_sessions: int = 64,
+) -> Any:
+    """The agent server's FastAPI app.
+
+    Args:
+        agent: the default agent (a row may name another): ``multistep``,
+            ``multistep-tools``, ``multiturn`` (multi-step presets) or ``multiturn-user``.
+        model: the default model endpoint ``{"base_url", "model", "api_key"}``.
+        concurrency: episodes played at once.
+        episode_timeout: wall seconds per episode.
+        max_sessions: open resources-server sessions.
+    """
+    from agentgym_envs.errors import require
+
+    require("fastapi", "agent-server")
+    require("uvicorn", "agent-server")
+    from fastapi import FastAPI, Request
+    from fastapi.responses import JSONResponse
+
+    from agentgym_envs.agents.resources import SessionStore, add_routes
+
+    if agent not in agent_names():
+        raise BadRequest(f"unknown agent {agent!r}: use one of {', '.join(agent_names())}")
+    if concurrency < 1 or episode_timeout <= 0:
+        raise BadRequest("concurrency must be >= 1 and episode_timeout > 0")
+    runner = _Runner(agent, model, concurrency, episode_timeout)
+    store = SessionStore(max_sessions)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> Any:
+        yield
+        store.close()
+        runner.pool.shutdown(wait=False, cancel_futures=True)
+
+    app = FastAPI(title=f"agentgym agent server ({agent})", lifespan=lifespan)
+    app.state.runner, app.state.store = runner, store
+
+    @app.exception_handler(BadRequest)
+    async def bad_request(request: Request, exc: BadRequest) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+
+    @app.get("/health")
+    def health() -> dict[str, Any]:
+        info = {"agent": agent, "agents": agent_names(), "concurrency": concurrency}
+        return {"status": "ok", **info, **runner.stats}
+
+    @app.post("/run")
+    async def run(request: Request) -> Any:
+        try:
+            row = await request.json()
+        except ValueError:
+            raise BadRequest("the body is not JSON: send one row as a JSON object") from None
+        return await runner.run(row)
+
+    @app.post("/aggregate_metrics")
+    async def aggregate_metrics(request: Request) -> dict[str, Any]:
+        rows = await request.json()
+        rows = rows.get("verify_responses", rows) if isinstance(rows, dict) else rows
+        if not isinstance(rows, list):
+            raise BadRequest("POST a list of /run answers (or {verify_responses: [...]})")
+        return aggregate(rows)
+
+    add_routes(app, store)
+    return app
+
+
+def _late(timeout: float) -> dict[str, Any]:
+    return {
+        "conversations": [],
+        "reward": 0.0,
+        "success": False,
+        "outcome": "time_limit",
+        "reward_valid": False,
+        "error": f"the episode did not finish within {timeout:g} s",
+    }
+
+
+def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Mean reward over the valid episodes, success rate and outcome counts of /run answers."""
+    valid = [r for r in rows if isinstance(r, dict) and r.get("reward_valid", True)]
+    outcomes: dict[str, int] = {}
+    for r in rows:
+        outcomes[str(r.get("outcome"))] = outcomes.get(str(r.get("outcome")), 0) + 1
+    n = len(valid)
+    return {
+        "episodes": len(rows),
+        "valid": n,
+        "reward": sum(float(r.get("reward", 0.0)) for r in valid) / n if n else 0.0,
+        "success_rate": sum(bool(r.get("success")) for r in valid) / n if n else 0.0,
+        "outcomes": outcomes,
+    }
+
+
+class AgentServer:
+    """:func:`create_app` served by uvicorn on a thread of this process, on ``127.0.0.1``.
+
+    ``with AgentServer("multistep", model={"base_url": url}) as server: server.url`` -- for
+    notebooks, tests and scripts; ``agentgym agent-server`` is the same app as a process.
+    Keyword arguments go to :func:`create_app`; ``port=0`` picks a free port.
+    """
+
+    def __init__(self, agent: str = "multistep", *, port: int = 0, **options: Any) -> None:
+        self.app = create_app(agent, **options)
+        self.port = port
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> "AgentServer":
+        import socket
+
+        import uvicorn
+
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", self.port))
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(self.app, log_level="warning")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 60
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the agent server did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+            if self._thread is not None:
+                self._thread.join(30)
+            self._server = None
+
+    def __enter__(self) -> "AgentServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def serve_agent(
+    agent: str = "multistep",
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8800,
+    model: dict[str, Any] | None = None,
+    concurrency: int = 8,
+    episode_timeout: float = 600.0,
+    log_level: str = "warning",
+) -> None:
+    """Serve :func:`create_app` with uvicorn until interrupted."""
+    import uvicorn
+
+    app = create_app(agent, model=model, concurrency=concurrency, episode_timeout=episode_timeout)
+    uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+__all__ = ["AgentServer", "aggregate", "create_app", "serve_agent"]
