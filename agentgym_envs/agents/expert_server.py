@@ -253,7 +253,16 @@ class ExpertChatServer:
                 try:
                     length = int(self.headers.get("Content-Length") or 0)
                     body = json.loads(self.rfile.read(length) or b"{}")
-                    self._send(200, server._worker.submit(server.complete, body).result())
+                    payload = server._worker.submit(server.complete, body).result()
+                    if not body.get("stream"):
+                        self._send(200, payload)
+                        return
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    for chunk in stream_chunks(payload):
+                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.write(b"data: [DONE]\n\n")
                 except Exception as exc:
                     logger.exception("expert server failed")
                     self._send(400, {"error": {"message": f"{type(exc).__name__}: {exc}"}})
@@ -285,6 +294,26 @@ class ExpertChatServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def stream_chunks(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """A chat completion as the chunks of a streamed one (``stream: true``): the message in
+    one delta (tool calls with their ``index``), then the finish reason with ``usage``."""
+    choice = payload["choices"][0]
+    message = choice["message"]
+    delta: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+    if message.get("tool_calls"):
+        delta["tool_calls"] = [{**c, "index": i} for i, c in enumerate(message["tool_calls"])]
+    head = {k: payload[k] for k in ("id", "created", "model")}
+    chunk = {**head, "object": "chat.completion.chunk"}
+    return [
+        {**chunk, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+        {
+            **chunk,
+            "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
+            "usage": payload.get("usage"),
+        },
+    ]
 
 
 _SENTINEL = "QZXJQ"
@@ -463,4 +492,4 @@ def _call(name: str, action: str, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-__all__ = ["MODEL", "ExpertChatServer"]
+__all__ = ["MODEL", "ExpertChatServer", "stream_chunks"]

@@ -34,6 +34,8 @@ from agentgym_envs.integrations.mcp import EpisodeStore, SessionError
 logger = logging.getLogger(__name__)
 
 DEFAULT_SESSION = "default"
+#: What a call records of the upstream's tokens, when it returns them.
+_TOKEN_KEYS = ("prompt_token_ids", "token_ids", "logprobs", "logprob_tokens")
 
 
 class SessionLog:
@@ -63,14 +65,16 @@ class SessionLog:
         return usage
 
     def conversation(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The session's last full conversation (the last request's messages and its answer)
-        and the tools the harness offered."""
-        for entry in reversed(self.calls):
-            if entry.get("response") is not None:
-                request = entry["request"]
-                messages = [*request.get("messages", []), entry["response"]]
-                return messages, list(request.get("tools") or [])
-        return [], []
+        """The session's full conversation (the answered request with the most messages, the
+        latest of those, and its answer) and the tools the harness offered. Side calls a
+        harness makes (a title for the chat, a summary) are shorter and left out."""
+        answered = [e for e in self.calls if e.get("response") is not None]
+        if not answered:
+            return [], []
+        entry = max(reversed(answered), key=lambda e: len(e["request"].get("messages") or []))
+        request = entry["request"]
+        messages = [*request.get("messages", []), entry["response"]]
+        return messages, list(request.get("tools") or [])
 
 
 def chat_to_agenttraj(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -80,6 +84,9 @@ def chat_to_agenttraj(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     kept = []
     for m in messages:
+        if isinstance(m.get("content"), list):  # content parts: their text
+            parts = m["content"]
+            m = {**m, "content": "".join(p.get("text", "") for p in parts if isinstance(p, dict))}
         try:
             kept.append(Message.from_chat(m))
         except (KeyError, TypeError, ValueError):
@@ -96,6 +103,9 @@ class Gateway:
         out: folder for ``sessions/``, ``agenttraj.jsonl``, ``chat.jsonl``, ``sft.jsonl``.
         api_key: sent upstream as ``Authorization: Bearer`` (default: the harness's own header).
         model: replaces the request's ``model`` when given.
+        token_ids: ask the upstream for token ids and logprobs (vLLM's ``return_token_ids``,
+            ``logprobs``) and record them with each call; whatever an upstream returns of
+            these is recorded either way.
     """
 
     def __init__(
@@ -107,8 +117,10 @@ class Gateway:
         api_key: str | None = None,
         model: str | None = None,
         timeout: float = 300.0,
+        token_ids: bool = False,
     ) -> None:
         self.upstream = upstream.rstrip("/")
+        self.token_ids = token_ids
         self.out = Path(out)
         self.api_key = api_key
         self.model = model
@@ -127,8 +139,11 @@ class Gateway:
                 )
             return log
 
-    def finish(self, name: str) -> dict[str, Any]:
-        """Write session ``name`` as AgentTraj, chat and SFT records; return the AgentTraj one."""
+    def finish(self, name: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Write session ``name`` as AgentTraj, chat and SFT records; return the AgentTraj one.
+
+        ``extra`` (e.g. a harness runner's ``outcome``, ``reward_valid``, wall time) is merged
+        into each record; with ``reward_valid`` false their ``reward`` is ``None``."""
         from agentgym_envs.datasets.agenttraj import Trajectory, Turn
         from agentgym_envs.datasets.export import to_sft
 
@@ -173,7 +188,20 @@ class Gateway:
             "reward": score,
             "success": success,
         }
+        tokens = [
+            {k: c[k] for k in _TOKEN_KEYS if k in c}
+            for c in log.calls
+            if any(k in c for k in _TOKEN_KEYS)
+        ]
+        if tokens:  # per model call, in call order
+            chat["token_ids"] = tokens
         sft = {**to_sft(trajectory), "session": name, "success": success}
+        if extra:
+            invalid = extra.get("reward_valid") is False
+            for rec in (record, chat, sft):
+                rec.update(extra)
+                if invalid:
+                    rec["reward"] = None
         self._append({"agenttraj.jsonl": record, "chat.jsonl": chat, "sft.jsonl": sft})
         if episode is not None:
             self.store.finish(episode)

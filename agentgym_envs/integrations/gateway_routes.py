@@ -92,6 +92,8 @@ async def chat(request: Request) -> Response:
         "request": body,
         "stream": bool(body.get("stream")),
     }
+    if gateway.token_ids:  # ask a vLLM upstream for token ids and logprobs (not recorded as asked)
+        body = {**body, "return_token_ids": True, "logprobs": body.get("logprobs", True)}
     if not body.get("stream"):
         return await _forward(request, body, log, entry, started)
     return StreamingResponse(
@@ -127,8 +129,22 @@ async def _forward(
         usage=data.get("usage"),
         finish_reason=choice.get("finish_reason"),
     )
+    _add_tokens(entry, data, choice)
     log.append(entry)
     return JSONResponse(data)
+
+
+def _add_tokens(entry: dict[str, Any], data: dict[str, Any], choice: dict[str, Any]) -> None:
+    """Record (or extend, chunk by chunk) the token ids and logprobs an upstream returned:
+    vLLM's ``prompt_token_ids`` and per-choice ``token_ids`` (``return_token_ids``), and the
+    OpenAI ``logprobs.content`` entries, as ``logprobs`` / ``logprob_tokens`` lists."""
+    if data.get("prompt_token_ids") is not None:
+        entry["prompt_token_ids"] = data["prompt_token_ids"]
+    if choice.get("token_ids") is not None:
+        entry.setdefault("token_ids", []).extend(choice["token_ids"])
+    for item in (choice.get("logprobs") or {}).get("content") or []:
+        entry.setdefault("logprobs", []).append(item.get("logprob"))
+        entry.setdefault("logprob_tokens", []).append(item.get("token"))
 
 
 async def _relay(
@@ -157,6 +173,7 @@ async def _relay(
                 for choice in chunk.get("choices") or []:
                     _merge_delta(message, choice.get("delta") or {})
                     finish = choice.get("finish_reason") or finish
+                    _add_tokens(entry, chunk, choice)
         entry.update(response=message, usage=usage, finish_reason=finish)
     except httpx.HTTPError as exc:
         entry.update(response=None, error=f"upstream failed mid-stream: {exc}")

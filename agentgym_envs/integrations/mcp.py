@@ -6,7 +6,7 @@ API calls, ...; their JSON schemas are the env's). Each result is the observatio
 with ``reward``, ``terminated``, ``success``, ``score`` and ``episode`` as structured content.
 Each MCP connection (stdio process, streamable-HTTP session) plays its own episode; a
 streamable-HTTP URL may name its episode key with ``?session=<key>`` (the recording gateway
-does). A call before ``reset``, an unknown tool or arguments that break the schema come back
+does), and ``&reset=off`` hides ``reset`` from a client whose episode was started for it. A call before ``reset``, an unknown tool or arguments that break the schema come back
 as an error result that says what to do; the episode is unchanged.
 
 ``record=<file.jsonl>`` appends each finished episode as an AgentTraj record.
@@ -310,21 +310,28 @@ def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
     server: Any = Server(f"agentgym:{store.env_id}")
     session_keys: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
+    def query(name: str) -> str | None:
+        """Parameter ``name`` of the streamable-HTTP URL (``None`` over stdio)."""
+        params = getattr(getattr(server.request_context, "request", None), "query_params", None)
+        return str(params[name]) if params is not None and params.get(name) else None
+
     def session_key() -> str:
         ctx = server.request_context
-        request = getattr(ctx, "request", None)
-        if request is not None:
-            params = getattr(request, "query_params", None)
-            if params is not None and params.get("session"):
-                return str(params["session"])
+        if query("session"):
+            return str(query("session"))
         key = session_keys.get(ctx.session)
         if key is None:
             key = session_keys[ctx.session] = f"mcp-{uuid.uuid4().hex[:12]}"
         return key
 
+    def offered() -> set[str]:
+        # ``?reset=off``: the episode was started for the client (a harness runner), which
+        # may play it but not restart it on another task
+        return names - {"reset"} if query("reset") == "off" else names
+
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
-        return [types.Tool(**t) for t in tools]
+        return [types.Tool(**t) for t in tools if t["name"] in offered()]
 
     def error(message: str) -> types.CallToolResult:
         return types.CallToolResult(
@@ -339,8 +346,8 @@ def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
     @server.call_tool()
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         arguments = dict(arguments or {})
-        if name not in names:
-            return error(f"unknown tool {name!r}: use one of {', '.join(sorted(names))}")
+        if name not in offered():
+            return error(f"unknown tool {name!r}: use one of {', '.join(sorted(offered()))}")
         key = session_key()
         try:
             if name == "reset":

@@ -1,0 +1,193 @@
+"""The family's expert answering in a harness's own tool-call format (the plumbing proof).
+
+A pre-built harness (Cline, KiloCode, OpenHands, Hermes Agent, OpenClaw) offers the env's MCP
+tools to its model under names of its own (``agentgym__move``, ``agentgym_act``,
+``mcp__agentgym__act`` ...) among its built-in tools, and ends its run when the model answers
+without a tool call or calls its completion tool. :class:`HarnessExpertServer` is
+:class:`~agentgym_envs.agents.expert_server.ExpertChatServer` for that: it reads the episode
+back from the harness's conversation (its calls of the env's tools, whatever their prefix;
+calls of the harness's own tools are not env actions), and answers with the expert's next
+action as a call of the env tool the harness offers -- the family's own tool where one makes
+that action, else ``act`` -- and, once the episode is over, with the harness's completion
+tool or a plain answer.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentgym_envs.agents.expert_server import (
+    ExpertChatServer,
+    _as_tool_call,
+    _call,
+    _text,
+)
+
+#: The MCP server name the harness runner gives our env (its tools' prefix in a harness).
+MCP_NAME = "agentgym"
+
+#: Harness tools that end a run, and the argument that carries the final answer.
+COMPLETION_TOOLS = {"attempt_completion": "result", "finish": "message", "task_complete": "summary"}
+#: What the expert says when the episode is over.
+DONE_TEXT = "The episode is over."
+_SEPARATORS = ("__", "_", ".", "-", "/")
+
+
+def env_tool_names(offered: list[str], env_tools: set[str]) -> dict[str, str]:
+    """Which of a harness's tool names stand for which env tool: ``{"agentgym__move": "move"}``.
+
+    A harness prefixes the MCP server's tools with its name (``agentgym``) and a separator;
+    a harness that does not gets the bare names, used only when no name carries the prefix
+    (so a harness's own ``finish`` is not the env's)."""
+    out: dict[str, str] = {}
+    for name in offered:
+        found = [
+            t
+            for t in env_tools
+            if any(name.endswith(sep + t) for sep in _SEPARATORS)
+            and MCP_NAME in name[: -len(t)].lower()
+        ]
+        if found:
+            out[name] = max(found, key=len)
+    if not out:
+        out = {name: name for name in offered if name in env_tools}
+    return out
+
+
+def _plain(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Messages with list contents (content parts) joined into text."""
+    return [
+        {**m, "content": _text(m)} if isinstance(m.get("content"), list) else m for m in messages
+    ]
+
+
+class HarnessExpertServer(ExpertChatServer):
+    """:class:`ExpertChatServer` answering with the harness's own names for the env's tools.
+
+    Args:
+        env_ids: the env ids whose test tasks the conversations are about.
+        **kwargs: as for :class:`ExpertChatServer`.
+    """
+
+    _offered: list[str] = []  # the tool names of the request being answered
+
+    def _env_tools(self, env: Any) -> set[str]:
+        names = {"act"}
+        for tool in env.unwrapped.tool_schemas():
+            names.add(tool.get("function", tool)["name"])
+        return names
+
+    def _actions(self, env: Any, messages: list[dict[str, Any]], start: int) -> list[Any]:
+        """Per call of an env tool after the first observation: its action and the texts
+        that came back (tool results, later user messages)."""
+        called = [
+            (c.get("function") or {}).get("name") or ""
+            for m in messages
+            for c in m.get("tool_calls") or []
+        ]
+        mapping = env_tool_names([*self._offered, *called], self._env_tools(env))
+        turns: list[Any] = []
+        for message in messages[start + 1 :]:
+            if message.get("role") != "assistant":
+                if turns:
+                    turns[-1][1] += _text(message)
+                continue
+            for call in message.get("tool_calls") or []:
+                fn = call.get("function") or {}
+                base = mapping.get(fn.get("name") or "")
+                if base is None:
+                    continue  # one of the harness's own tools
+                try:
+                    args = json.loads(fn.get("arguments") or "{}")
+                    if base == "act":
+                        action = str(args.get("action", ""))
+                    else:
+                        action = env.unwrapped.action_from_tool_call(base, args)
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    action = None
+                turns.append([action, ""])
+        return turns
+
+    def complete(self, body: dict[str, Any]) -> dict[str, Any]:
+        messages = _plain([m for m in body.get("messages") or [] if isinstance(m, dict)])
+        tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
+        # every request is answered on the server's one worker thread: this is not shared
+        self._offered = [t.get("function", t).get("name") or "" for t in tools]
+        shadow = self._shadow(messages)
+        if shadow is None or (shadow.next == "" and shadow.actions):
+            env_tools = self._env_tools(shadow.env) if shadow is not None else set()
+            message = _finish(tools, set(env_tool_names(self._offered, env_tools)))
+        else:
+            mapping = env_tool_names(self._offered, self._env_tools(shadow.env))
+            message = _move(shadow, tools, mapping)
+        self.requests += 1
+        for call in message.get("tool_calls") or []:
+            call["id"] = f"call_{self.requests}_{call['id'][5:]}"  # unique within a run
+        prompt = sum(len(_text(m).split()) for m in messages)
+        completion = len(json.dumps(message).split())
+        return {
+            "id": f"chatcmpl-expert-{self.requests}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "expert",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
+        }
+
+
+def _move(shadow: Any, tools: list[dict[str, Any]], mapping: dict[str, str]) -> dict[str, Any]:
+    """The expert's next action as a call of the harness's name for an env tool."""
+    action = shadow.next
+    offered: dict[str, tuple[str, dict[str, Any]]] = {}  # env tool -> (harness name, function)
+    for tool in tools:
+        fn = tool.get("function", tool)
+        base = mapping.get(fn.get("name") or "")
+        if base is not None:
+            offered.setdefault(base, (fn["name"], fn))
+    family = [
+        {"type": "function", "function": {**fn, "name": base}}
+        for base, (_, fn) in offered.items()
+        if base != "act"
+    ]
+    call = _as_tool_call(shadow.env, action, family) if family else None
+    if call is not None:
+        call["function"]["name"] = offered[call["function"]["name"]][0]
+    elif "act" in offered:
+        call = _call(offered["act"][0], action, {"action": action})
+    if call is None:  # no env tool offered: the action as text
+        return {"role": "assistant", "content": f"Action: {action}"}
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+def _finish(tools: list[dict[str, Any]], env_names: set[str]) -> dict[str, Any]:
+    """The harness's completion tool, if it offers one, else a plain answer."""
+    for tool in tools:
+        fn = tool.get("function", tool)
+        if fn.get("name") in env_names:
+            continue  # the env's own ``finish`` is not the harness's
+        arg = COMPLETION_TOOLS.get(fn.get("name"))
+        if arg is not None:
+            props = (fn.get("parameters") or {}).get("properties") or {}
+            args = {arg: DONE_TEXT} if arg in props or not props else {}
+            for name in (fn.get("parameters") or {}).get("required") or []:
+                args.setdefault(name, DONE_TEXT)
+            return {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [_call(fn["name"], "", args)],
+            }
+    return {"role": "assistant", "content": DONE_TEXT}
+
+
+__all__ = ["COMPLETION_TOOLS", "DONE_TEXT", "MCP_NAME", "HarnessExpertServer", "env_tool_names"]
