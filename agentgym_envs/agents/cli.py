@@ -114,6 +114,9 @@ def gateway_command(
     port: int = typer.Option(8790, "--port"),
     api_key: str | None = typer.Option(None, "--api-key", help="Key sent upstream."),
     model: str | None = typer.Option(None, "--model", help="Force this model name."),
+    token_ids: bool = typer.Option(
+        False, "--token-ids", help="Ask the upstream (vLLM) for token ids and logprobs."
+    ),
 ) -> None:
     """Record any harness: an OpenAI-compatible gateway + the env over MCP / HTTP."""
     from agentgym_envs.integrations.gateway import serve
@@ -122,7 +125,16 @@ def gateway_command(
         f"model base URL for the harness: http://{host}:{port}/s/<session>/v1; "
         f"MCP: http://{host}:{port}/mcp?session=<session>; finish: POST /s/<session>/finish"
     )
-    serve(env_id, upstream, str(out), host=host, port=port, api_key=api_key, model=model)
+    serve(
+        env_id,
+        upstream,
+        str(out),
+        host=host,
+        port=port,
+        api_key=api_key,
+        model=model,
+        token_ids=token_ids,
+    )
 
 
 def register_cli(app: typer.Typer) -> None:

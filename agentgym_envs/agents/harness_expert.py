@@ -15,6 +15,7 @@ tool or a plain answer.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from agentgym_envs.agents.expert_server import (
@@ -29,9 +30,11 @@ MCP_NAME = "agentgym"
 
 #: Harness tools that end a run, and the argument that carries the final answer.
 COMPLETION_TOOLS = {"attempt_completion": "result", "finish": "message", "task_complete": "summary"}
+#: Harness tools that call another tool by name: name -> (its name key, its arguments key).
+CALL_BY_NAME = {"tool_call": ("id", "args"), "use_mcp_tool": ("tool_name", "arguments")}
 #: What the expert says when the episode is over.
 DONE_TEXT = "The episode is over."
-_SEPARATORS = ("__", "_", ".", "-", "/")
+_SEPARATORS = ("__", "_", ".", "-", "/", ":")
 
 
 def env_tool_names(offered: list[str], env_tools: set[str]) -> dict[str, str]:
@@ -71,6 +74,7 @@ class HarnessExpertServer(ExpertChatServer):
     """
 
     _offered: list[str] = []  # the tool names of the request being answered
+    _seen: list[str] = []  # env tool names the harness showed in its tool results (searches)
 
     def _env_tools(self, env: Any) -> set[str]:
         names = {"act"}
@@ -78,15 +82,14 @@ class HarnessExpertServer(ExpertChatServer):
             names.add(tool.get("function", tool)["name"])
         return names
 
+    def _mapping(self, env: Any, messages: list[dict[str, Any]]) -> dict[str, str]:
+        called = [_unwrap(c)[0] for m in messages for c in m.get("tool_calls") or []]
+        return env_tool_names([*self._offered, *self._seen, *called], self._env_tools(env))
+
     def _actions(self, env: Any, messages: list[dict[str, Any]], start: int) -> list[Any]:
         """Per call of an env tool after the first observation: its action and the texts
         that came back (tool results, later user messages)."""
-        called = [
-            (c.get("function") or {}).get("name") or ""
-            for m in messages
-            for c in m.get("tool_calls") or []
-        ]
-        mapping = env_tool_names([*self._offered, *called], self._env_tools(env))
+        mapping = self._mapping(env, messages)
         turns: list[Any] = []
         for message in messages[start + 1 :]:
             if message.get("role") != "assistant":
@@ -94,12 +97,11 @@ class HarnessExpertServer(ExpertChatServer):
                     turns[-1][1] += _text(message)
                 continue
             for call in message.get("tool_calls") or []:
-                fn = call.get("function") or {}
-                base = mapping.get(fn.get("name") or "")
+                name, args = _unwrap(call)
+                base = mapping.get(name)
                 if base is None:
                     continue  # one of the harness's own tools
                 try:
-                    args = json.loads(fn.get("arguments") or "{}")
                     if base == "act":
                         action = str(args.get("action", ""))
                     else:
@@ -114,13 +116,20 @@ class HarnessExpertServer(ExpertChatServer):
         tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
         # every request is answered on the server's one worker thread: this is not shared
         self._offered = [t.get("function", t).get("name") or "" for t in tools]
+        self._seen = [
+            name
+            for m in messages
+            if m.get("role") == "tool"
+            for name in re.findall(rf"[\w.:-]*{MCP_NAME}[\w.:-]*", _text(m))
+        ]
         shadow = self._shadow(messages)
         if shadow is None or (shadow.next == "" and shadow.actions):
             env_tools = self._env_tools(shadow.env) if shadow is not None else set()
-            message = _finish(tools, set(env_tool_names(self._offered, env_tools)))
+            env_names = set(env_tool_names(self._offered, env_tools))
+            message = _finish(tools, env_names)
         else:
-            mapping = env_tool_names(self._offered, self._env_tools(shadow.env))
-            message = _move(shadow, tools, mapping)
+            mapping = self._mapping(shadow.env, messages)
+            message = _move(shadow, self._offered, mapping)
         self.requests += 1
         for call in message.get("tool_calls") or []:
             call["id"] = f"call_{self.requests}_{call['id'][5:]}"  # unique within a run
@@ -146,27 +155,67 @@ class HarnessExpertServer(ExpertChatServer):
         }
 
 
-def _move(shadow: Any, tools: list[dict[str, Any]], mapping: dict[str, str]) -> dict[str, Any]:
-    """The expert's next action as a call of the harness's name for an env tool."""
+def _unwrap(call: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The tool a call names and its arguments, through a harness's call-by-name tool
+    (OpenClaw's ``tool_call``, Cline's ``use_mcp_tool``)."""
+    fn = call.get("function") or {}
+    name = fn.get("name") or ""
+    try:
+        args = json.loads(fn.get("arguments") or "{}")
+    except ValueError:
+        return name, {}
+    if not isinstance(args, dict):
+        return name, {}
+    if name in CALL_BY_NAME:
+        key, inner = CALL_BY_NAME[name]
+        value = args.get(inner) or {}
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                value = {}
+        return str(args.get(key, "")), value if isinstance(value, dict) else {}
+    return name, args
+
+
+def _move(shadow: Any, offered: list[str], mapping: dict[str, str]) -> dict[str, Any]:
+    """The expert's next action as a call of the harness's name for an env tool: offered
+    directly, or found by the harness's tool search and called through its call-by-name
+    tool (a search first when nothing was found yet)."""
     action = shadow.next
-    offered: dict[str, tuple[str, dict[str, Any]]] = {}  # env tool -> (harness name, function)
-    for tool in tools:
-        fn = tool.get("function", tool)
-        base = mapping.get(fn.get("name") or "")
-        if base is not None:
-            offered.setdefault(base, (fn["name"], fn))
+    names: dict[str, str] = {}  # env tool -> the harness's name for it
+    for name, base in mapping.items():
+        if name in offered:
+            names[base] = name
+        else:
+            names.setdefault(base, name)
+    schemas = {
+        fn["name"]: fn for fn in (t.get("function", t) for t in shadow.env.unwrapped.tool_schemas())
+    }
     family = [
-        {"type": "function", "function": {**fn, "name": base}}
-        for base, (_, fn) in offered.items()
-        if base != "act"
+        {"type": "function", "function": schemas[base]}
+        for base in names
+        if base in schemas and base != "act"
     ]
     call = _as_tool_call(shadow.env, action, family) if family else None
-    if call is not None:
-        call["function"]["name"] = offered[call["function"]["name"]][0]
-    elif "act" in offered:
-        call = _call(offered["act"][0], action, {"action": action})
-    if call is None:  # no env tool offered: the action as text
+    if call is None and "act" in names:
+        call = _call("act", action, {"action": action})
+    if call is None:
+        if "tool_search" in offered:
+            return _tool_message(_call("tool_search", "", {"query": MCP_NAME}))
         return {"role": "assistant", "content": f"Action: {action}"}
+    name = names[call["function"]["name"]]
+    if name not in offered:  # found by a search: call it by name
+        wrapper = next((w for w in CALL_BY_NAME if w in offered), None)
+        if wrapper is not None:
+            key, inner = CALL_BY_NAME[wrapper]
+            args = json.loads(call["function"]["arguments"])
+            return _tool_message(_call(wrapper, action, {key: name, inner: args}))
+    call["function"]["name"] = name
+    return _tool_message(call)
+
+
+def _tool_message(call: dict[str, Any]) -> dict[str, Any]:
     return {"role": "assistant", "content": None, "tool_calls": [call]}
 
 

@@ -264,11 +264,12 @@ def serve(
     port: int = 8790,
     api_key: str | None = None,
     model: str | None = None,
+    token_ids: bool = False,
 ) -> None:
     """Run the gateway with uvicorn until interrupted (open sessions are written on exit)."""
     import uvicorn
 
-    gateway = Gateway(env_id, upstream, out, api_key=api_key, model=model)
+    gateway = Gateway(env_id, upstream, out, api_key=api_key, model=model, token_ids=token_ids)
     uvicorn.run(create_app(gateway), host=host, port=port, log_level="warning")
 
 

@@ -6,7 +6,8 @@ API calls, ...; their JSON schemas are the env's). Each result is the observatio
 with ``reward``, ``terminated``, ``success``, ``score`` and ``episode`` as structured content.
 Each MCP connection (stdio process, streamable-HTTP session) plays its own episode; a
 streamable-HTTP URL may name its episode key with ``?session=<key>`` (the recording gateway
-does), and ``&reset=off`` hides ``reset`` from a client whose episode was started for it. A call before ``reset``, an unknown tool or arguments that break the schema come back
+does), ``&reset=off`` hides ``reset`` from a client whose episode was started for it, and
+``&prefix=<p>`` names the tools ``<p><tool>``. A call before ``reset``, an unknown tool or arguments that break the schema come back
 as an error result that says what to do; the episode is unchanged.
 
 ``record=<file.jsonl>`` appends each finished episode as an AgentTraj record.
@@ -331,7 +332,12 @@ def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
 
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
-        return [types.Tool(**t) for t in tools if t["name"] in offered()]
+        # ``?prefix=<p>``: names as ``<p><tool>``, for a client whose own tools share names
+        # with the env's (OpenHands's ``finish``)
+        prefix = query("prefix") or ""
+        return [
+            types.Tool(**{**t, "name": prefix + t["name"]}) for t in tools if t["name"] in offered()
+        ]
 
     def error(message: str) -> types.CallToolResult:
         return types.CallToolResult(
@@ -346,6 +352,9 @@ def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
     @server.call_tool()
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         arguments = dict(arguments or {})
+        prefix = query("prefix") or ""
+        if prefix and name.startswith(prefix):
+            name = name[len(prefix) :]
         if name not in offered():
             return error(f"unknown tool {name!r}: use one of {', '.join(sorted(offered()))}")
         key = session_key()

@@ -25,6 +25,9 @@ from agentgym_envs.integrations.harnesses.base import (
 HARNESSES = {
     "cline": "agentgym_envs.integrations.harnesses.cline",
     "kilocode": "agentgym_envs.integrations.harnesses.kilocode",
+    "openhands": "agentgym_envs.integrations.harnesses.openhands",
+    "hermes-agent": "agentgym_envs.integrations.harnesses.hermes",
+    "openclaw": "agentgym_envs.integrations.harnesses.openclaw",
 }
 
 

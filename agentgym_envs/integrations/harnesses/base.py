@@ -86,7 +86,7 @@ class Harness:
         package: the pinned package (``cline@3.0.65``; for PyPI ``openhands-sdk==1.58.2``).
         kind: ``"npm"`` or ``"pip"``.
         binary: the command an npm package installs.
-        module: the module a PyPI harness imports (found in its venv).
+        module: the modules a PyPI harness imports, comma-separated (found in its venv).
         python: the Python its venv needs (``python3.12``), for the install command.
         tools: ``"mcp"`` when the harness takes MCP servers (our env's tools reach it as MCP
             tools), else how the env reaches it.
@@ -182,14 +182,19 @@ class Harness:
 
 
 def _imports(python: str, module: str) -> bool:
-    """Whether ``python`` can import ``module`` (checked without importing it here)."""
+    """Whether ``python`` finds every module of ``module`` (comma-separated), without
+    importing them here."""
     import subprocess
 
+    modules = module.split(",")
     if python == sys.executable:
         import importlib.util
 
-        return importlib.util.find_spec(module) is not None
-    probe = f"import importlib.util,sys; sys.exit(not importlib.util.find_spec({module!r}))"
+        return all(importlib.util.find_spec(m) is not None for m in modules)
+    probe = (
+        "import importlib.util,sys; "
+        f"sys.exit(not all(importlib.util.find_spec(m) for m in {modules!r}))"
+    )
     try:
         done = subprocess.run(
             [python, "-c", probe],
