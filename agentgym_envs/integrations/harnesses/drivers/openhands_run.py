@@ -15,7 +15,8 @@ def main(path: str) -> int:
     from openhands.sdk import LLM, Agent, Conversation
     from openhands.tools.preset.default import get_default_tools
 
-    config = json.loads(open(path, encoding="utf-8").read())
+    with open(path, encoding="utf-8") as f:
+        config = json.load(f)
     llm = LLM(
         model=f"openai/{config['model']}",
         base_url=config["base_url"],
