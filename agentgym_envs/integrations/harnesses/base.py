@@ -190,7 +190,10 @@ def _imports(python: str, module: str) -> bool:
     if python == sys.executable:
         import importlib.util
 
-        return all(importlib.util.find_spec(m) is not None for m in modules)
+        try:
+            return all(importlib.util.find_spec(m) is not None for m in modules)
+        except ImportError:  # a dotted name whose parent package is missing
+            return False
     probe = (
         "import importlib.util,sys; "
         f"sys.exit(not all(importlib.util.find_spec(m) for m in {modules!r}))"
