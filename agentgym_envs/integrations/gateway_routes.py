@@ -92,8 +92,16 @@ async def chat(request: Request) -> Response:
         "request": body,
         "stream": bool(body.get("stream")),
     }
-    if gateway.token_ids:  # ask a vLLM upstream for token ids and logprobs (not recorded as asked)
-        body = {**body, "return_token_ids": True, "logprobs": body.get("logprobs", True)}
+    if (
+        gateway.token_ids
+    ):  # ask the upstream for token ids and logprobs (recorded as the harness asked)
+        # vLLM: return_token_ids; llama.cpp returns logprobs only with top_logprobs set
+        body = {
+            **body,
+            "return_token_ids": True,
+            "logprobs": body.get("logprobs", True),
+            "top_logprobs": body.get("top_logprobs") or 1,
+        }
     if not body.get("stream"):
         return await _forward(request, body, log, entry, started)
     return StreamingResponse(
