@@ -178,6 +178,8 @@ async def _relay(
                 if chunk is None:
                     continue
                 usage = chunk.get("usage") or usage
+                if chunk.get("error"):  # an upstream that fails mid-stream says so in a chunk
+                    entry["error"] = f"upstream error mid-stream: {str(chunk['error'])[:300]}"
                 for choice in chunk.get("choices") or []:
                     _merge_delta(message, choice.get("delta") or {})
                     finish = choice.get("finish_reason") or finish
