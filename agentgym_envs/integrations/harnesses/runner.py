@@ -340,7 +340,7 @@ def _ending(
             "reward_valid": False,
             "error": f"the harness exited with code {returncode}: {_tail(log_path)}",
         }
-    if not any(c.get("response") is not None for c in calls):
+    if not any(c.get("response") is not None and not c.get("error") for c in calls):
         errors = [c.get("error") for c in calls if c.get("error")]
         reason = errors[-1] if errors else "it made no model call"
         return {
