@@ -202,9 +202,13 @@ class ExpertChatServer:
             from agentgym_envs.wrappers.react import format_react
 
             message["content"] = format_react("The expert's move.", action)
+        self.requests += 1
+        return self._payload(messages, message)
+
+    def _payload(self, messages: list[dict[str, Any]], message: dict[str, Any]) -> dict[str, Any]:
+        """The chat completion carrying ``message`` (usage: whitespace token counts)."""
         prompt = sum(len(_text(m).split()) for m in messages)
         completion = len(json.dumps(message).split())
-        self.requests += 1
         return {
             "id": f"chatcmpl-expert-{self.requests}",
             "object": "chat.completion",

@@ -133,26 +133,7 @@ class HarnessExpertServer(ExpertChatServer):
         self.requests += 1
         for call in message.get("tool_calls") or []:
             call["id"] = f"call_{self.requests}_{call['id'][5:]}"  # unique within a run
-        prompt = sum(len(_text(m).split()) for m in messages)
-        completion = len(json.dumps(message).split())
-        return {
-            "id": f"chatcmpl-expert-{self.requests}",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "expert",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": message,
-                    "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "total_tokens": prompt + completion,
-            },
-        }
+        return self._payload(messages, message)
 
 
 def _unwrap(call: dict[str, Any]) -> tuple[str, dict[str, Any]]:
