@@ -231,7 +231,7 @@ def train(model: Any, examples: list[Any], epochs: int, lr: float) -> list[float
             loss.backward()
             optim.step()
             optim.zero_grad()
-            losses.append(float(loss))
+            losses.append(loss.item())
     model.eval()
     return losses
 
