@@ -36,7 +36,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from agentgym_envs.agents.expert_server import stream_chunks
+from agentgym_envs.agents.expert_server import send_stream
 from agentgym_envs.agents.harness_expert import HarnessExpertServer
 from agentgym_envs.experience import compare_versions, import_path, open_store, register_version
 from agentgym_envs.experience.versions import version_records
@@ -156,12 +156,7 @@ class HFChatServer:
                 if not body.get("stream"):
                     self._json(payload)
                     return
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                for chunk in stream_chunks(payload):
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
+                send_stream(self, payload)
 
             def _json(self, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()

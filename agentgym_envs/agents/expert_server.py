@@ -261,12 +261,7 @@ class ExpertChatServer:
                     if not body.get("stream"):
                         self._send(200, payload)
                         return
-                    self.send_response(200)
-                    self.send_header("Content-Type", "text/event-stream")
-                    self.end_headers()
-                    for chunk in stream_chunks(payload):
-                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    self.wfile.write(b"data: [DONE]\n\n")
+                    send_stream(self, payload)
                 except Exception as exc:
                     logger.exception("expert server failed")
                     self._send(400, {"error": {"message": f"{type(exc).__name__}: {exc}"}})
@@ -318,6 +313,16 @@ def stream_chunks(payload: dict[str, Any]) -> list[dict[str, Any]]:
             "usage": payload.get("usage"),
         },
     ]
+
+
+def send_stream(handler: BaseHTTPRequestHandler, payload: dict[str, Any]) -> None:
+    """Answer an ``http.server`` request with ``payload`` as a server-sent event stream."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.end_headers()
+    for chunk in stream_chunks(payload):
+        handler.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+    handler.wfile.write(b"data: [DONE]\n\n")
 
 
 _SENTINEL = "QZXJQ"
@@ -496,4 +501,4 @@ def _call(name: str, action: str, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-__all__ = ["MODEL", "ExpertChatServer", "stream_chunks"]
+__all__ = ["MODEL", "ExpertChatServer", "send_stream", "stream_chunks"]
