@@ -47,6 +47,7 @@ _PLUGINS = (
     "agentgym_envs.envs.webshop.cli",
     "agentgym_envs.experience.cli",
     "agentgym_envs.integrations.export",
+    "agentgym_envs.integrations.harnesses.cli",
     "agentgym_envs.server.cli",
 )
 

@@ -120,6 +120,9 @@ def gateway_command(
         "--session-auth/--no-session-auth",
         help="Require each session's X-Session-Token (set by its first request) after that.",
     ),
+    token_ids: bool = typer.Option(
+        False, "--token-ids", help="Ask the upstream (vLLM) for token ids and logprobs."
+    ),
 ) -> None:
     """Record any harness: an OpenAI-compatible gateway + the env over MCP / HTTP."""
     from agentgym_envs.integrations.gateway import serve
@@ -137,6 +140,7 @@ def gateway_command(
         api_key=api_key,
         model=model,
         session_auth=session_auth,
+        token_ids=token_ids,
     )
 
 

@@ -244,9 +244,13 @@ class ExpertChatServer:
             from agentgym_envs.wrappers.react import format_react
 
             message["content"] = format_react("The expert's move.", action)
+        self.requests += 1
+        return self._payload(messages, message)
+
+    def _payload(self, messages: list[dict[str, Any]], message: dict[str, Any]) -> dict[str, Any]:
+        """The chat completion carrying ``message`` (usage: whitespace token counts)."""
         prompt = sum(len(_text(m).split()) for m in messages)
         completion = len(json.dumps(message).split())
-        self.requests += 1
         return {
             "id": f"chatcmpl-expert-{self.requests}",
             "object": "chat.completion",
@@ -282,16 +286,6 @@ class ExpertChatServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self, reply: dict[str, Any]) -> None:
-                from agentgym_envs.integrations.sse import DONE, completion_chunks, event
-
-                data = b"".join(map(event, completion_chunks(reply))) + DONE
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
                     self._send(200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]})
@@ -307,7 +301,7 @@ class ExpertChatServer:
                     body = json.loads(self.rfile.read(length) or b"{}")
                     reply = server._worker.submit(server.complete, body).result()
                     if isinstance(body, dict) and body.get("stream"):
-                        self._stream(reply)
+                        send_stream(self, reply)
                     else:
                         self._send(200, reply)
                 except Exception as exc:
@@ -341,6 +335,19 @@ class ExpertChatServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def send_stream(handler: BaseHTTPRequestHandler, payload: dict[str, Any]) -> None:
+    """Answer an ``http.server`` request with the chat completion ``payload`` as a server-sent
+    event stream (:func:`~agentgym_envs.integrations.sse.completion_chunks`)."""
+    from agentgym_envs.integrations.sse import DONE, completion_chunks, event
+
+    data = b"".join(map(event, completion_chunks(payload))) + DONE
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
 
 
 _SENTINEL = "QZXJQ"
@@ -519,4 +526,4 @@ def _call(name: str, action: str, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-__all__ = ["MODEL", "ExpertChatServer"]
+__all__ = ["MODEL", "ExpertChatServer", "send_stream"]

@@ -143,7 +143,9 @@ class ChatModel:
         tools = request.get("tools") or []
         if tools:
             messages = [{"role": "system", "content": tools_prompt(tools)}, *messages]
-        max_tokens = int(request.get("max_tokens") or request.get("max_completion_tokens") or DEFAULT_MAX_TOKENS)
+        max_tokens = int(
+            request.get("max_tokens") or request.get("max_completion_tokens") or DEFAULT_MAX_TOKENS
+        )
         inputs = self.tokenizer.apply_chat_template(
             messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
         )
@@ -173,7 +175,10 @@ class ChatModel:
         message: dict[str, Any] = {"role": "assistant", "content": text}
         call = parse_tool_call(text, tools) if tools else None
         if call is not None:
-            message, finish = {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
+            message, finish = (
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                "tool_calls",
+            )
         return {
             "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
             "object": "chat.completion",
@@ -217,22 +222,6 @@ def _cut_at_stop(text: str, stop: Any) -> tuple[str, bool]:
     return (text[:cut], True) if cut >= 0 else (text, False)
 
 
-def _stream_events(completion: dict[str, Any]):
-    """A finished completion as the Server-Sent Events of a streamed one (one content chunk)."""
-    choice = completion["choices"][0]
-    base = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
-    delta = {k: v for k, v in choice["message"].items() if v is not None}
-    if "tool_calls" in delta:
-        delta["tool_calls"] = [{"index": i, **c} for i, c in enumerate(delta["tool_calls"])]
-    chunks = [
-        {"index": 0, "delta": delta, "finish_reason": None},
-        {"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]},
-    ]
-    for c in chunks:
-        yield f"data: {json.dumps(base | {'choices': [c]})}\n\n"
-    yield "data: [DONE]\n\n"
-
-
 def build_app(chat: ChatModel):
     """The FastAPI app: ``/v1/models`` and ``/v1/chat/completions``."""
     from fastapi import FastAPI, Request
@@ -243,7 +232,10 @@ def build_app(chat: ChatModel):
 
     @app.get("/v1/models")
     def models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": chat.alias, "object": "model", "owned_by": "local"}]}
+        return {
+            "object": "list",
+            "data": [{"id": chat.alias, "object": "model", "owned_by": "local"}],
+        }
 
     @app.post("/v1/chat/completions")
     async def completions(request: Request):
@@ -256,7 +248,10 @@ def build_app(chat: ChatModel):
             error = {"message": str(exc), "type": "invalid_request_error"}
             return JSONResponse({"error": error}, status_code=400)
         if body.get("stream"):
-            return StreamingResponse(_stream_events(completion), media_type="text/event-stream")
+            from agentgym_envs.integrations.sse import DONE, completion_chunks, event
+
+            events = [*map(event, completion_chunks(completion)), DONE]
+            return StreamingResponse(iter(events), media_type="text/event-stream")
         return completion
 
     return app

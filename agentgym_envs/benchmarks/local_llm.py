@@ -48,7 +48,12 @@ RUNTIMES = {
 _RUNTIME_MODULES = {
     "transformers": ("torch", "transformers", "gguf", "fastapi", "uvicorn"),
     "llama.cpp": (
-        "llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings",
+        "llama_cpp",
+        "uvicorn",
+        "fastapi",
+        "sse_starlette",
+        "starlette_context",
+        "pydantic_settings",
     ),
 }
 

@@ -35,6 +35,8 @@ from agentgym_envs.integrations.ownership import CALL_TIMEOUT
 logger = logging.getLogger(__name__)
 
 DEFAULT_SESSION = "default"
+#: What a call records of the upstream's tokens, when it returns them.
+_TOKEN_KEYS = ("prompt_token_ids", "token_ids", "logprobs", "logprob_tokens")
 
 
 class SessionLog:
@@ -69,17 +71,27 @@ class SessionLog:
         return usage
 
     def conversation(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The session's last full conversation (the last request's messages and its answer)
-        and the tools the harness offered."""
-        for entry in reversed(self.calls):
-            if isinstance(entry.get("response"), dict) and isinstance(entry.get("request"), dict):
-                request = entry["request"]
-                messages = [m for m in request.get("messages", []) if isinstance(m, dict)]
-                tools = request.get("tools")
-                return [*messages, entry["response"]], list(
-                    tools if isinstance(tools, list) else []
-                )
-        return [], []
+        """The session's full conversation (the answered request with the most messages, the
+        latest of those, and its answer) and the tools the harness offered. Side calls a
+        harness makes (a title for the chat, a summary) are shorter and left out; entries an
+        odd upstream or client left malformed are skipped."""
+        answered = [
+            e
+            for e in self.calls
+            if isinstance(e.get("response"), dict) and isinstance(e.get("request"), dict)
+        ]
+        if not answered:
+            return [], []
+
+        def length(entry: dict[str, Any]) -> int:
+            messages = entry["request"].get("messages")
+            return len(messages) if isinstance(messages, list) else 0
+
+        entry = max(reversed(answered), key=length)
+        request = entry["request"]
+        messages = [m for m in request.get("messages") or [] if isinstance(m, dict)]
+        tools = request.get("tools")
+        return [*messages, entry["response"]], list(tools if isinstance(tools, list) else [])
 
 
 def chat_to_agenttraj(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -89,6 +101,9 @@ def chat_to_agenttraj(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     kept = []
     for m in messages:
+        if isinstance(m.get("content"), list):  # content parts: their text
+            parts = m["content"]
+            m = {**m, "content": "".join(p.get("text", "") for p in parts if isinstance(p, dict))}
         try:
             kept.append(Message.from_chat(m))
         except (KeyError, TypeError, ValueError, AttributeError):
@@ -112,6 +127,9 @@ class Gateway:
         max_sessions: most open env episodes (only idle ones are evicted past it).
         max_sessions_per_client: most open env episodes one client address may hold
             (``None``: half of ``max_sessions``).
+        token_ids: ask the upstream for token ids and logprobs (vLLM's ``return_token_ids``,
+            ``logprobs``) and record them with each call; whatever an upstream returns of
+            these is recorded either way.
     """
 
     def __init__(
@@ -127,8 +145,10 @@ class Gateway:
         call_timeout: float | None = CALL_TIMEOUT,
         max_sessions: int = 256,
         max_sessions_per_client: int | None = None,
+        token_ids: bool = False,
     ) -> None:
         self.upstream = upstream.rstrip("/")
+        self.token_ids = token_ids
         self.out = Path(out)
         self.api_key = api_key
         self.model = model
@@ -153,8 +173,11 @@ class Gateway:
                 )
             return log
 
-    def finish(self, name: str) -> dict[str, Any]:
-        """Write session ``name`` as AgentTraj, chat and SFT records; return the AgentTraj one."""
+    def finish(self, name: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Write session ``name`` as AgentTraj, chat and SFT records; return the AgentTraj one.
+
+        ``extra`` (e.g. a harness runner's ``outcome``, ``reward_valid``, wall time) is merged
+        into each record; with ``reward_valid`` false their ``reward`` is ``None``."""
         from agentgym_envs.datasets.agenttraj import Trajectory, Turn
         from agentgym_envs.datasets.export import to_sft
 
@@ -201,7 +224,20 @@ class Gateway:
             "reward": score,
             "success": success,
         }
+        tokens = [
+            {k: c[k] for k in _TOKEN_KEYS if k in c}
+            for c in log.calls
+            if any(k in c for k in _TOKEN_KEYS)
+        ]
+        if tokens:  # per model call, in call order
+            chat["token_ids"] = tokens
         sft = {**to_sft(trajectory), "session": name, "success": success}
+        if extra:
+            invalid = extra.get("reward_valid") is False
+            for rec in (record, chat, sft):
+                rec.update(extra)
+                if invalid:
+                    rec["reward"] = None
         self._append({"agenttraj.jsonl": record, "chat.jsonl": chat, "sft.jsonl": sft})
         if episode is not None:
             self.store.finish(episode)
@@ -275,12 +311,19 @@ def serve(
     api_key: str | None = None,
     model: str | None = None,
     session_auth: bool = True,
+    token_ids: bool = False,
 ) -> None:
     """Run the gateway with uvicorn until interrupted (open sessions are written on exit)."""
     import uvicorn
 
     gateway = Gateway(
-        env_id, upstream, out, api_key=api_key, model=model, session_auth=session_auth
+        env_id,
+        upstream,
+        out,
+        api_key=api_key,
+        model=model,
+        session_auth=session_auth,
+        token_ids=token_ids,
     )
     uvicorn.run(create_app(gateway), host=host, port=port, log_level="warning")
 

@@ -164,6 +164,16 @@ async def chat(request: Request) -> Response:
         "request": body,
         "stream": bool(body.get("stream")),
     }
+    if (
+        gateway.token_ids
+    ):  # ask the upstream for token ids and logprobs (recorded as the harness asked)
+        # vLLM: return_token_ids; llama.cpp returns logprobs only with top_logprobs set
+        body = {
+            **body,
+            "return_token_ids": True,
+            "logprobs": body.get("logprobs", True),
+            "top_logprobs": body.get("top_logprobs") or 1,
+        }
     if not body.get("stream"):
         return _owned(await _forward(request, body, log, entry, started), token)
     return _owned(
@@ -207,6 +217,7 @@ async def _forward(
         usage=data.get("usage") if isinstance(data.get("usage"), dict) else None,
         finish_reason=choice.get("finish_reason"),
     )
+    _add_tokens(entry, data, choice)
     log.append(entry)
     return Response(r.content, r.status_code, media_type="application/json")
 
@@ -216,6 +227,22 @@ def _first_choice(data: dict[str, Any]) -> dict[str, Any] | None:
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
         return choices[0]
     return None
+
+
+def _add_tokens(entry: dict[str, Any], data: dict[str, Any], choice: dict[str, Any]) -> None:
+    """Record (or extend, chunk by chunk) the token ids and logprobs an upstream returned:
+    vLLM's ``prompt_token_ids`` and per-choice ``token_ids`` (``return_token_ids``), and the
+    OpenAI ``logprobs.content`` entries, as ``logprobs`` / ``logprob_tokens`` lists."""
+    if isinstance(data.get("prompt_token_ids"), list):
+        entry["prompt_token_ids"] = data["prompt_token_ids"]
+    if isinstance(choice.get("token_ids"), list):
+        entry.setdefault("token_ids", []).extend(choice["token_ids"])
+    logprobs = choice.get("logprobs")
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    for item in content if isinstance(content, list) else []:
+        if isinstance(item, dict):
+            entry.setdefault("logprobs", []).append(item.get("logprob"))
+            entry.setdefault("logprob_tokens", []).append(item.get("token"))
 
 
 async def _relay(
@@ -250,7 +277,7 @@ async def _relay(
                     continue
                 yield (line + "\n").encode()
                 if chunk is not None:
-                    _fold(message, chunk, state)
+                    _fold(message, chunk, state, entry)
         entry.update(response=message, usage=state["usage"], finish_reason=state["finish"])
     except httpx.HTTPError as exc:
         entry.update(response=None, error=f"upstream failed mid-stream: {exc}")
@@ -282,17 +309,21 @@ async def _replay_plain(
         yield event({"error": {"message": problem, "type": "upstream_error"}})
         return
     for chunk in completion_chunks(data):
-        _fold(message, chunk, state)
+        _fold(message, chunk, state, entry)
         yield event(chunk)
     yield DONE
     entry.update(response=message, usage=state["usage"], finish_reason=state["finish"])
 
 
-def _fold(message: dict[str, Any], chunk: dict[str, Any], state: dict[str, Any]) -> None:
-    """Fold one chunk (its deltas, finish reason, usage) into the message being assembled;
-    parts of the wrong type are ignored."""
+def _fold(
+    message: dict[str, Any], chunk: dict[str, Any], state: dict[str, Any], entry: dict[str, Any]
+) -> None:
+    """Fold one chunk (its deltas, finish reason, usage, token ids and logprobs) into the
+    message being assembled and its record; parts of the wrong type are ignored."""
     if isinstance(chunk.get("usage"), dict):
         state["usage"] = chunk["usage"]
+    if chunk.get("error"):  # an upstream that fails mid-stream says so in a chunk
+        entry["error"] = f"upstream error mid-stream: {str(chunk['error'])[:300]}"
     choices = chunk.get("choices")
     for choice in choices if isinstance(choices, list) else []:
         if not isinstance(choice, dict):
@@ -301,6 +332,7 @@ def _fold(message: dict[str, Any], chunk: dict[str, Any], state: dict[str, Any])
         if isinstance(delta, dict):
             _merge_delta(message, delta)
         state["finish"] = choice.get("finish_reason") or state["finish"]
+        _add_tokens(entry, chunk, choice)
 
 
 def _sse_chunk(line: str) -> dict[str, Any] | None:

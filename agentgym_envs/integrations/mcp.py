@@ -6,7 +6,8 @@ API calls, ...; their JSON schemas are the env's). Each result is the observatio
 with ``reward``, ``terminated``, ``success``, ``score`` and ``episode`` as structured content.
 Each MCP connection (stdio process, streamable-HTTP session) plays its own episode; a
 streamable-HTTP URL may name its episode key with ``?session=<key>`` (the recording gateway
-does). A call before ``reset``, an unknown tool or arguments that break the schema come back
+does), ``&reset=off`` hides ``reset`` from a client whose episode was started for it, and
+``&prefix=<p>`` names the tools ``<p><tool>``. A call before ``reset``, an unknown tool or arguments that break the schema come back
 as an error result that says what to do; the episode is unchanged.
 
 ``record=<file.jsonl>`` appends each finished episode as an AgentTraj record.
@@ -448,6 +449,11 @@ def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
     server: Any = Server(f"agentgym:{store.env_id}")
     session_keys: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
+    def query(name: str) -> str | None:
+        """Parameter ``name`` of the streamable-HTTP URL (``None`` over stdio)."""
+        params = getattr(getattr(server.request_context, "request", None), "query_params", None)
+        return str(params[name]) if params is not None and params.get(name) else None
+
     def session_key() -> tuple[str, str]:
         """The episode key of the calling connection and the client's address; a key named
         by ``?session=`` is claimed with the ``X-Session-Token`` header (see
@@ -457,9 +463,8 @@ def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
         client = ""
         if request is not None and getattr(request, "client", None) is not None:
             client = request.client.host
-        params = getattr(request, "query_params", None)
-        if params is not None and params.get("session"):
-            key = str(params["session"])
+        if query("session"):
+            key = str(query("session"))
             token = request.headers.get(TOKEN_HEADER)
             if store.claims.auth and not token:
                 raise ForbiddenError(
@@ -473,9 +478,19 @@ def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
             key = session_keys[ctx.session] = f"mcp-{uuid.uuid4().hex[:12]}"
         return key, client
 
+    def offered() -> set[str]:
+        # ``?reset=off``: the episode was started for the client (a harness runner), which
+        # may play it but not restart it on another task
+        return names - {"reset"} if query("reset") == "off" else names
+
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
-        return [types.Tool(**t) for t in tools]
+        # ``?prefix=<p>``: names as ``<p><tool>``, for a client whose own tools share names
+        # with the env's (OpenHands's ``finish``)
+        prefix = query("prefix") or ""
+        return [
+            types.Tool(**{**t, "name": prefix + t["name"]}) for t in tools if t["name"] in offered()
+        ]
 
     def error(message: str) -> types.CallToolResult:
         return types.CallToolResult(
@@ -512,8 +527,11 @@ def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
     @server.call_tool()
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         arguments = dict(arguments or {})
-        if name not in names:
-            return error(f"unknown tool {name!r}: use one of {', '.join(sorted(names))}")
+        prefix = query("prefix") or ""
+        if prefix and name.startswith(prefix):
+            name = name[len(prefix) :]
+        if name not in offered():
+            return error(f"unknown tool {name!r}: use one of {', '.join(sorted(offered()))}")
         try:
             key, client = session_key()
             text, data = await store.call(play, name, arguments, key, client, key=key)

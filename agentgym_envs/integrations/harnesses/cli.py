@@ -1,0 +1,106 @@
+"""``agentgym harness <name> --env <id> --task N --model <url>``: one harness episode, recorded.
+
+``--model`` is the model endpoint's ``/v1`` root, or ``expert`` (the family's expert behind the
+OpenAI interface, answering in the harness's tool-call format: checks the plumbing) or
+``local`` (SmolLM2-135M on llama.cpp, started here). ``agentgym harness list`` shows every
+harness, whether it is installed and the command that installs it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import typer
+
+#: The context window the local model is served with for a harness (their prompts are long).
+LOCAL_CONTEXT = 16384
+
+
+@contextlib.contextmanager
+def model_endpoint(model: str, env_id: str) -> Iterator[str]:
+    """The ``/v1`` root for ``--model``: a URL as given, or a server started for the run."""
+    if model == "expert":
+        from agentgym_envs.agents.harness_expert import HarnessExpertServer
+
+        with HarnessExpertServer([env_id]) as server:
+            yield server.base_url
+    elif model == "local":
+        from agentgym_envs.benchmarks.local_llm import LocalLLMServer
+
+        with LocalLLMServer(n_ctx=LOCAL_CONTEXT) as server:
+            yield server.base_url
+    elif model.startswith(("http://", "https://")):
+        yield model
+    else:
+        raise typer.BadParameter(
+            f"{model!r} is not a model endpoint: give its /v1 URL, 'expert' or 'local'",
+            param_hint="--model",
+        )
+
+
+def harness_command(
+    name: str = typer.Argument(..., help="The harness (cline, kilocode, ...), or 'list'."),
+    env_id: str = typer.Option(None, "--env", help="The env to play, e.g. Maze-v0."),
+    task: int = typer.Option(0, "--task", min=0, help="The task of the split."),
+    model: str = typer.Option(
+        None, "--model", help="The model's /v1 URL, 'expert' or 'local' (SmolLM2, started here)."
+    ),
+    out: Path = typer.Option(Path("harness-runs"), "--out", help="Recordings folder."),
+    split: str = typer.Option("test", "--split", help="train or test."),
+    model_name: str | None = typer.Option(
+        None, "--model-name", help="Model name (default: the endpoint's first)."
+    ),
+    api_key: str | None = typer.Option(None, "--api-key", help="Key the gateway sends upstream."),
+    timeout: float = typer.Option(600.0, "--timeout", min=1, help="The episode's deadline (s)."),
+    token_ids: bool = typer.Option(
+        False, "--token-ids", help="Ask the upstream (vLLM) for token ids and logprobs."
+    ),
+    keep_home: bool = typer.Option(
+        False, "--keep-home", help="Keep the harness's temporary home (its config and logs)."
+    ),
+) -> None:
+    """Play one task with a pre-built harness (its own prompts and tools; our env over MCP);
+    write the scored trajectory to AgentTraj / chat / SFT under --out."""
+    from agentgym_envs.integrations.harnesses import get_harness, names
+    from agentgym_envs.integrations.harnesses.runner import run_harness
+
+    if name == "list":
+        for harness in map(get_harness, names()):
+            found = harness.locate()
+            state = found or f"not installed: {harness.install_command()}"
+            typer.echo(f"{harness.name:13} {harness.package:26} {state}")
+        return
+    harness = get_harness(name)
+    if env_id is None or model is None:
+        raise typer.BadParameter("give --env <id> and --model <url|expert|local>")
+    harness.require()
+    with model_endpoint(model, env_id) as url:
+        result = run_harness(
+            harness,
+            env_id,
+            task,
+            url,
+            out=out,
+            model=model_name,
+            api_key=api_key,
+            split=split,
+            timeout=timeout,
+            token_ids=token_ids,
+            keep_home=keep_home,
+        )
+    typer.echo(json.dumps(result.summary()))
+    if not result.reward_valid:
+        sys.stderr.write(f"error: the episode ended with {result.outcome}: {result.error}\n")
+        raise typer.Exit(1)
+
+
+def register_cli(app: typer.Typer) -> None:
+    """Add ``harness`` to the main ``agentgym`` app."""
+    app.command("harness")(harness_command)
+
+
+__all__ = ["harness_command", "model_endpoint", "register_cli"]
