@@ -74,7 +74,9 @@ def speed(runtime: str, max_tokens: int) -> tuple[float, float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-install", action="store_true", help="Skip the install timings.")
-    parser.add_argument("--skip-llama-install", action="store_true", help="Skip the llama.cpp build.")
+    parser.add_argument(
+        "--skip-llama-install", action="store_true", help="Skip the llama.cpp build."
+    )
     parser.add_argument("--cache", action="store_true", help="Let pip use its cache.")
     parser.add_argument("--max-tokens", type=int, default=48)
     args = parser.parse_args()

@@ -187,8 +187,8 @@ class ChatModel:
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {
                 "prompt_tokens": n_prompt,
-                "completion_tokens": int(len(new)),
-                "total_tokens": n_prompt + int(len(new)),
+                "completion_tokens": len(new),
+                "total_tokens": n_prompt + len(new),
             },
         }
 

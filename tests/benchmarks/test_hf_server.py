@@ -58,8 +58,13 @@ def test_a_streamed_reply_is_the_same_reply_as_events(hf_server):
     with httpx.stream(
         "POST",
         f"{hf_server.base_url}/chat/completions",
-        json={"model": LOCAL_MODEL_ALIAS, "messages": messages, "temperature": 0,
-              "max_tokens": 8, "stream": True},
+        json={
+            "model": LOCAL_MODEL_ALIAS,
+            "messages": messages,
+            "temperature": 0,
+            "max_tokens": 8,
+            "stream": True,
+        },
         timeout=600,
     ) as r:
         lines = [x for x in r.iter_lines() if x.startswith("data: ")]

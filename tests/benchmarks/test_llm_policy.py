@@ -210,12 +210,13 @@ def _start_llm_serve(port: int, log_path):
 
     if local_llm_available():
         pytest.skip(local_llm_available())
-    log = open(log_path, "wb")  # a file, not an unread pipe: a full pipe would block the server
-    return subprocess.Popen(
-        [sys.executable, "-c", _SERVE_CODE, "llm", "serve", "--port", str(port)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    # a file, not an unread pipe: a full pipe would block the server (the child keeps the fd)
+    with open(log_path, "wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-c", _SERVE_CODE, "llm", "serve", "--port", str(port)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
 
 
 def _children(pid: int) -> list:
@@ -249,7 +250,7 @@ def test_llm_serve_runs_until_interrupted(tmp_path):
         assert children, "the model server runs as a child of llm serve"
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=180) == 0, (tmp_path / "serve.log").read_text()
-        gone, alive = psutil.wait_procs(children, timeout=30)
+        _gone, alive = psutil.wait_procs(children, timeout=30)
         assert not alive  # the model server went with it
         with pytest.raises(httpx.HTTPError):
             httpx.get(url, timeout=2)
@@ -275,7 +276,7 @@ def test_llm_serve_stops_when_interrupted_while_the_model_loads(tmp_path):
         proc.send_signal(signal.SIGINT)  # most likely still loading the model
         proc.send_signal(signal.SIGINT)  # an impatient second Ctrl-C changes nothing
         assert proc.wait(timeout=180) == 0, (tmp_path / "serve.log").read_text()
-        gone, alive = psutil.wait_procs(children, timeout=30)
+        _gone, alive = psutil.wait_procs(children, timeout=30)
         assert not alive
     finally:
         if proc.poll() is None:
