@@ -46,6 +46,8 @@ def collect(
     max_turns: int | None = None,
     policy_factory: bool = False,
     seed: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[Episode]:
     """Play ``policy`` on every task in ``task_ids`` with ``num_envs`` envs in lockstep.
 
@@ -57,7 +59,29 @@ def collect(
     :func:`~agentgym_envs.rollout.episode.run_episode` closes them (``outcome``,
     ``reward_valid``; the ``max_turns`` cut is truncation reason ``max_rounds``, outcome
     ``turn_limit``).
+
+    ``backend="ray"`` plays them on ``num_envs`` env actors of the Ray cluster at ``address``
+    (see :func:`~agentgym_envs.rollout.ray.ray_collect`; ``env_fn`` and ``policy`` must
+    pickle): the same episodes, in the same order.
     """
+    if backend == "ray":
+        from agentgym_envs.rollout.ray import ray_collect
+
+        def make_policy(env: gym.Env) -> Policy:
+            return policy() if policy_factory else policy  # type: ignore[call-arg]
+
+        return ray_collect(
+            env_fn,
+            make_policy,
+            task_ids,
+            split=split,
+            num_workers=num_envs,
+            max_turns=max_turns,
+            seed=seed,
+            address=address,
+        )
+    if backend != "local":
+        raise ValueError(f"backend={backend!r}: use 'local' or 'ray'")
     make = (lambda: gym.make(env_fn)) if isinstance(env_fn, str) else env_fn
     envs = [make() for _ in range(max(1, num_envs))]
     policies = [policy() if policy_factory else policy for _ in envs]  # type: ignore[call-arg]
