@@ -18,10 +18,11 @@ def _expert(env):
 
 
 @pytest.fixture(scope="module")
-def local_ray():
+def local_ray(ray_lock):
     if ray is None:
         pytest.skip("ray is not installed (pip install 'agentgym-envs[ray]')")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # address="local": a new cluster of this process's own, never one found on the machine
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
 
@@ -32,6 +33,24 @@ def test_ray_collect_expert_solves_every_task(local_ray):
     eps = ray_collect(ENV, _expert, range(6), num_workers=2)
     assert [e.task_id for e in eps] == list(range(6))
     assert all(e.success and e.score == 1.0 for e in eps)
+
+
+def test_collect_backend_ray_is_collect(local_ray):
+    eps = collect(ENV, lambda o, i: "zzzzz", [2, 5, 7], num_envs=2, max_turns=3, backend="ray")
+    local = collect(ENV, lambda o, i: "zzzzz", [2, 5, 7], num_envs=2, max_turns=3)
+    assert [(e.task_id, e.observations, e.outcome) for e in eps] == [
+        (e.task_id, e.observations, e.outcome) for e in local
+    ]
+
+
+def test_recycled_actors_give_the_same_episodes(local_ray):
+    from agentgym_envs.rollout.ray import PoolStats, ray_collect
+
+    stats = PoolStats()
+    eps = ray_collect(ENV, _expert, range(6), num_workers=2, recycle_after=2, stats=stats)
+    assert [e.task_id for e in eps] == list(range(6))
+    assert all(e.success and e.score == 1.0 for e in eps)
+    assert stats.episodes == 6 and stats.actors_recycled >= 2 and stats.actors_started >= 3
 
 
 def test_ray_collect_matches_local_collect(local_ray):

@@ -232,9 +232,10 @@ class ActorPool:
         try:
             while True:
                 self._fill(it)
+                playing = any(kind == "play" for _, kind in self._flight.values())
+                if not playing and self._peek(it) is None:
+                    return  # actors still starting are not needed any more
                 if not self._flight:
-                    if self._peek(it) is None:
-                        return
                     raise PoolError("no env actor can be started: see the log")
                 ready, _ = self._ray.wait(list(self._flight), num_returns=1, timeout=1.0)
                 for ref in ready:
