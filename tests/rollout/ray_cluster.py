@@ -226,6 +226,21 @@ class LocalCluster:
             time.sleep(0.2)
         raise TimeoutError(f"the Ray cluster did not reach {n} nodes in {self.startup_timeout} s")
 
+    def _kill_workers(self, node: Node) -> None:
+        """SIGKILL the node's Ray workers (their own process groups: killpg misses them)."""
+        try:
+            import psutil
+
+            procs = psutil.Process(node.process.pid).children(recursive=True)
+        except Exception:
+            return
+        for proc in procs:
+            try:
+                if proc.name().startswith("ray::") or "default_worker" in " ".join(proc.cmdline()):
+                    proc.kill()
+            except Exception:
+                continue
+
     def _end(self, node: Node) -> None:
         try:
             os.killpg(node.process.pid, signal.SIGKILL)
@@ -253,6 +268,9 @@ class LocalCluster:
 
     def stop(self) -> None:
         """End every process this cluster started (workers first), then remove its files."""
+        for node in reversed(self.nodes):
+            if node.alive:
+                self._kill_workers(node)
         for node in reversed(self.nodes):
             if node.alive:
                 try:
