@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 import agentgym_envs  # noqa: F401  (registers the ids)
@@ -74,3 +76,22 @@ def test_missing_ray_is_one_line_error():
 
     with pytest.raises(MissingExtraError, match=r"agentgym-envs\[ray\]"):
         ray_collect(ENV, _expert, [0])
+
+
+def test_field_run_on_ray_matches_a_local_field_run(local_ray, tmp_path):
+    pytest.importorskip("pydantic")
+    from agentgym_envs.runner import parse_profile, run_profile
+
+    base = {"envs": ["Maze-v0"], "episodes": 5, "repeat": 2, "concurrency": 2}
+    results = {}
+    for backend in ("local", "ray"):
+        profile = parse_profile({**base, "backend": backend})
+        result, _ = run_profile(profile, out=tmp_path / backend)
+        assert result.exit_code == 0 and result.ran == 10
+        lines = (tmp_path / backend / "results.jsonl").read_text().splitlines()
+        records = [json.loads(line) for line in lines]
+        results[backend] = sorted(
+            (r["item_id"], r["repeat"], r["reward"], r["turns"], r["outcome"]) for r in records
+        )
+    assert results["ray"] == results["local"]
+    assert len(set(results["ray"])) == 10

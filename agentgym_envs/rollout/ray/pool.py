@@ -226,6 +226,12 @@ class ActorPool:
         """Start no new job; the stream ends when the episodes in flight have."""
         self._stopping = True
 
+    def submit_again(self, job: Job) -> None:
+        """Play ``job`` once more (its outcome was yielded; e.g. a model endpoint failed and the
+        caller switched to the next): it goes first in the queue."""
+        self._done.discard(job.key)
+        self._queue.appendleft(job)
+
     def stream(self, jobs: Iterable[Job]) -> Iterator[Outcome]:
         """Play ``jobs``; yield each one's :class:`Outcome` as it finishes."""
         it = iter(jobs)
