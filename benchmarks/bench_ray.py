@@ -1,7 +1,7 @@
 """Episodes per second on Ray env actors at 1, 2 and 4 actors per node, against the in-process
 :func:`~agentgym_envs.rollout.collect_with` in the same run, and the Ray overhead per episode.
 
-    python benchmarks/bench_ray.py                       # a local cluster started here
+    python benchmarks/bench_ray.py                       # a 2-worker cluster started here
     python benchmarks/bench_ray.py --address HOST:6379   # an existing cluster
     python benchmarks/bench_ray.py --quick               # fewer episodes
 
@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 import time
+from pathlib import Path
 
 import gymnasium as gym
 
@@ -86,20 +88,39 @@ def env_id_size(env_id: str) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--address", default=None, help="an existing cluster (default: local)")
-    parser.add_argument("--num-cpus", type=int, default=4, help="the local cluster's CPUs")
+    parser.add_argument("--address", default=None, help="an existing cluster (default: a head "
+                        "and --nodes worker nodes started on this machine)")
+    parser.add_argument("--nodes", type=int, default=2, help="worker nodes to start here")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--heavy", default="AgentGym/SciWorld-v0")
     parser.add_argument("--per-node", default="1,2,4")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     per_nodes = [int(x) for x in args.per_node.split(",")]
-    init = {} if args.address else {"num_cpus": args.num_cpus}
-    ray = connect(args.address, **init)
-    cheap_n, heavy_n = (40, 4) if args.quick else (200, 8)
-    rows = bench("AgentGym/Maze-v0", cheap_n, per_nodes, ray)
-    rows += bench(args.heavy, heavy_n, per_nodes, ray)
-    print(f"Ray {ray.__version__}, {len(alive_nodes(ray))} node(s)")
+    cluster = None
+    address = args.address
+    if address is None:  # the test suite's multi-node cluster on this machine
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        from tests.rollout.ray_cluster import LocalCluster
+
+        cluster = LocalCluster().start_head(num_cpus=0)
+        for _ in range(args.nodes):
+            cluster.add_worker(num_cpus=max(per_nodes), resources={"java": max(per_nodes)})
+        address = cluster.address
+    try:
+        ray = connect(address)
+        cheap_n, heavy_n = (40, 4) if args.quick else (200, 8)
+        rows = bench("AgentGym/Maze-v0", cheap_n, per_nodes, ray)
+        rows += bench(args.heavy, heavy_n, per_nodes, ray)
+        nodes = len(alive_nodes(ray))
+        version = ray.__version__
+    finally:
+        if cluster is not None:
+            import ray as ray_module
+
+            ray_module.shutdown()
+            cluster.stop()
+    print(f"Ray {version}, {nodes} node(s) (head included)")
     print("| env | runner | actors | episodes | episodes/s (wall) | episodes/s (steady) | overhead/ep |")
     print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
