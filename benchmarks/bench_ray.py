@@ -70,7 +70,7 @@ def bench(env_id: str, n: int, per_nodes: list[int], ray) -> list[str]:
     for per_node in per_nodes:
         wall, steady, stats = on_ray(env_id, tasks, per_node)
         overhead = ""
-        if per_node == 1 and steady > 0:
+        if per_node == 1 and steady > 0 and n >= 20:  # a rate needs a run of episodes
             overhead = f"{(1 / steady * len(nodes) - base) * 1000:.1f} ms"
         rows.append(
             f"| {env_id} | Ray, {per_node}/node x {len(nodes)} node(s) | "
@@ -88,8 +88,12 @@ def env_id_size(env_id: str) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--address", default=None, help="an existing cluster (default: a head "
-                        "and --nodes worker nodes started on this machine)")
+    parser.add_argument(
+        "--address",
+        default=None,
+        help="an existing cluster (default: a head "
+        "and --nodes worker nodes started on this machine)",
+    )
     parser.add_argument("--nodes", type=int, default=2, help="worker nodes to start here")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--heavy", default="AgentGym/SciWorld-v0")
@@ -121,7 +125,9 @@ def main() -> None:
             ray_module.shutdown()
             cluster.stop()
     print(f"Ray {version}, {nodes} node(s) (head included)")
-    print("| env | runner | actors | episodes | episodes/s (wall) | episodes/s (steady) | overhead/ep |")
+    print(
+        "| env | runner | actors | episodes | episodes/s (wall) | episodes/s (steady) | overhead/ep |"
+    )
     print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
 

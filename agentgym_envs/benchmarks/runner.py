@@ -831,7 +831,9 @@ def run_benchmark(
         from agentgym_envs.benchmarks.ray_run import RayExecutor
 
         on_ray = RayExecutor(None if ray is True else str(ray), actors=concurrency)
-        on_ray.prepare(plan, policy, seed=seed, record=record, loop=loop, env_kwargs=env_kwargs or {})
+        on_ray.prepare(
+            plan, policy, seed=seed, record=record, loop=loop, env_kwargs=env_kwargs or {}
+        )
     store = ResultStore(out, plan.config, resume).open()
     todo = [(it, s) for (it, s), k in zip(plan.episodes, plan.keys) if k not in store.done]
     skipped = len(plan.episodes) - len(todo)

@@ -108,9 +108,15 @@ def play_on_ray(runner: Any, todo: list[tuple[Any, Any, int]]) -> bool:
             if outcome.ok:
                 record = outcome.value
             else:
-                problem = outcome.error or f"env actor lost {outcome.attempts} times: {outcome.lost}"
-                logger.error("%s %s repeat %d failed: %s", plan.env_id, item.item_id, repeat, problem)
-                text = problem if isinstance(problem, str) else f"{type(problem).__name__}: {problem}"
+                problem = (
+                    outcome.error or f"env actor lost {outcome.attempts} times: {outcome.lost}"
+                )
+                logger.error(
+                    "%s %s repeat %d failed: %s", plan.env_id, item.item_id, repeat, problem
+                )
+                text = (
+                    problem if isinstance(problem, str) else f"{type(problem).__name__}: {problem}"
+                )
                 record = _error_record(plan, item, repeat, text)
             runner._finish(plan, record, repeat)
             if ctrl_c.pressed.is_set():

@@ -144,7 +144,11 @@ class LocalCluster:
         log = self.tmp / f"{name}.log"
         with log.open("wb") as out:
             process = subprocess.Popen(
-                cmd, env={**self.env, **(env or {})}, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+                cmd,
+                env={**self.env, **(env or {})},
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         agent_ports = {
             "dashboard_agent_listen_port": ports["--dashboard-agent-listen-port"],
@@ -301,8 +305,8 @@ class LocalCluster:
             try:
                 cmdline = " ".join(proc.info["cmdline"] or [])
                 env = proc.info.get("environ") or {}
-                if marker in cmdline or env.get("RAY_TMPDIR") == marker:
-                    if proc.pid != os.getpid():
-                        proc.kill()
+                mine = marker in cmdline or env.get("RAY_TMPDIR") == marker
+                if mine and proc.pid != os.getpid():
+                    proc.kill()
             except (psutil.NoSuchProcess, psutil.AccessDenied):
                 continue

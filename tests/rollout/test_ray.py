@@ -23,10 +23,18 @@ def _expert(env):
 def local_ray(ray_lock):
     if ray is None:
         pytest.skip("ray is not installed (pip install 'agentgym-envs[ray]')")
-    # address="local": a new cluster of this process's own, never one found on the machine
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
+    from tests.rollout.ray_cluster import LocalCluster
+
+    # a one-node cluster of this module's own (never one found on the machine), started so
+    # that a loaded machine does not make Ray give up on it
+    cluster = LocalCluster()
+    try:
+        cluster.start_head(num_cpus=2)
+        ray.init(address=cluster.address, log_to_driver=False)
+        yield
+    finally:
+        ray.shutdown()
+        cluster.stop()
 
 
 def test_ray_collect_expert_solves_every_task(local_ray):

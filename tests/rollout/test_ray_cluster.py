@@ -27,8 +27,8 @@ from tests.rollout.conftest import pythonpath
 ray = pytest.importorskip("ray")
 pytest.importorskip("typer")
 
-from agentgym_envs import expert_policy  # noqa: E402
-from tests.rollout.ray_cluster import LocalCluster  # noqa: E402
+from agentgym_envs import expert_policy
+from tests.rollout.ray_cluster import LocalCluster
 
 #: Seconds a whole bench subprocess may take on a loaded machine.
 RUN_TIMEOUT = 900
@@ -57,7 +57,9 @@ def _bench(cluster: LocalCluster, out: Path, *args: str, wait: bool = True):
     cmd += ["--ray", cluster.address, *args]
     env = {**cluster.env, "PYTHONPATH": pythonpath(Path.cwd())}
     if not wait:
-        return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        return subprocess.Popen(
+            cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
 
 
@@ -80,8 +82,13 @@ def test_cluster_bench_placement_preflight_and_lost_node(cluster, tmp_path):
     run = _bench(cluster, tmp_path / "maze", "--envs", "Maze-v0", "-j", "4")
     assert run.returncode == 0, run.stdout + run.stderr
     local = run_benchmark("Maze-v0", expert_spec(), out=None, reports=False)
-    on_ray = {(r["item_id"], r["sample"]): (r["reward"], r["success"], r["turns"]) for r in _records(tmp_path / "maze")}
-    assert on_ray == {(r["item_id"], r["sample"]): (r["reward"], r["success"], r["turns"]) for r in local.records}
+    on_ray = {
+        (r["item_id"], r["sample"]): (r["reward"], r["success"], r["turns"])
+        for r in _records(tmp_path / "maze")
+    }
+    assert on_ray == {
+        (r["item_id"], r["sample"]): (r["reward"], r["success"], r["turns"]) for r in local.records
+    }
     assert len(on_ray) == 25
 
     # 2. placement: SciWorld's actors ask for the `java` resource only the second worker has
@@ -104,7 +111,9 @@ def test_cluster_bench_placement_preflight_and_lost_node(cluster, tmp_path):
     # 3. a node that lacks an env's extra is refused before any episode, in one line
     from agentgym_envs.rollout.ray import ClusterError
 
-    with pytest.raises(ClusterError, match=r"BabyAI-v0 cannot run on node 127\.0\.0\.3.*agentgym-envs\[babyai\]"):
+    with pytest.raises(
+        ClusterError, match=r"BabyAI-v0 cannot run on node 127\.0\.0\.3.*agentgym-envs\[babyai\]"
+    ):
         preflight(ray, [needs("AgentGym/BabyAI-v0")])
     ray.shutdown()
     refused = _bench(cluster, tmp_path / "babyai", "--envs", "BabyAI-v0", "--limit", "2")
@@ -147,4 +156,4 @@ def test_cluster_bench_placement_preflight_and_lost_node(cluster, tmp_path):
     assert len(keys) == 100 and set(keys.values()) == {1}
 
 
-_expert = lambda env: expert_policy(env)  # noqa: E731  (a lambda: sent to the actors by value)
+_expert = lambda env: expert_policy(env)

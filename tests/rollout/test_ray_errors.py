@@ -9,13 +9,15 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from agentgym_envs.rollout.ray.cluster import ClusterError, _init_error, connect  # noqa: E402
-from tests.rollout.ray_cluster import free_port  # noqa: E402
+from agentgym_envs.rollout.ray.cluster import ClusterError, _init_error, connect
+from tests.rollout.ray_cluster import free_port
 
 
 def test_an_unreachable_address_is_one_line_before_ray_starts():
     address = f"127.0.0.1:{free_port()}"
-    with pytest.raises(ClusterError, match=r"^no Ray cluster answers at 127\.0\.0\.1:\d+ .*ray start --head") as err:
+    with pytest.raises(
+        ClusterError, match=r"^no Ray cluster answers at 127\.0\.0\.1:\d+ .*ray start --head"
+    ) as err:
         connect(address)
     assert "\n" not in str(err.value)
     assert not ray.is_initialized()

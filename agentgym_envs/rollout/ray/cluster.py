@@ -165,7 +165,9 @@ def probe_nodes(ray: Any, nodes: list[dict[str, Any]], env_ids: list[str]) -> li
                 'pip install "agentgym-envs[ray]" (same version as here) on every node'
             ) from None
         reports.append(
-            NodeReport(node["NodeID"], node["NodeManagerAddress"], answer["versions"], answer["problems"])
+            NodeReport(
+                node["NodeID"], node["NodeManagerAddress"], answer["versions"], answer["problems"]
+            )
         )
     return reports
 
@@ -214,7 +216,9 @@ def preflight(ray: Any, all_needs: Iterable[Needs], *, timeout: float = PROBE_TI
 def _no_room(need: Needs, declared: set[str], nodes: list[dict[str, Any]]) -> str:
     have = "; ".join(
         f"{n['NodeManagerAddress']}: "
-        + ", ".join(f"{k} {v:g}" for k, v in sorted(n.get("Resources", {}).items()) if "node:" not in k)
+        + ", ".join(
+            f"{k} {v:g}" for k, v in sorted(n.get("Resources", {}).items()) if "node:" not in k
+        )
         for n in nodes
     )
     return (

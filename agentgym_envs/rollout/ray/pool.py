@@ -220,7 +220,9 @@ class ActorPool:
 
     def _group_cap(self, key: Hashable) -> int:
         nodes = self.groups[key].nodes
-        return self.per_node * len(nodes) if self.per_node is not None and nodes else self.num_actors
+        return (
+            self.per_node * len(nodes) if self.per_node is not None and nodes else self.num_actors
+        )
 
     def stop(self) -> None:
         """Start no new job; the stream ends when the episodes in flight have."""
@@ -333,13 +335,12 @@ class ActorPool:
                         f"no env actor of {actor.group} started within {self.start_timeout:.0f} s: "
                         "the cluster has no room for it (see `ray status`)"
                     )
-            elif kind == "play" and self.episode_timeout is not None:
-                if now - actor.since > self.episode_timeout:
-                    job = actor.job
-                    actor.job = None
-                    assert job is not None
-                    reason = f"episode over {self.episode_timeout:.0f} s"
-                    yield from self._actor_lost(actor, job, reason)
+            elif kind == "play" and _overdue(now - actor.since, self.episode_timeout):
+                job = actor.job
+                actor.job = None
+                assert job is not None
+                reason = f"episode over {self.episode_timeout:.0f} s"
+                yield from self._actor_lost(actor, job, reason)
 
     def close(self, wait: float = 30.0) -> None:
         """End every actor of the pool: idle ones close their envs first (a JVM, a browser:
@@ -355,6 +356,10 @@ class ActorPool:
         for actor in list(self._actors):
             self._drop(actor)
         self._flight.clear()
+
+
+def _overdue(seconds: float, limit: float | None) -> bool:
+    return limit is not None and seconds > limit
 
 
 def _lost_errors() -> tuple[type[BaseException], ...]:
