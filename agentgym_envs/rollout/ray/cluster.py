@@ -16,10 +16,9 @@ from __future__ import annotations
 import logging
 import os
 import platform
-import shutil
 import socket
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -107,6 +106,11 @@ def _init_error(address: str | None, exc: Exception) -> str:
             f"(ray {_ray_version()}, Python {platform.python_version()}): {text[:300]} -- install "
             "the cluster's versions here (or restart the cluster with this driver's)"
         )
+    if address is None and "timed out during startup" in text:
+        return (
+            f"Ray could not start a local cluster here ({text[:200]}): on a busy machine start "
+            "one first (`ray start --head --port 6380`) and pass its address (--ray 127.0.0.1:6380)"
+        )
     return f"cannot join the Ray cluster at {where}: {type(exc).__name__}: {text[:300]}"
 
 
@@ -172,7 +176,7 @@ def probe_nodes(ray: Any, nodes: list[dict[str, Any]], env_ids: list[str]) -> li
     return reports
 
 
-def preflight(ray: Any, all_needs: Iterable[Needs], *, timeout: float = PROBE_TIMEOUT) -> set[str]:
+def preflight(ray: Any, all_needs: Iterable[Needs]) -> set[str]:
     """Check, before any episode, that the cluster can host every env's actors.
 
     Every alive node that fits an env's actor (see :meth:`Needs.fits`) must run this driver's
@@ -226,16 +230,6 @@ def _no_room(need: Needs, declared: set[str], nodes: list[dict[str, Any]]) -> st
         f"{need.describe(declared)}; nodes have {have or 'nothing'}): add a node with room, or ask "
         "for less (num_cpus)"
     )
-
-
-def has_program(name: str) -> bool:
-    return shutil.which(name) is not None
-
-
-def cluster_nodes(ray: Any, ids: Iterable[str]) -> Mapping[str, str]:
-    """Node id -> address, for the ids given (for the logs)."""
-    wanted = set(ids)
-    return {n["NodeID"]: n["NodeManagerAddress"] for n in ray.nodes() if n["NodeID"] in wanted}
 
 
 __all__ = ["ClusterError", "NodeReport", "alive_nodes", "connect", "preflight", "probe_nodes"]
