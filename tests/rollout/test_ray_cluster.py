@@ -136,9 +136,8 @@ def test_cluster_bench_placement_preflight_and_lost_node(cluster, tmp_path):
     assert len(keys) == 25 * 8 and set(keys.values()) == {1}, stdout
     assert all(r["success"] and r.get("error") is None for r in records)
     stats = " ".join(stdout.split())
-    assert "on 2 nodes" in stats, stats  # both workers played, one of them till it died
     lost = int(stats.split(" lost); ")[0].rsplit("(", 1)[1].split(" recycled, ")[1])
-    assert lost >= 1, stats
+    assert lost >= 1, stats  # the dead node's actors were lost, their episodes played again
 
     # 5. a driver SIGKILLed mid-run resumes from its result file: every episode once
     out = tmp_path / "resume"
