@@ -141,18 +141,19 @@ def test_cluster_bench_placement_preflight_and_lost_node(cluster, tmp_path):
 
     # 5. a driver SIGKILLed mid-run resumes from its result file: every episode once
     out = tmp_path / "resume"
-    proc = _bench(cluster, out, "--envs", "Wordle-v0", "-k", "4", "-j", "2", wait=False)
+    proc = _bench(cluster, out, "--envs", "Wordle-v0", "-k", "8", "-j", "2", wait=False)
     while len(_records(out)) < 10 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(0.1)
+    assert proc.poll() is None, proc.communicate()[0]
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate()
     before = len(_records(out))
-    assert 10 <= before < 100
-    again = _bench(cluster, out, "--envs", "Wordle-v0", "-k", "4", "-j", "2")
+    assert 10 <= before < 200
+    again = _bench(cluster, out, "--envs", "Wordle-v0", "-k", "8", "-j", "2")
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"resumed from {out}" in again.stdout.replace("\n", "")
     keys = _keys(_records(out))
-    assert len(keys) == 100 and set(keys.values()) == {1}
+    assert len(keys) == 200 and set(keys.values()) == {1}
 
 
 _expert = lambda env: expert_policy(env)
