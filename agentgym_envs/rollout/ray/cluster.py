@@ -133,6 +133,10 @@ class NodeReport:
         return f"node {self.address} ({self.node_id[:8]})"
 
 
+def _still_alive(ray: Any, node_id: str) -> bool:
+    return any(n["NodeID"] == node_id for n in alive_nodes(ray))
+
+
 def alive_nodes(ray: Any) -> list[dict[str, Any]]:
     return [n for n in ray.nodes() if n.get("Alive")]
 
@@ -163,6 +167,11 @@ def probe_nodes(ray: Any, nodes: list[dict[str, Any]], env_ids: list[str]) -> li
         try:
             answer = ray.get(ref)
         except Exception as exc:
+            if not _still_alive(ray, node["NodeID"]):
+                logger.warning(
+                    "node %s died during the pre-flight check", node["NodeManagerAddress"]
+                )
+                continue
             first = " ".join(str(exc).split())[:300]
             raise ClusterError(
                 f"node {node['NodeManagerAddress']} cannot run agentgym-envs: {first} -- "
@@ -206,6 +215,13 @@ def preflight(ray: Any, all_needs: Iterable[Needs]) -> set[str]:
                 "install the same version on every node"
             )
     for env_id, nodes_for in hosts.items():
+        nodes_for[:] = [n for n in nodes_for if n["NodeID"] in reports]  # lost while probed
+        if not nodes_for:
+            raise ClusterError(
+                _no_room(
+                    next(n for n in all_needs if n.env_id == env_id), declared, alive_nodes(ray)
+                )
+            )
         for node in nodes_for:
             problems = reports[node["NodeID"]].problems.get(env_id) or []
             if problems:
