@@ -204,6 +204,7 @@ SCIWORLD = register_family(
         agentgym_client=("sciworld", "SciworldEnvClient"),
         category="heavy",
         system_needs=(("java", True),),
+        memory_mb=400,
     )
 )
 register_env(
@@ -406,6 +407,7 @@ WEBARENA = register_family(
         "WebArenaEnv(config_path=..., site_urls=...) plays WebArena's configs on your deployment",
         category="heavy",
         system_needs=(("chromium", True),),
+        memory_mb=600,
     )
 )
 register_env(

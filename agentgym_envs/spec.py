@@ -104,6 +104,8 @@ class Family:
         system_needs: programs it needs on the machine, ``(program, required)``; not required
             means only a mode of it does (WebShop's browser mode).
         data_variables: environment variables naming the user's own data for it.
+        memory_mb: what one env of it holds in memory (its JVM, its browser), reserved per
+            env actor on a Ray cluster; 0 for envs too small to count.
         registered: whether this installation registers ids for it.
     """
 
@@ -130,6 +132,7 @@ class Family:
     category: Category = "lightweight"
     system_needs: tuple[tuple[str, bool], ...] = ()
     data_variables: tuple[str, ...] = ()
+    memory_mb: int = 0
     registered: bool = True
 
     @property

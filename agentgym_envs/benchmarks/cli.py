@@ -23,7 +23,25 @@ except ImportError:  # pragma: no cover
 
 console = Console()
 
+#: What a bare ``--ray`` (no address) stands for: ``$RAY_ADDRESS``, else a new local cluster.
+RAY_DEFAULT = "default"
+
+
+class _BenchGroup(typer.core.TyperGroup):
+    """``agentgym bench``'s command group: ``--ray`` takes an optional address (a bare
+    ``--ray`` is :data:`RAY_DEFAULT`)."""
+
+    def parse_args(self, ctx, args):  # type: ignore[no-untyped-def]
+        args = list(args)
+        for i, arg in enumerate(args):
+            if arg == "--ray" and (i + 1 == len(args) or args[i + 1].startswith("-")):
+                args.insert(i + 1, RAY_DEFAULT)
+                break
+        return super().parse_args(ctx, args)
+
+
 bench_app = typer.Typer(
+    cls=_BenchGroup,
     help="Benchmark a policy on AgentEval's splits; compare two runs.",
     invoke_without_command=True,
     no_args_is_help=False,
@@ -265,6 +283,15 @@ _PROMPTS_SOURCE = typer.Option(
     "--prompts-source",
     help="Your AgentTraj file or AgentGym checkout, for --prompts agentgym (default $AGENTGYM_PROMPTS).",
 )
+_RAY = typer.Option(
+    None,
+    "--ray",
+    metavar="[ADDRESS]",
+    help="Play the episodes on env actors of a Ray cluster (extra ray): --ray alone uses "
+    "$RAY_ADDRESS or starts a local cluster; --ray HOST:PORT (or ray://HOST:10001) joins that "
+    "one. --concurrency is then the number of env actors.",
+    show_default=False,
+)
 _ALLOW_STAND_IN = typer.Option(
     False,
     "--allow-stand-in",
@@ -304,6 +331,7 @@ def bench(
     allow_stand_in: bool = _ALLOW_STAND_IN,
     model_source: str = _MODEL_SOURCE,
     max_reasks: int = _MAX_REASKS,
+    ray: str | None = _RAY,
 ) -> None:
     """Run a policy on AgentEval's test splits: per env score and success, saved as JSONL,
     JSON, Markdown and a PNG chart. Subcommands: compare, report."""
@@ -350,6 +378,7 @@ def bench(
             parser=parser,
             prompts=prompts,
             prompts_source=prompts_source,
+            ray=False if ray is None else (True if ray == RAY_DEFAULT else ray),
         )
     _print_run(result, split, out)
 
@@ -460,6 +489,8 @@ def _print_run(result, split: str, out: Path) -> None:
     )
     _print_summary(result.summary, title)
     _print_sources(result.summary.config.get("families", {}))
+    if result.ray_stats is not None:
+        console.print(f"ray: {result.ray_stats.line()}")
     console.print(
         f"{result.ran} episodes run, {result.skipped} resumed from {out}, {result.wall_time:.1f} s. "
         f"Reports: {', '.join(str(p) for p in result.reports.values())}"

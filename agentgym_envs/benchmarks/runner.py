@@ -109,6 +109,8 @@ class RunResult:
     reports: dict[str, Path] = field(default_factory=dict)
     #: Seconds spent making the envs (included in ``wall_time``).
     env_make_time: float = 0.0
+    #: On Ray: what the actor pool did (:class:`~agentgym_envs.rollout.ray.pool.PoolStats`).
+    ray_stats: Any = None
 
 
 def resolve_envs(envs: str | Sequence[str]) -> list[str]:
@@ -831,6 +833,7 @@ def run_benchmark(
     parser: str = "agentgym",
     prompts: str = "ours",
     prompts_source: str | os.PathLike[str] | None = None,
+    ray: bool | str = False,
 ) -> RunResult:
     """Run ``policy`` on ``envs`` and return the summary (see the module docstring).
 
@@ -842,7 +845,9 @@ def run_benchmark(
     ``prompts_source``: see :func:`~agentgym_envs.wrappers.make_llm_env`. Episodes that raise
     count as failures (score 0) and are re-run on resume; a failing model endpoint stops the
     run. ``summary.config["families"]`` says per env id whether it played AgentEval's items or
-    an embedded stand-in, and with which data, prompt set and parser.
+    an embedded stand-in, and with which data, prompt set and parser. ``ray``: play the
+    episodes on ``concurrency`` env actors of a Ray cluster (``True``: ``$RAY_ADDRESS`` or a new
+    local one; a string: its address) -- see :mod:`~agentgym_envs.benchmarks.ray_run`.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency={concurrency}: use 1 or more")
@@ -856,6 +861,14 @@ def run_benchmark(
     if policy.check is not None:
         policy.check()
         plan.config["policy"] = policy.describe()
+    on_ray = None
+    if ray is not False:
+        from agentgym_envs.benchmarks.ray_run import RayExecutor
+
+        on_ray = RayExecutor(None if ray is True else str(ray), actors=concurrency)
+        on_ray.prepare(
+            plan, policy, seed=seed, record=record, loop=loop, env_kwargs=env_kwargs or {}
+        )
     store = ResultStore(out, plan.config, resume).open()
     todo = [(it, s) for (it, s), k in zip(plan.episodes, plan.keys) if k not in store.done]
     skipped = len(plan.episodes) - len(todo)
@@ -865,9 +878,12 @@ def run_benchmark(
     started = time.perf_counter()
     try:
         with _Progress(progress, _totals(plan), _already(plan, store)) as bar:
-            _Executor(policy, plan, store, pool, seed=seed, record=record).run(
-                todo, concurrency, bar
-            )
+            if on_ray is not None:
+                on_ray.run(todo, lambda res: store.append(res.to_record()), bar)
+            else:
+                _Executor(policy, plan, store, pool, seed=seed, record=record).run(
+                    todo, concurrency, bar
+                )
     finally:
         store.close()
         pool.close()
@@ -876,7 +892,15 @@ def run_benchmark(
     summary = summarize(all_records, plan.config)
     written = write_reports(summary, store.out) if store.out is not None and reports else {}
     return RunResult(
-        summary, store.out, len(store.new), skipped, wall, all_records, written, pool.make_time
+        summary,
+        store.out,
+        len(store.new),
+        skipped,
+        wall,
+        all_records,
+        written,
+        pool.make_time,
+        on_ray.stats if on_ray is not None else None,
     )
 
 

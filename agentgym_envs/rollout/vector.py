@@ -46,6 +46,8 @@ def collect(
     max_turns: int | None = None,
     policy_factory: bool = False,
     seed: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[Episode]:
     """Play ``policy`` on every task in ``task_ids`` with ``num_envs`` envs in lockstep.
 
@@ -59,7 +61,13 @@ def collect(
     ``turn_limit``). A policy with ``collect_episodes`` (an
     :class:`~agentgym_envs.agents.AgentServerPolicy`) plays the episodes itself, ``num_envs``
     at a time, on ``env_fn`` (an env id).
+
+    ``backend="ray"`` plays them on ``num_envs`` env actors of the Ray cluster at ``address``
+    (see :func:`~agentgym_envs.rollout.ray.ray_collect`; ``env_fn`` and ``policy`` must
+    pickle): the same episodes, in the same order.
     """
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend={backend!r}: use 'local' or 'ray'")
     if hasattr(policy, "collect_episodes"):  # plays whole episodes elsewhere (agent server)
         if not isinstance(env_fn, str):
             raise ValueError("a policy that plays whole episodes (an agent server) takes an env id")
@@ -70,6 +78,22 @@ def collect(
             concurrency=num_envs,
             max_turns=max_turns,
             seed=seed,
+        )
+    if backend == "ray":
+        from agentgym_envs.rollout.ray import ray_collect
+
+        def make_policy(env: gym.Env) -> Policy:
+            return policy() if policy_factory else policy  # type: ignore[call-arg]
+
+        return ray_collect(
+            env_fn,
+            make_policy,
+            task_ids,
+            split=split,
+            num_workers=num_envs,
+            max_turns=max_turns,
+            seed=seed,
+            address=address,
         )
     make = (lambda: gym.make(env_fn)) if isinstance(env_fn, str) else env_fn
     envs = [make() for _ in range(max(1, num_envs))]

@@ -567,7 +567,12 @@ class FieldRunner:
         self._status("started")
         pool = _EnvPool(self.profile, "plain" if self.chain.scripted else self.profile.model.format)
         try:
-            interrupted = self._play_all(pool, todo)
+            if self.profile.backend == "ray":
+                from agentgym_envs.runner.ray_field import play_on_ray
+
+                interrupted = play_on_ray(self, todo)
+            else:
+                interrupted = self._play_all(pool, todo)
         finally:
             self.store.close()
         status, code = ("interrupted", EXIT_INTERRUPTED) if interrupted else ("completed", EXIT_OK)

@@ -154,6 +154,10 @@ class Profile(_Strict):
     episodes: int = Field(10, ge=1)
     repeat: int = Field(1, ge=1)
     concurrency: int = Field(1, ge=1)
+    #: ``local`` (threads here) or ``ray`` (``concurrency`` env actors on the Ray cluster at
+    #: ``ray_address``: ``$RAY_ADDRESS`` or a new local one when unset).
+    backend: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
     max_rounds: int | Literal["family"] = DEFAULT_MAX_ROUNDS
     max_seconds: float = Field(DEFAULT_MAX_SECONDS, gt=0)
     seed: int = 0
