@@ -144,6 +144,24 @@ def plan_field(
     return plans
 
 
+def error_record(plan: Any, item: Any, repeat: int, error: str) -> dict[str, Any]:
+    """The record of an episode that raised (``env_error``, its reward not valid)."""
+    return {
+        "env_id": plan.env_id,
+        "item_id": item.item_id,
+        "split": item.split,
+        "task_id": item.task_id,
+        "sample": repeat,
+        "reward": 0.0,
+        "success": False,
+        "turns": 0,
+        "truncation_reason": None,
+        "wall_time": 0.0,
+        "error": error,
+        "reward_valid": False,
+    }
+
+
 # -- output folder -----------------------------------------------------------------------------
 class FieldStore:
     """``results.jsonl`` and ``run.json`` of an output folder (see the module docstring)."""
@@ -459,19 +477,7 @@ class FieldRunner:
             except Exception as exc:
                 logger.exception("%s %s repeat %d failed", plan.env_id, item.item_id, repeat)
                 pool.discard(plan.env_id)
-                record = {
-                    "env_id": plan.env_id,
-                    "item_id": item.item_id,
-                    "split": item.split,
-                    "task_id": item.task_id,
-                    "sample": repeat,
-                    "reward": 0.0,
-                    "success": False,
-                    "turns": 0,
-                    "truncation_reason": None,
-                    "wall_time": 0.0,
-                    "error": f"{type(exc).__name__}: {exc}",
-                }
+                record = error_record(plan, item, repeat, f"{type(exc).__name__}: {exc}")
                 break
         self._finish(plan, record, repeat)
 

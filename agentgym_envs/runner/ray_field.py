@@ -45,23 +45,6 @@ class FieldPlayer:
         self.env.close()
 
 
-def _error_record(plan: Any, item: Any, repeat: int, error: str) -> dict[str, Any]:
-    return {
-        "env_id": plan.env_id,
-        "item_id": item.item_id,
-        "split": item.split,
-        "task_id": item.task_id,
-        "sample": repeat,
-        "reward": 0.0,
-        "success": False,
-        "turns": 0,
-        "truncation_reason": None,
-        "wall_time": 0.0,
-        "error": error,
-        "reward_valid": False,
-    }
-
-
 def play_on_ray(runner: Any, todo: list[tuple[Any, Any, int]]) -> bool:
     """Play ``todo`` (the runner's ``(plan, item, repeat)`` list) on Ray; True when Ctrl-C
     stopped it."""
@@ -69,7 +52,7 @@ def play_on_ray(runner: Any, todo: list[tuple[Any, Any, int]]) -> bool:
     from agentgym_envs.rollout.ray import ActorPool, Group, Job, connect, needs, preflight
     from agentgym_envs.rollout.ray.cluster import alive_nodes
     from agentgym_envs.runner.endpoints import EndpointsDownError
-    from agentgym_envs.runner.field import _CtrlC
+    from agentgym_envs.runner.field import _CtrlC, error_record
 
     profile, chain = runner.profile, runner.chain
     fmt = "plain" if chain.scripted else profile.model.format
@@ -117,7 +100,7 @@ def play_on_ray(runner: Any, todo: list[tuple[Any, Any, int]]) -> bool:
                 text = (
                     problem if isinstance(problem, str) else f"{type(problem).__name__}: {problem}"
                 )
-                record = _error_record(plan, item, repeat, text)
+                record = error_record(plan, item, repeat, text)
             runner._finish(plan, record, repeat)
             if ctrl_c.pressed.is_set():
                 pool.stop()
