@@ -38,13 +38,14 @@ def test_logprobs_of_plain_and_streamed_completions_are_recorded(local, tmp_path
         "max_tokens": 6,
         "temperature": 0,
     }
-    with ServedApp(create_app(gateway)) as served:
+    owner = {"X-Session-Token": "tok-secret"}  # the session is ours on every call
+    with ServedApp(create_app(gateway)) as served, httpx.Client(headers=owner) as http:
         url = f"{served.url}/s/tok/v1/chat/completions"
-        plain = httpx.post(url, json=body, timeout=300).json()
-        with httpx.stream("POST", url, json={**body, "stream": True}, timeout=300) as r:
+        plain = http.post(url, json=body, timeout=300).json()
+        with http.stream("POST", url, json={**body, "stream": True}, timeout=300) as r:
             lines = [line for line in r.iter_lines() if line.startswith("data:")]
         assert lines[-1] == "data: [DONE]"
-        record = httpx.post(f"{served.url}/s/tok/finish", timeout=60).json()
+        record = http.post(f"{served.url}/s/tok/finish", timeout=60).json()
     calls = [json.loads(line) for line in (tmp_path / "sessions" / "tok.jsonl").open()]
     assert len(calls) == 2
     for call in calls:
