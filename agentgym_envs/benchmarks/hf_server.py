@@ -27,6 +27,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from agentgym_envs.benchmarks.model_wheel import cache_root
+
 logger = logging.getLogger(__name__)
 
 #: Reply tokens when a request names none (llama.cpp's server default is 16; agents need more).
@@ -37,14 +39,9 @@ _TOOL_CALL = re.compile(r"\{.*\}", re.DOTALL)
 def cache_dir(model_path: Path) -> Path:
     """Where the de-quantized copy of ``model_path`` is kept (keyed by the file's size and
     modification time, so a changed file is converted again)."""
-    base = os.environ.get("AGENTGYM_ENVS_CACHE")
-    if base:
-        root = Path(base).expanduser()
-    else:
-        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "agentgym-envs"
     stat = model_path.stat()
     key = hashlib.sha256(f"{model_path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".encode())
-    return root.absolute() / "local-llm" / f"{model_path.stem}-{key.hexdigest()[:12]}"
+    return cache_root() / "local-llm" / f"{model_path.stem}-{key.hexdigest()[:12]}"
 
 
 def load_model(model_path: Path) -> tuple[Any, Any]:

