@@ -460,10 +460,11 @@ def _policy(
 
 
 def _start_local(n_ctx: int):
-    from agentgym_envs.benchmarks.local_llm import LocalLLMServer
+    from agentgym_envs.benchmarks.local_llm import LocalLLMServer, default_runtime
 
-    console.print("[dim]starting the local model server (SmolLM2-135M on llama.cpp)...[/]")
-    return LocalLLMServer(n_ctx=n_ctx).start()
+    runtime = default_runtime()
+    console.print(f"[dim]starting the local model server (SmolLM2-135M on {runtime})...[/]")
+    return LocalLLMServer(n_ctx=n_ctx, runtime=runtime).start()
 
 
 def _items(items: Path | None, envs: str, allow_stand_in: bool):
