@@ -13,9 +13,11 @@ each model turn prefilled with ``--reply-prefix`` (``Action: move`` on Maze: the
 the direction, the env judges it).
 
     pip install "agentgym-envs[trl,maze]"
-    python examples/train_grpo_trl.py --steps 6 --plot grpo_reward.png
+    python examples/train_grpo_trl.py --steps 6 --plot grpo_reward.png --save runs/grpo-model
+    agentgym llm serve --runtime transformers --model-path runs/grpo-model
 
-Prints the mean reward and success rate of each step; ``--plot`` saves the curve.
+Prints the mean reward and success rate of each step; ``--plot`` saves the curve, ``--save`` the
+trained model (a checkpoint folder the transformers runtime serves).
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=1e-4)
     parser.add_argument("--invalid-penalty", type=float, default=0.5)
     parser.add_argument("--plot", default=None, help="PNG path for the reward curve")
+    parser.add_argument(
+        "--save", default=None, help="folder for the trained model (agentgym llm serve serves it)"
+    )
     args = parser.parse_args()
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
@@ -104,6 +109,10 @@ def main() -> None:
     for result in rollout.results:
         outcomes[str(result.outcome)] = outcomes.get(str(result.outcome), 0) + 1
     print("episodes:", len(rollout.results), "outcomes:", outcomes)
+    if args.save:
+        model.save_pretrained(args.save)
+        tokenizer.save_pretrained(args.save)
+        print("saved the trained model in", args.save)
     if args.plot:
         import matplotlib
 

@@ -587,7 +587,9 @@ def report(run: Path = _REPORT_RUN) -> None:
 
 
 _SERVE_MODEL_PATH = typer.Option(
-    None, "--model-path", help="A GGUF file (default SmolLM2-135M-Instruct)."
+    None,
+    "--model-path",
+    help="A GGUF file (default SmolLM2-135M-Instruct), or a checkpoint folder (transformers runtime).",
 )
 
 

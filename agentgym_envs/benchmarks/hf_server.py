@@ -45,9 +45,14 @@ def cache_dir(model_path: Path) -> Path:
 
 
 def load_model(model_path: Path) -> tuple[Any, Any]:
-    """The tokenizer and the model of a GGUF file, from the safetensors cache when present."""
+    """The tokenizer and the model of a GGUF file (from the safetensors cache when present) or
+    of a checkpoint folder (``save_pretrained``'s, e.g. a trainer's output)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    if model_path.is_dir():
+        return AutoTokenizer.from_pretrained(model_path), AutoModelForCausalLM.from_pretrained(
+            model_path
+        )
     cached = cache_dir(model_path)
     if (cached / "config.json").is_file():
         return AutoTokenizer.from_pretrained(cached), AutoModelForCausalLM.from_pretrained(cached)

@@ -160,6 +160,11 @@ class LocalLLMServer:
     def command(self) -> list[str]:
         model = self.model_path or smollm2_path()
         runtime = self.runtime or default_runtime()
+        if Path(model).is_dir() and runtime != "transformers":
+            raise AgentGymError(
+                f"{model} is a checkpoint folder: the transformers runtime serves it "
+                "(--runtime transformers); llama.cpp serves GGUF files"
+            )
         cmd = [
             sys.executable,
             "-c",

@@ -122,3 +122,18 @@ def test_bench_policy_local_plays_on_the_transformers_runtime(tmp_path, monkeypa
     assert r.exit_code == 0, r.output
     (record,) = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert record["turns"] == 1 and record["tokens"]["completion_tokens"] > 0
+
+
+def test_a_checkpoint_folder_is_served_and_answers_as_its_gguf_does(hf_server):
+    from agentgym_envs.benchmarks.hf_server import cache_dir
+    from agentgym_envs.benchmarks.local_llm import smollm2_path
+
+    folder = cache_dir(smollm2_path())  # the GGUF server's converted checkpoint
+    assert (folder / "config.json").is_file()
+    with pytest.raises(AgentGymError, match="checkpoint folder: the transformers runtime"):
+        LocalLLMServer(folder, runtime="llama.cpp").command()
+    prompt = [{"role": "user", "content": "Name a fruit."}]
+    expected = _chat(hf_server, messages=prompt).json()["choices"][0]["message"]["content"]
+    with LocalLLMServer(folder, runtime="transformers", n_ctx=512, startup_timeout=600) as server:
+        reply = _chat(server, messages=prompt).json()["choices"][0]["message"]["content"]
+    assert reply == expected and reply.strip()
