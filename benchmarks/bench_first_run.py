@@ -65,7 +65,9 @@ def main() -> None:
     print(f"{'part':<10} {'seconds':>8}")
     print(f"{'install':<10} {install_s:>8.0f}")
     print(f"{'first run':<10} {run_s:>8.0f}")
-    print(f"{'total':<10} {total:>8.0f}   target {TARGET_SECONDS:.0f} s: {total / TARGET_SECONDS:.2f}x")
+    print(
+        f"{'total':<10} {total:>8.0f}   target {TARGET_SECONDS:.0f} s: {total / TARGET_SECONDS:.2f}x"
+    )
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
