@@ -124,7 +124,13 @@ def parse_tool_call(text: str, tools: list[dict[str, Any]]) -> dict[str, Any] | 
 
 
 class ChatModel:
-    """One model, one request at a time: chat messages in, a completion out."""
+    """One model, one request at a time: chat messages in, a completion out.
+
+    The key/value cache of the last request is kept: an agent's next request repeats the whole
+    conversation so far, so only the tokens after the longest shared prefix are computed anew
+    (the prompt of a 15-turn episode is otherwise re-read every turn; on CPU that is as slow as
+    the reply itself).
+    """
 
     def __init__(self, model_path: Path, alias: str, n_ctx: int, n_threads: int | None) -> None:
         import torch
@@ -136,6 +142,22 @@ class ChatModel:
         self.alias = alias
         self.n_ctx = n_ctx
         self.lock = threading.Lock()
+        self._cache: Any = None
+        self._cached_ids: list[int] = []
+
+    def _reusable_cache(self, ids: list[int]) -> Any:
+        """The last request's cache cut to its longest prefix shared with ``ids`` (at least one
+        token of ``ids`` is left to compute), or ``None``."""
+        if self._cache is None:
+            return None
+        limit = min(len(self._cached_ids), len(ids) - 1)
+        shared = next((i for i in range(limit) if self._cached_ids[i] != ids[i]), limit)
+        if shared == 0:
+            return None
+        extra = self._cache.get_seq_length() - shared
+        if extra > 0:
+            self._cache.crop(-extra)  # transformers 5: a negative count of tokens to drop
+        return self._cache
 
     def complete(self, request: dict[str, Any]) -> dict[str, Any]:
         """An OpenAI ``chat.completion`` for ``request`` (raises ValueError on a bad one)."""
@@ -160,16 +182,25 @@ class ChatModel:
         sampling = {"do_sample": temperature > 0}
         if temperature > 0:
             sampling |= {"temperature": temperature, "top_p": float(request.get("top_p") or 1.0)}
+        ids = inputs["input_ids"][0].tolist()
         with self.lock, torch.inference_mode():
             if request.get("seed") is not None:
                 torch.manual_seed(int(request["seed"]))
+            cache = self._reusable_cache(ids)
+            reused = cache.get_seq_length() if cache is not None else 0
+            self._cache = None  # a failed generation leaves no half-updated cache behind
             out = self.model.generate(
                 **inputs,
                 max_new_tokens=max_tokens,
                 pad_token_id=self.tokenizer.eos_token_id,
+                past_key_values=cache,
+                return_dict_in_generate=True,
                 **sampling,
             )
-        new = out[0, n_prompt:]
+            self._cache = out.past_key_values
+            sequence = out.sequences[0]
+            self._cached_ids = sequence[: self._cache.get_seq_length()].tolist()
+        new = sequence[n_prompt:]
         text = self.tokenizer.decode(new, skip_special_tokens=True)
         finish = "length" if len(new) >= max_tokens else "stop"
         text, stopped = _cut_at_stop(text, request.get("stop"))
@@ -191,6 +222,7 @@ class ChatModel:
                 "prompt_tokens": n_prompt,
                 "completion_tokens": len(new),
                 "total_tokens": n_prompt + len(new),
+                "prompt_tokens_details": {"cached_tokens": reused},
             },
         }
 

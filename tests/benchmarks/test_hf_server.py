@@ -137,3 +137,33 @@ def test_a_checkpoint_folder_is_served_and_answers_as_its_gguf_does(hf_server):
     with LocalLLMServer(folder, runtime="transformers", n_ctx=512, startup_timeout=600) as server:
         reply = _chat(server, messages=prompt).json()["choices"][0]["message"]["content"]
     assert reply == expected and reply.strip()
+
+
+def test_a_conversation_reuses_its_prefix_and_replies_as_without_it():
+    if local_llm_available("transformers"):
+        pytest.skip(local_llm_available("transformers"))
+    from agentgym_envs.benchmarks.hf_server import ChatModel
+    from agentgym_envs.benchmarks.local_llm import smollm2_path
+
+    chat = ChatModel(smollm2_path(), LOCAL_MODEL_ALIAS, n_ctx=2048, n_threads=1)
+
+    def play(reuse: bool) -> list[tuple[str, int]]:
+        messages = [{"role": "user", "content": "You are in a maze. Which way do you move?"}]
+        replies = []
+        for turn in range(3):
+            if not reuse:
+                chat._cache = None
+            body = {"messages": messages, "temperature": 0, "max_tokens": 12}
+            completion = chat.complete(body)
+            text = completion["choices"][0]["message"]["content"]
+            replies.append((text, completion["usage"]["prompt_tokens_details"]["cached_tokens"]))
+            messages += [
+                {"role": "assistant", "content": text},
+                {"role": "user", "content": f"You moved. Turn {turn}: which way now?"},
+            ]
+        return replies
+
+    cold, warm = play(reuse=False), play(reuse=True)
+    assert [text for text, _ in warm] == [text for text, _ in cold]
+    assert all(cached == 0 for _, cached in cold)
+    assert all(cached > 20 for _, cached in warm[1:])  # the conversation so far was not re-read
