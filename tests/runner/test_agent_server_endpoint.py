@@ -80,7 +80,9 @@ def test_a_field_run_records_what_the_agent_server_returned(tmp_path, server):
             assert record["item_id"] == answer["item_id"] and record["error"] is None
     assert all(r["success"] and r["reward_valid"] and r["outcome"] == "success" for r in records)
     assert all(r["conversations"][0]["from"] == "human" for r in records)
-    events = [e for e in _lines(tmp_path / "out" / "events.jsonl") if e["event"] == EPISODE_COMPLETED]
+    events = [
+        e for e in _lines(tmp_path / "out" / "events.jsonl") if e["event"] == EPISODE_COMPLETED
+    ]
     assert sorted((e["episode_id"], e["reward"], e["outcome"]) for e in events) == sorted(
         (r["episode_id"], r["reward"], r["outcome"]) for r in records
     )
