@@ -4,6 +4,7 @@ model; each field episode is one ``POST /run``, recorded as the server answered 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -32,17 +33,26 @@ ENVS = ["AgentGym/Maze-v0", "AgentGym/Movie-v0"]
 SAME = ("reward", "success", "outcome", "reward_valid", "turns", "conversations", "tokens")
 
 
+@contextlib.contextmanager
+def agent_server(model_url: str, *options: str):
+    """``agentgym agent-server multistep`` as a process, its model at ``model_url``."""
+    proc = AgentServerProcess("multistep", "--model-url", model_url, *options)
+    try:
+        yield proc
+    finally:
+        proc.stop()
+
+
 @pytest.fixture(scope="module")
 def expert():
-    with ExpertChatServer(ENVS) as server:
-        yield server
+    with ExpertChatServer(ENVS) as chat:
+        yield chat
 
 
 @pytest.fixture(scope="module")
 def server(expert):
-    proc = AgentServerProcess("multistep", "--model-url", expert.base_url, "-j", "4")
-    yield proc
-    proc.stop()
+    with agent_server(expert.base_url, "-j", "4") as proc:
+        yield proc
 
 
 def _lines(path):
@@ -116,32 +126,23 @@ def test_an_unreachable_agent_server_is_one_line(tmp_path):
 
 
 def test_a_server_that_dies_mid_run_stops_it_and_the_rest_is_played_on_resume(tmp_path, expert):
-    first = AgentServerProcess("multistep", "--model-url", expert.base_url, "-j", "1")
     more = {"episodes": 4, "concurrency": 1}
     results = tmp_path / "out" / "results.jsonl"
     box: dict = {}
-    try:
-        worker = threading.Thread(
-            target=lambda: box.update(
-                result=run_profile(_profile(tmp_path, {"agent_server": first.url}, **more))[0]
-            )
-        )
+    with agent_server(expert.base_url, "-j", "1") as first:
+        profile = _profile(tmp_path, {"agent_server": first.url}, **more)
+        worker = threading.Thread(target=lambda: box.update(result=run_profile(profile)[0]))
         worker.start()
         deadline = time.monotonic() + 300
         while not (results.is_file() and results.read_text()) and time.monotonic() < deadline:
             time.sleep(0.05)
-    finally:
-        first.stop()
     worker.join(300)
     result = box["result"]
     assert result.exit_code == EXIT_ENDPOINT and "cannot reach the agent server" in result.message
     kept = _lines(results)
     assert 1 <= len(kept) < 8 and not any(r["error"] for r in kept)
-    second = AgentServerProcess("multistep", "--model-url", expert.base_url)
-    try:
+    with agent_server(expert.base_url) as second:
         resumed, _ = run_profile(_profile(tmp_path, {"agent_server": second.url}, **more))
-    finally:
-        second.stop()
     assert resumed.exit_code == EXIT_OK and resumed.ran == 8 - len(kept)
     done = {(r["env_id"], r["task_id"]) for r in _lines(results) if not r.get("error")}
     assert len(done) == 8
