@@ -477,7 +477,10 @@ class FieldRunner:
                     self.stop.set()
                     return
             except Exception as exc:
-                logger.exception("%s %s repeat %d failed", plan.env_id, item.item_id, repeat)
+                if isinstance(exc, AgentGymError):  # one line says it (an agent server's 4xx)
+                    logger.error("%s %s repeat %d: %s", plan.env_id, item.item_id, repeat, exc)
+                else:
+                    logger.exception("%s %s repeat %d failed", plan.env_id, item.item_id, repeat)
                 pool.discard(plan.env_id)
                 record = error_record(plan, item, repeat, f"{type(exc).__name__}: {exc}")
                 break

@@ -162,3 +162,15 @@ def test_a_bad_agent_server_endpoint_is_one_line_with_the_mend(tmp_path, endpoin
     with pytest.raises(ProfileError, match=says) as caught:
         _profile(tmp_path, endpoint, **more)
     assert "\n" not in str(caught.value)
+
+
+def test_the_command_line_names_the_agent_server_as_the_policy(tmp_path, server):
+    out = tmp_path / "cli"
+    policy = f"agent-server:{server.url}"
+    run = CliRunner().invoke(
+        app, ["run", "--run", "Maze", "--episodes", "1", "--policy", policy, "--out", str(out)]
+    )
+    assert run.exit_code == EXIT_OK, run.output
+    (record,) = _lines(out / "results.jsonl")
+    assert record["endpoint"] == "command line" and record["outcome"] == "success"
+    assert record["conversations"] and record["reward_valid"]
