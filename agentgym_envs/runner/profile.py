@@ -75,13 +75,14 @@ class Endpoint(_Strict):
         elif self.agent or self.options:
             key = "agent" if self.agent else "options"
             raise ValueError(f"{key} is for an agent server: add agent_server: <its url>")
-        _check_url("base_url", self.base_url)
+        if self.base_url:
+            _check_url("base_url", self.base_url)
         return self
 
     def _check_agent_server(self) -> None:
         from agentgym_envs.agents.specs import AGENTS
 
-        _check_url("agent_server", self.agent_server or "?")
+        _check_url("agent_server", str(self.agent_server))
         if self.local:
             raise ValueError(
                 "agent_server plays with its own model (or base_url's): drop local: true"
@@ -104,8 +105,8 @@ class Endpoint(_Strict):
         return os.environ.get(self.api_key_env) if self.api_key_env else None
 
 
-def _check_url(key: str, url: str | None) -> None:
-    if url and not url.startswith(("http://", "https://")):
+def _check_url(key: str, url: str) -> None:
+    if not url.startswith(("http://", "https://")):
         raise ValueError(f"{key} {url!r} must start with http:// or https://")
 
 
