@@ -155,7 +155,9 @@ def run(
         None, help="Env id (Maze-v0); field runner: envs, batteries (BabyAI,TextCraft)."
     ),
     policy: str | None = typer.Option(
-        None, help="expert or random (field runner: also openai, local).", show_default="expert"
+        None,
+        help="expert or random (field runner: also openai, local, agent-server:<url>).",
+        show_default="expert",
     ),
     episodes: int | None = typer.Option(
         None, min=1, help="Number of episodes (tasks 0..N-1 of the split).", show_default="10"

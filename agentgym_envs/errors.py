@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import ModuleType
 
 
@@ -45,12 +45,35 @@ def require(module: str, extra: str) -> ModuleType:
         ) from exc
 
 
-def unknown_name(kind: str, name: str, known: Iterable[str]) -> str:
-    """A message for an unknown ``name`` that suggests the closest known one."""
-    known = list(known)
+def unknown_name(
+    kind: str,
+    name: str,
+    known: Iterable[str],
+    *,
+    compare: Callable[[str], str] | None = None,
+    otherwise: str | None = None,
+) -> str:
+    """A message for an unknown ``name`` that suggests the closest known one.
+
+    Names are matched as they are, then ignoring case, then as a part of a known name.
+    ``compare`` gives the part of a name that is matched (``"AgentGym/Maze-v0"`` ->
+    ``"Maze-v0"``; the suggestion is the whole known name). ``otherwise`` is said when no name
+    is close (default: the known names).
+    """
+    part = compare or (lambda text: text)
+    by_part = {part(k): k for k in known}
+    close = _closest(part(name), list(by_part))
+    if close is not None:
+        return f"unknown {kind} {name!r}: did you mean {by_part[close]!r}?"
+    return (
+        f"unknown {kind} {name!r}: {otherwise or 'known: ' + ', '.join(sorted(by_part.values()))}"
+    )
+
+
+def _closest(name: str, known: list[str]) -> str | None:
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
     if not close:
         lowered = {k.lower(): k for k in known}
-        close = [v for k, v in lowered.items() if name.lower() in k][:1]
-    hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(sorted(known))}"
-    return f"unknown {kind} {name!r}: {hint}"
+        close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.4)
+        close = [lowered[c] for c in close] or [v for k, v in lowered.items() if name.lower() in k]
+    return close[0] if close else None

@@ -10,7 +10,6 @@ sizes, description, constructor arguments). Every other layer reads family facts
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import importlib.util
 from collections.abc import Callable
@@ -297,22 +296,14 @@ def resolve_id(env_id: str) -> str:
     for candidate in (name.lower(), f"{NAMESPACE}/{name}".lower()):
         if candidate in lowered:
             return lowered[candidate]
-    raise UnknownEnvError(_unknown_id_message(env_id))
-
-
-def _unknown_id_message(env_id: str) -> str:
-    """One line: the closest registered id (matched on short names too), else where the ids are."""
-    short = {k.split("/", 1)[-1]: k for k in ENV_INFO}
-    name = env_id.split(":", 1)[-1].split("/", 1)[-1]
-    close = difflib.get_close_matches(name, list(short), n=1, cutoff=0.5)
-    if not close:
-        close = difflib.get_close_matches(name.lower(), [k.lower() for k in short], n=1, cutoff=0.4)
-        close = [k for k in short if k.lower() in close][:1]
-    if close:
-        return f"unknown env id {env_id!r}: did you mean {short[close[0]]!r}?"
-    return (
-        f"unknown env id {env_id!r}: none of the {len(ENV_INFO)} ids is close; "
-        "`agentgym list` shows them"
+    raise UnknownEnvError(
+        unknown_name(
+            "env id",
+            env_id,
+            ENV_INFO,
+            compare=lambda text: text.split(":", 1)[-1].split("/", 1)[-1],
+            otherwise=f"none of the {len(ENV_INFO)} ids is close; `agentgym list` shows them",
+        )
     )
 
 

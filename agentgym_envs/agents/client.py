@@ -175,14 +175,19 @@ def agent_server_spec(
     agent: str | None = None,
     max_tokens: int | None = None,
     temperature: float | None = None,
+    options: dict[str, Any] | None = None,
+    timeout: float = 900.0,
 ) -> Any:
     """An agent server as a benchmark :class:`~agentgym_envs.benchmarks.PolicySpec`: each
-    episode is one ``/run`` (the runner's ``concurrency`` episodes in flight)."""
+    episode is one ``/run`` (the runner's ``concurrency`` episodes in flight).
+
+    ``options``: the agent's options sent with each row (they win over the run's max
+    rounds); ``timeout``: seconds to wait for one episode."""
     from agentgym_envs.agents.episodes import agent_names
     from agentgym_envs.agents.specs import AGENTS
     from agentgym_envs.benchmarks.policies import PolicySpec
 
-    client = AgentServerClient(url)
+    client = AgentServerClient(url, timeout=timeout)
     if agent is not None and agent not in agent_names():
         raise AgentGymError(f"unknown agent {agent!r}: use one of {', '.join(agent_names())}")
     extra: dict[str, Any] = _endpoint(base_url, model, api_key)
@@ -200,8 +205,9 @@ def agent_server_spec(
         env_id: str, task_id: int, split: str, seed: int, max_rounds: int | None
     ) -> dict[str, Any]:
         row = _row(env_id, task_id, split, seed, extra)
-        if max_rounds is not None and (agent or "multistep") in AGENTS:
-            row["options"] = {"max_rounds": max_rounds}
+        rounds = {} if max_rounds is None else {"max_rounds": max_rounds}
+        if (agent or "multistep") in AGENTS and (rounds or options):
+            row["options"] = {**rounds, **(options or {})}
         return client.run(row)
 
     def check() -> None:

@@ -8,7 +8,9 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -337,50 +339,64 @@ def bench(
     JSON, Markdown and a PNG chart. Subcommands: compare, report."""
     if ctx.invoked_subcommand is not None:
         return
-    from agentgym_envs.benchmarks.runner import resolve_envs, run_benchmark
+    from agentgym_envs.benchmarks.runner import run_benchmark
+
+    target = _target(ctx, policy, envs, items, allow_stand_in, model_source, max_rounds, out)
+    endpoint = {"base_url": base_url, "model": model, "api_key": api_key, "timeout": timeout}
+    sampling = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens}
+    agent = {"max_retries": max_retries, "history": history, "max_reasks": max_reasks}
+    model_options = {**endpoint, **sampling, **agent, "sample_seed": sample_seed}
+    loop = {"parser": parser, "prompts": prompts, "prompts_source": prompts_source}
+    runs = {"n_samples": n_samples, "concurrency": concurrency, "limit": limit, "seed": seed}
+    with _policy(policy, fmt, target, split=split, n_ctx=n_ctx, **model_options) as spec:
+        result = run_benchmark(
+            target.envs,
+            spec,
+            out=target.out,
+            split=split,
+            max_rounds=target.rounds,
+            items=target.items,
+            progress=progress,
+            ray=False if ray is None else (True if ray == RAY_DEFAULT else ray),
+            **runs,
+            **loop,
+        )
+    _print_run(result, split, target.out)
+
+
+@dataclass(frozen=True)
+class _Target:
+    """What ``agentgym bench`` runs: the envs (and ``--items``' items), their turn budget,
+    where the model comes from, and the run folder."""
+
+    envs: str
+    items: dict[str, list[Any]] | None
+    env_ids: list[str]
+    rounds: int | str
+    source: str
+    out: Path
+
+
+def _target(
+    ctx: typer.Context,
+    policy: str,
+    envs: str | None,
+    items: Path | None,
+    allow_stand_in: bool,
+    model_source: str,
+    max_rounds: str,
+    out: Path | None,
+) -> _Target:
+    """The bench command's envs, items, max rounds, model source and run folder, checked."""
+    from agentgym_envs.benchmarks.runner import resolve_envs
 
     source = _model_source(policy, model_source)
-    envs = _envs_to_run(ctx, envs, items)
+    names = _envs_to_run(ctx, envs, items)
     rounds = "default" if max_rounds == "default" else _int_option("--max-rounds", max_rounds)
-    run_items = _items(items, envs, allow_stand_in)
+    run_items = _items(items, names, allow_stand_in)
     out = out or Path("bench-runs") / _run_name(policy, source)
-    with _policy(
-        policy,
-        fmt,
-        source=source,
-        env_ids=list(run_items) if run_items is not None else resolve_envs(envs),
-        split=split,
-        n_ctx=n_ctx,
-        base_url=base_url,
-        model=model,
-        api_key=api_key,
-        temperature=temperature,
-        top_p=top_p,
-        max_tokens=max_tokens,
-        sample_seed=sample_seed,
-        timeout=timeout,
-        max_retries=max_retries,
-        history=history,
-        max_reasks=max_reasks,
-    ) as spec:
-        result = run_benchmark(
-            envs,
-            spec,
-            out=out,
-            split=split,
-            n_samples=n_samples,
-            concurrency=concurrency,
-            max_rounds=rounds,
-            limit=limit,
-            items=run_items,
-            seed=seed,
-            progress=progress,
-            parser=parser,
-            prompts=prompts,
-            prompts_source=prompts_source,
-            ray=False if ray is None else (True if ray == RAY_DEFAULT else ray),
-        )
-    _print_run(result, split, out)
+    env_ids = list(run_items) if run_items is not None else resolve_envs(names)
+    return _Target(names, run_items, env_ids, rounds, source, out)
 
 
 def _envs_to_run(ctx: typer.Context, envs: str | None, items: Path | None) -> str:
@@ -429,9 +445,8 @@ def _run_name(policy: str, source: str) -> str:
 def _policy(
     policy: str,
     fmt: str | None,
+    target: _Target,
     *,
-    source: str,
-    env_ids: list[str],
     split: str,
     n_ctx: int,
     base_url: str | None,
@@ -440,7 +455,7 @@ def _policy(
 ):
     """The policy spec of ``--policy``, with the model server of ``--model-source`` (the
     local model, or the experts behind the OpenAI interface) running until the block ends."""
-    server = None
+    server, source = None, target.source
     try:
         if source == "local":
             server = _start_local(n_ctx)
@@ -448,7 +463,7 @@ def _policy(
         elif source == "expert":
             from agentgym_envs.agents.expert_server import ExpertChatServer
 
-            server = ExpertChatServer(env_ids, split=split).start()
+            server = ExpertChatServer(target.env_ids, split=split).start()
             base_url = server.base_url
         spec = _policy_spec(policy, fmt, base_url=base_url, model=model, **kw)
         if source == "expert" and "tag_requests" in spec.config:

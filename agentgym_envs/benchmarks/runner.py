@@ -853,27 +853,13 @@ def run_benchmark(
         raise ValueError(f"concurrency={concurrency}: use 1 or more")
     source = None if prompts_source is None else str(prompts_source)
     loop = LoopOptions(parser, prompts, source, policy.config.get("max_history_turns"))
-    resolver = ItemResolver(env_kwargs=env_kwargs) if env_kwargs else default_resolver()
     options = {"split": split, "n_samples": n_samples, "max_rounds": max_rounds, "limit": limit}
-    plan = plan_run(envs, policy, **options, items=items, seed=seed, loop=loop, resolver=resolver)
-    agenteval = items is not None or split == "test"
-    plan.config["families"] = family_sources(plan, resolver, agenteval=agenteval)
-    if policy.check is not None:
-        policy.check()
-        plan.config["policy"] = policy.describe()
+    plan = _checked_plan(envs, policy, loop, env_kwargs, items=items, seed=seed, **options)
     on_ray = None
     if ray is not False:
-        from agentgym_envs.benchmarks.ray_run import RayExecutor
-
-        on_ray = RayExecutor(None if ray is True else str(ray), actors=concurrency)
-        on_ray.prepare(
-            plan, policy, seed=seed, record=record, loop=loop, env_kwargs=env_kwargs or {}
-        )
+        on_ray = _ray_executor(ray, concurrency, plan, policy, loop, seed, record, env_kwargs)
     store = ResultStore(out, plan.config, resume).open()
-    todo = [(it, s) for (it, s), k in zip(plan.episodes, plan.keys) if k not in store.done]
-    skipped = len(plan.episodes) - len(todo)
-    if skipped:
-        logger.info("resuming: %d of %d episodes already done", skipped, len(plan.episodes))
+    todo = _todo(plan, store)
     pool = _EnvPool(policy.format, env_kwargs or {}, plan.rounds, loop)
     started = time.perf_counter()
     try:
@@ -881,27 +867,83 @@ def run_benchmark(
             if on_ray is not None:
                 on_ray.run(todo, lambda res: store.append(res.to_record()), bar)
             else:
-                _Executor(policy, plan, store, pool, seed=seed, record=record).run(
-                    todo, concurrency, bar
-                )
+                executor = _Executor(policy, plan, store, pool, seed=seed, record=record)
+                executor.run(todo, concurrency, bar)
     finally:
         store.close()
         pool.close()
     wall = time.perf_counter() - started
-    all_records = store.records(plan)
-    summary = summarize(all_records, plan.config)
+    ray_stats = on_ray.stats if on_ray is not None else None
+    skipped = len(plan.episodes) - len(todo)
+    return _result(plan, store, skipped, wall, pool.make_time, ray_stats, reports=reports)
+
+
+def _result(
+    plan: RunPlan,
+    store: ResultStore,
+    skipped: int,
+    wall: float,
+    make_time: float,
+    ray_stats: Any,
+    *,
+    reports: bool,
+) -> RunResult:
+    """The summary of the plan's episodes, resumed and new, with its reports written."""
+    records = store.records(plan)
+    summary = summarize(records, plan.config)
     written = write_reports(summary, store.out) if store.out is not None and reports else {}
-    return RunResult(
-        summary,
-        store.out,
-        len(store.new),
-        skipped,
-        wall,
-        all_records,
-        written,
-        pool.make_time,
-        on_ray.stats if on_ray is not None else None,
-    )
+    ran = len(store.new)
+    return RunResult(summary, store.out, ran, skipped, wall, records, written, make_time, ray_stats)
+
+
+def _checked_plan(
+    envs: str | Sequence[str],
+    policy: PolicySpec,
+    loop: LoopOptions,
+    env_kwargs: dict[str, dict[str, Any]] | None,
+    *,
+    items: dict[str, list[BenchItem]] | None,
+    split: str,
+    **options: Any,
+) -> RunPlan:
+    """The run's plan, its families' sources in its config, and the policy checked (its
+    endpoint reached) before any episode."""
+    resolver = ItemResolver(env_kwargs=env_kwargs) if env_kwargs else default_resolver()
+    plan = plan_run(envs, policy, split=split, items=items, loop=loop, resolver=resolver, **options)
+    agenteval = items is not None or split == "test"
+    plan.config["families"] = family_sources(plan, resolver, agenteval=agenteval)
+    if policy.check is not None:
+        policy.check()
+        plan.config["policy"] = policy.describe()
+    return plan
+
+
+def _ray_executor(
+    ray: bool | str,
+    actors: int,
+    plan: RunPlan,
+    policy: PolicySpec,
+    loop: LoopOptions,
+    seed: int,
+    record: bool,
+    env_kwargs: dict[str, dict[str, Any]] | None,
+) -> Any:
+    """The Ray cluster's env actors for ``plan`` (``True``: ``$RAY_ADDRESS`` or a new local
+    cluster; a string: its address), checked before any episode."""
+    from agentgym_envs.benchmarks.ray_run import RayExecutor
+
+    on_ray = RayExecutor(None if ray is True else str(ray), actors=actors)
+    on_ray.prepare(plan, policy, seed=seed, record=record, loop=loop, env_kwargs=env_kwargs or {})
+    return on_ray
+
+
+def _todo(plan: RunPlan, store: ResultStore) -> list[tuple[BenchItem, int]]:
+    """The plan's episodes not already in ``store``."""
+    todo = [(it, s) for (it, s), k in zip(plan.episodes, plan.keys) if k not in store.done]
+    skipped = len(plan.episodes) - len(todo)
+    if skipped:
+        logger.info("resuming: %d of %d episodes already done", skipped, len(plan.episodes))
+    return todo
 
 
 def _totals(plan: RunPlan) -> dict[str, int]:

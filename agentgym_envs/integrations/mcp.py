@@ -440,70 +440,78 @@ class EpisodeTools:
 def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
     """The MCP ``Server`` (low-level API) for ``env_id`` over ``store``."""
     require("mcp", _HINT)
-    from mcp import types
     from mcp.server.lowlevel import Server
 
     store = store or EpisodeStore(env_id)
-    tools = env_tools(store.env_id)
-    names = {t["name"] for t in tools}
     server: Any = Server(f"agentgym:{store.env_id}")
-    session_keys: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+    handlers = _Handlers(server, store)
+    server.list_tools()(handlers.list_tools)
+    server.call_tool()(handlers.call_tool)
+    server.agentgym_store = store
+    return server
 
-    def query(name: str) -> str | None:
+
+class _Handlers:
+    """The MCP server's two handlers (list the tools, call one) and what they share: the
+    calling connection's episode key and the tools its URL offers."""
+
+    def __init__(self, server: Any, store: EpisodeStore) -> None:
+        self.server, self.store = server, store
+        self.tools = env_tools(store.env_id)
+        self.names = {t["name"] for t in self.tools}
+        self.session_keys: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+    def query(self, name: str) -> str | None:
         """Parameter ``name`` of the streamable-HTTP URL (``None`` over stdio)."""
-        params = getattr(getattr(server.request_context, "request", None), "query_params", None)
+        request = getattr(self.server.request_context, "request", None)
+        params = getattr(request, "query_params", None)
         return str(params[name]) if params is not None and params.get(name) else None
 
-    def session_key() -> tuple[str, str]:
+    def session_key(self) -> tuple[str, str]:
         """The episode key of the calling connection and the client's address; a key named
         by ``?session=`` is claimed with the ``X-Session-Token`` header (see
         :mod:`~agentgym_envs.integrations.ownership`)."""
-        ctx = server.request_context
+        ctx = self.server.request_context
         request = getattr(ctx, "request", None)
         client = ""
         if request is not None and getattr(request, "client", None) is not None:
             client = request.client.host
-        if query("session"):
-            key = str(query("session"))
+        if self.query("session"):
+            key = str(self.query("session"))
             token = request.headers.get(TOKEN_HEADER)
-            if store.claims.auth and not token:
+            if self.store.claims.auth and not token:
                 raise ForbiddenError(
                     f"a session named with ?session= needs its token: send the {TOKEN_HEADER} "
                     "header (a secret of your choosing the first time)"
                 )
-            store.claims.claim(key, token, client)
+            self.store.claims.claim(key, token, client)
             return key, client
-        key = session_keys.get(ctx.session)
+        key = self.session_keys.get(ctx.session)
         if key is None:
-            key = session_keys[ctx.session] = f"mcp-{uuid.uuid4().hex[:12]}"
+            key = self.session_keys[ctx.session] = f"mcp-{uuid.uuid4().hex[:12]}"
         return key, client
 
-    def offered() -> set[str]:
+    def offered(self) -> set[str]:
         # ``?reset=off``: the episode was started for the client (a harness runner), which
         # may play it but not restart it on another task
-        return names - {"reset"} if query("reset") == "off" else names
+        return self.names - {"reset"} if self.query("reset") == "off" else self.names
 
-    @server.list_tools()
-    async def list_tools() -> list[types.Tool]:
+    async def list_tools(self) -> list[Any]:
+        from mcp import types
+
         # ``?prefix=<p>``: names as ``<p><tool>``, for a client whose own tools share names
         # with the env's (OpenHands's ``finish``)
-        prefix = query("prefix") or ""
+        prefix = self.query("prefix") or ""
+        offered = self.offered()
         return [
-            types.Tool(**{**t, "name": prefix + t["name"]}) for t in tools if t["name"] in offered()
+            types.Tool(**{**t, "name": prefix + t["name"]})
+            for t in self.tools
+            if t["name"] in offered
         ]
 
-    def error(message: str) -> types.CallToolResult:
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=message)], isError=True
-        )
-
-    def ok(text: str, data: dict[str, Any]) -> types.CallToolResult:
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], structuredContent=data
-        )
-
-    def play(name: str, arguments: dict[str, Any], key: str, client: str) -> Any:
+    def play(self, name: str, arguments: dict[str, Any], key: str, client: str) -> Any:
         """One tool call (in a worker thread): its text and structured content."""
+        store = self.store
         if name == "reset":
             episode, obs, info = store.reset(key, client=client, **arguments)
             text = f"{episode.env.instructions()}\n\n{obs}"
@@ -524,25 +532,37 @@ def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
             store.finish(episode)
         return with_error(obs, episode.info), episode.result(obs)
 
-    @server.call_tool()
-    async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
         arguments = dict(arguments or {})
-        prefix = query("prefix") or ""
+        prefix = self.query("prefix") or ""
         if prefix and name.startswith(prefix):
             name = name[len(prefix) :]
-        if name not in offered():
-            return error(f"unknown tool {name!r}: use one of {', '.join(sorted(offered()))}")
+        if name not in self.offered():
+            return _error(f"unknown tool {name!r}: use one of {', '.join(sorted(self.offered()))}")
         try:
-            key, client = session_key()
-            text, data = await store.call(play, name, arguments, key, client, key=key)
-            return ok(text, data)
+            key, client = self.session_key()
+            text, data = await self.store.call(self.play, name, arguments, key, client, key=key)
         except SessionError as exc:
-            return error(str(exc))
+            return _error(str(exc))
         except AgentGymError as exc:
-            return error(f"{type(exc).__name__}: {exc}")
+            return _error(f"{type(exc).__name__}: {exc}")
+        return _ok(text, data)
 
-    server.agentgym_store = store
-    return server
+
+def _error(message: str) -> Any:
+    from mcp import types
+
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], isError=True
+    )
+
+
+def _ok(text: str, data: dict[str, Any]) -> Any:
+    from mcp import types
+
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structuredContent=data
+    )
 
 
 async def serve_stdio(env_id: str, *, record: str | None = None) -> None:

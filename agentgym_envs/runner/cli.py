@@ -3,9 +3,10 @@
 ``agentgym run`` keeps its one-env form (``agentgym run Maze-v0 --policy expert``); any field
 option (``--config``, ``--run``, ``--repeat``, ``--concurrency``, ``--out``, ``--max-seconds``,
 ``--base-url``, ``--model``, ``--dry-run``, ``--list-envs``), several envs
-(``BabyAI,TextCraft``), a battery (``lightweight``) or a model policy (``openai``, ``local``)
-hands the command to :func:`field_run`. Options given on the command line override the
-profile's values. Exit codes: see :data:`agentgym_envs.runner.field.EXIT_OK` and the others.
+(``BabyAI,TextCraft``), a battery (``lightweight``) or a model policy (``openai``,
+``local``, ``agent-server:<url>``) hands the command to :func:`field_run`. Options given on
+the command line override the profile's values. Exit codes: see
+:data:`agentgym_envs.runner.field.EXIT_OK` and the others.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def wants_field_runner(options: dict[str, Any]) -> bool:
     """Whether ``agentgym run`` with these options is a field run (else the one-env run)."""
     if any(options.get(k) not in (None, False) for k in FIELD_OPTIONS):
         return True
-    if options.get("policy") in ("openai", "local"):
+    policy = str(options.get("policy") or "")
+    if policy in ("openai", "local") or policy.startswith("agent-server:"):
         return True
     env_id = options.get("env_id") or ""
     if "," in env_id or env_id in BUILTIN_BATTERIES:
@@ -84,18 +86,35 @@ def _profile(options: dict[str, Any]) -> Profile:
     }
     data.update({k: v for k, v in overrides.items() if v is not None})
     model = data["model"]
-    if options.get("base_url"):
-        endpoint = {"name": "command line", "base_url": options["base_url"], "local": False}
+    endpoint = _first_endpoint(options)
+    if endpoint is not None:
         model["endpoints"] = [endpoint, *model.get("endpoints", [])]
-        if not options.get("policy") and model["policy"] in ("expert", "random", "local"):
-            model["policy"] = "openai"
-    if options.get("policy"):
-        model["policy"] = options["policy"]
+    policy = options.get("policy")
+    if "agent_server" in (endpoint or {}) or (
+        endpoint and not policy and model["policy"] in ("expert", "random", "local")
+    ):
+        model["policy"] = "openai"
+    elif policy:
+        model["policy"] = policy
     if options.get("model"):
         model["name"] = options["model"]
     return parse_profile(
         data, "options" if not options.get("config") else Path(options["config"]).name
     )
+
+
+def _first_endpoint(options: dict[str, Any]) -> dict[str, Any] | None:
+    """The endpoint the command line puts first: ``--policy agent-server:<url>`` (as
+    ``agentgym bench`` takes it; ``--base-url`` is then its model) or ``--base-url``."""
+    from agentgym_envs.agents.client import SERVER_PREFIX
+
+    policy, base_url = str(options.get("policy") or ""), options.get("base_url")
+    if policy.startswith(SERVER_PREFIX):
+        server = policy.removeprefix(SERVER_PREFIX)
+        return {"name": "command line", "agent_server": server, "base_url": base_url}
+    if base_url:
+        return {"name": "command line", "base_url": base_url, "local": False}
+    return None
 
 
 def _names(options: dict[str, Any]) -> list[str]:

@@ -1,6 +1,7 @@
-"""Who plays a field run: the scripted expert / random policy, or a chat model behind an ordered
-list of OpenAI-compatible endpoints (TensorZero, then Ollama, ...), failing over to the next
-endpoint that answers when one goes down. Health is ``GET <base_url>/models``.
+"""Who plays a field run: the scripted expert / random policy, or an ordered list of endpoints
+-- OpenAI-compatible models (TensorZero, then Ollama, ...) and agent servers, which play each
+episode whole (``POST /run``) -- failing over to the next endpoint that answers when one goes
+down. Health is ``GET <base_url>/models`` (an agent server's: ``GET /health``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ class EndpointHealth:
 
 
 def endpoint_health(endpoint: Endpoint, timeout: float = 5.0) -> EndpointHealth:
-    """``GET /models`` on ``endpoint`` (for ``local: true``: can the bundled server start?)."""
+    """``GET /models`` on ``endpoint`` (for ``local: true``: can the bundled server start?; for
+    an agent server: ``GET /health``)."""
+    if endpoint.agent_server:
+        return _agent_server_health(endpoint, timeout)
     if endpoint.local:
         from agentgym_envs.benchmarks.local_llm import local_llm_available
 
@@ -50,6 +54,23 @@ def endpoint_health(endpoint: Endpoint, timeout: float = 5.0) -> EndpointHealth:
         detail = f"answers, but does not list {endpoint.model!r} (lists {', '.join(models[:5])})"
         return EndpointHealth(endpoint.label, True, detail, models)
     return EndpointHealth(endpoint.label, True, f"answers ({len(models)} models)", models)
+
+
+def _agent_server_health(endpoint: Endpoint, timeout: float) -> EndpointHealth:
+    from agentgym_envs.agents.client import AgentServerClient
+
+    with AgentServerClient(str(endpoint.agent_server), timeout=timeout) as client:
+        try:
+            health = client.health()
+        except Exception as exc:
+            detail = (
+                f"cannot reach the agent server ({type(exc).__name__}: {exc}): start it with "
+                "agentgym agent-server <agent> or fix agent_server"
+            )
+            return EndpointHealth(endpoint.label, False, detail, [])
+    agent = endpoint.agent or health.get("agent")
+    detail = f"agent server answers (agent {agent}, {health.get('concurrency')} at a time)"
+    return EndpointHealth(endpoint.label, True, detail, [])
 
 
 class PolicyChain:
@@ -80,6 +101,9 @@ class PolicyChain:
     def model_name(self) -> str:
         if self.scripted:
             return self.config.policy
+        endpoint = self.endpoints[self.index] if self.index >= 0 else None
+        if endpoint is not None and endpoint.agent_server:
+            return endpoint.model or self.config.name or f"agent-server:{endpoint.agent or '-'}"
         return str(self.spec.config.get("model") or self.config.name or "")
 
     @property
@@ -100,6 +124,8 @@ class PolicyChain:
     def _spec_for(self, endpoint: Endpoint) -> Any:
         from agentgym_envs.benchmarks import openai_spec
 
+        if endpoint.agent_server:
+            return self._server_spec(endpoint)
         base_url = endpoint.base_url
         model = endpoint.model or self.config.name
         if endpoint.local:
@@ -116,12 +142,31 @@ class PolicyChain:
             fmt=cfg.format,
             temperature=cfg.temperature,
             max_tokens=cfg.max_tokens,
-            timeout=endpoint.timeout,
+            timeout=endpoint.request_timeout,
             max_retries=cfg.max_retries,
             max_history_turns=cfg.max_history_turns,
             name=endpoint.label,
         )
         spec.check()  # /models: fails fast when the endpoint is down
+        return spec
+
+    def _server_spec(self, endpoint: Endpoint) -> Any:
+        """An agent server's spec: each episode one ``POST /run`` with the profile's model
+        settings (``base_url``, ``model``, temperature, max tokens, max rounds)."""
+        from agentgym_envs.agents.client import agent_server_spec
+
+        spec = agent_server_spec(
+            str(endpoint.agent_server),
+            base_url=endpoint.base_url,
+            model=endpoint.model or self.config.name,
+            api_key=endpoint.api_key(),
+            agent=endpoint.agent,
+            max_tokens=self.config.max_tokens,
+            temperature=self.config.temperature,
+            options=endpoint.options,
+            timeout=endpoint.request_timeout,
+        )
+        spec.check()  # GET /health: fails fast when the server is down
         return spec
 
     def _select(self, start: int) -> Any:

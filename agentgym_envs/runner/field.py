@@ -1,7 +1,8 @@
 """Field runs: a profile's envs x tasks x repeats, played concurrently, resumable, with events.
 
 :func:`plan_field` turns a profile (and the names given on the command line) into per-env
-plans; :class:`FieldRunner` plays them. Each finished episode is one JSON line in
+plans; :class:`FieldRunner` plays them (or has an agent server play them, one ``POST /run``
+per episode, for an ``agent_server`` endpoint). Each finished episode is one JSON line in
 ``<output>/results.jsonl`` (the benchmark's record, plus ``episode_id``, ``outcome``,
 ``model``, ``endpoint``, ``repeat``), written as it finishes; a second run with the same output
 folder skips what is there (episodes that ended in an error are played again). After each
@@ -455,7 +456,8 @@ class FieldRunner:
         while True:
             spec = self.chain.spec
             try:
-                env = pool.get(plan)
+                # an agent server plays the whole episode: no env here
+                env = None if getattr(spec, "episode", None) else pool.get(plan)
                 result = play_episode(
                     env,
                     spec,
@@ -475,7 +477,10 @@ class FieldRunner:
                     self.stop.set()
                     return
             except Exception as exc:
-                logger.exception("%s %s repeat %d failed", plan.env_id, item.item_id, repeat)
+                if isinstance(exc, AgentGymError):  # one line says it (an agent server's 4xx)
+                    logger.error("%s %s repeat %d: %s", plan.env_id, item.item_id, repeat, exc)
+                else:
+                    logger.exception("%s %s repeat %d failed", plan.env_id, item.item_id, repeat)
                 pool.discard(plan.env_id)
                 record = error_record(plan, item, repeat, f"{type(exc).__name__}: {exc}")
                 break

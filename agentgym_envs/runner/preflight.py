@@ -1,6 +1,7 @@
 """Pre-flight: everything a field run needs, checked without playing an episode.
 
-:func:`preflight` reaches each model endpoint (``GET /models``), checks each env's extra,
+:func:`preflight` reaches each model endpoint (``GET /models``; an agent server's
+``GET /health``), checks each env's extra,
 system programs (Java, Chromium) and data paths, makes one env of each id and resets it, and
 tries each event sink. A failed endpoint (when none answers), env or output check is fatal
 (exit code 3); a sink that is down is only a warning -- the run buffers its events.
@@ -45,7 +46,8 @@ def _endpoint_checks(profile: Profile, endpoints: list[Endpoint]) -> list[Check]
         health = endpoint_health(endpoint)
         checks.append(Check("endpoint", endpoint.label, health.ok, health.detail, fatal=False))
     if not any(c.ok for c in checks):
-        checks.append(Check("endpoint", "fallback", False, "no endpoint answers"))
+        why = "; ".join(f"{c.name}: {c.detail}" for c in checks)
+        checks.append(Check("endpoint", "fallback", False, f"no endpoint answers ({why})"))
     return checks
 
 

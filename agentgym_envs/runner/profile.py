@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import tomllib
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from agentgym_envs.errors import AgentGymError, require
 
@@ -34,40 +42,77 @@ class _Strict(BaseModel):
 
 
 class Endpoint(_Strict):
-    """One OpenAI-compatible model endpoint; the profile lists them in fallback order.
+    """One endpoint of the profile's fallback list: a model, or an agent server that plays
+    whole episodes.
 
-    ``base_url`` is the ``/v1`` root (TensorZero ``http://host:3000/openai/v1``, Ollama
-    ``http://host:11434/v1``, vLLM ``http://host:8000/v1``); ``local: true`` instead starts the
-    bundled llama.cpp server (SmolLM2, extra ``local-llm``). ``api_key_env`` names the
-    environment variable holding the key (keys never go in the profile).
+    ``base_url`` is an OpenAI-compatible ``/v1`` root (TensorZero
+    ``http://host:3000/openai/v1``, Ollama ``http://host:11434/v1``, vLLM
+    ``http://host:8000/v1``); ``local: true`` instead starts the bundled llama.cpp server
+    (SmolLM2, extra ``local-llm``); ``agent_server`` is the root of an agent server
+    (``agentgym agent-server <agent>``): each episode is one ``POST /run`` to it, played by its
+    ``agent`` (default: the server's) with the model at ``base_url`` (default: the server's
+    ``--model-url``). ``api_key_env`` names the environment variable holding the key (keys
+    never go in the profile); ``timeout`` is seconds per request (default 120; for an agent
+    server, per episode: 900).
     """
 
     name: str | None = None
     base_url: str | None = None
     local: bool = False
+    agent_server: str | None = None
+    agent: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
     model: str | None = None
     api_key_env: str | None = None
-    timeout: float = Field(120.0, gt=0)
+    timeout: float | None = Field(None, gt=0)
 
     @model_validator(mode="after")
     def _one_target(self) -> Endpoint:
-        if bool(self.base_url) == bool(self.local):
-            raise ValueError("give base_url or local: true (one of them)")
-        if self.base_url and not self.base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url {self.base_url!r} must start with http:// or https://")
+        if self.agent_server is not None:
+            self._check_agent_server()
+        elif bool(self.base_url) == bool(self.local):
+            raise ValueError("give base_url, local: true or agent_server (one of them)")
+        elif self.agent or self.options:
+            key = "agent" if self.agent else "options"
+            raise ValueError(f"{key} is for an agent server: add agent_server: <its url>")
+        if self.base_url:
+            _check_url("base_url", self.base_url)
         return self
+
+    def _check_agent_server(self) -> None:
+        from agentgym_envs.agents.specs import AGENTS
+
+        _check_url("agent_server", str(self.agent_server))
+        if self.local:
+            raise ValueError(
+                "agent_server plays with its own model (or base_url's): drop local: true"
+            )
+        if self.agent is not None and self.agent not in AGENTS:
+            raise ValueError(f"unknown agent {self.agent!r}: use one of {', '.join(AGENTS)}")
 
     @property
     def label(self) -> str:
-        return self.name or ("local" if self.local else str(self.base_url))
+        if self.name:
+            return self.name
+        return "local" if self.local else str(self.agent_server or self.base_url)
+
+    @property
+    def request_timeout(self) -> float:
+        """Seconds per request: ``timeout``, else 120 (900 per agent-server episode)."""
+        return self.timeout or (900.0 if self.agent_server else 120.0)
 
     def api_key(self) -> str | None:
         return os.environ.get(self.api_key_env) if self.api_key_env else None
 
 
+def _check_url(key: str, url: str) -> None:
+    if not url.startswith(("http://", "https://")):
+        raise ValueError(f"{key} {url!r} must start with http:// or https://")
+
+
 class ModelConfig(_Strict):
-    """Who plays: ``expert`` / ``random`` (scripted), ``openai`` (the endpoints, in order) or
-    ``local`` (the bundled SmolLM2 server)."""
+    """Who plays: ``expert`` / ``random`` (scripted), ``openai`` (the endpoints, in order:
+    models or agent servers) or ``local`` (the bundled SmolLM2 server)."""
 
     policy: Literal["expert", "random", "openai", "local"] = "expert"
     name: str | None = None
@@ -166,6 +211,17 @@ class Profile(_Strict):
     sinks: list[SinkConfig] = Field(default_factory=list)
     #: Seconds to keep delivering buffered events when the run ends (the rest stay on disk).
     flush_seconds: float = Field(10.0, ge=0)
+
+    @field_validator("backend")
+    @classmethod
+    def _agent_servers_play_locally(cls, value: str, info: ValidationInfo) -> str:
+        model = info.data.get("model")
+        if value == "ray" and model is not None and any(e.agent_server for e in model.endpoints):
+            raise ValueError(
+                "ray plays episodes on env actors; an agent_server endpoint plays them on the "
+                "server: use backend: local"
+            )
+        return value
 
     @field_validator("max_rounds")
     @classmethod

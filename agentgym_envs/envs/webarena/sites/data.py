@@ -468,6 +468,36 @@ def project_plan(seed: int = SEED) -> list[dict[str, Any]]:
 
 
 def _code(conn: sqlite3.Connection, rng: random.Random, commits: list[tuple[Any, ...]]) -> None:
+    """The code host's tables: users, groups, projects with their members, issues and to-dos,
+    merge requests and commits (``rng`` drawn in this order: the data depend on it)."""
+    names = _code_accounts(conn, rng)
+    plan = project_plan()
+    groups = sorted({p["namespace"] for p in plan} - {CODE_USER})
+    conn.executemany(
+        "INSERT INTO code_groups VALUES (?,?,?)",
+        [(g, g.replace("-", " ").title(), f"The {g} group") for g in groups],
+    )
+    issue_rows, member_rows, todo_rows = [], [], []
+    for p in plan:
+        conn.execute("INSERT INTO code_projects VALUES (?,?,?,?,?,?,?,?,?,?)", _project_row(rng, p))
+        member_rows += _project_members(rng, p, names)
+        issue_rows += _project_issues(rng, p, names)
+        if p["id"] <= 40 and rng.random() < 0.5:
+            todo_rows.append(
+                (CODE_USER, p["id"], "Issue #1", f"You are mentioned in {p['name']}", "pending")
+            )
+    _insert_code_rows(
+        conn,
+        issues=issue_rows,
+        merge_requests=_merge_requests(rng, commits),
+        members=member_rows,
+        todos=todo_rows,
+        commits=commits,
+    )
+
+
+def _code_accounts(conn: sqlite3.Connection, rng: random.Random) -> list[str]:
+    """The code host's users (Byte Blaze first), written; their user names."""
     users = _code_users(rng)
     conn.executemany(
         "INSERT INTO code_users VALUES (?,?,?,?)",
@@ -481,84 +511,102 @@ def _code(conn: sqlite3.Connection, rng: random.Random, commits: list[tuple[Any,
             for u, n in users
         ],
     )
-    plan = project_plan()
-    groups = sorted({p["namespace"] for p in plan} - {CODE_USER})
-    conn.executemany(
-        "INSERT INTO code_groups VALUES (?,?,?)",
-        [(g, g.replace("-", " ").title(), f"The {g} group") for g in groups],
+    return [u for u, _ in users]
+
+
+def _project_row(rng: random.Random, p: dict[str, Any]) -> tuple[Any, ...]:
+    """A project's ``code_projects`` row: stars, forks and visibility drawn."""
+    return (
+        p["id"],
+        p["namespace"],
+        p["name"],
+        p["description"],
+        int(rng.paretovariate(0.9)) - 1,
+        rng.randrange(0, 30),
+        p["language"],
+        rng.choice(("Public", "Public", "Private", "Internal")),
+        p["created"],
+        "main",
     )
-    names = [u for u, _ in users]
-    issue_rows, mr_rows, member_rows, todo_rows = [], [], [], []
-    for p in plan:
-        pid = p["id"]
-        conn.execute(
-            "INSERT INTO code_projects VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (
-                pid,
-                p["namespace"],
-                p["name"],
-                p["description"],
-                int(rng.paretovariate(0.9)) - 1,
-                rng.randrange(0, 30),
-                p["language"],
-                rng.choice(("Public", "Public", "Private", "Internal")),
-                p["created"],
-                "main",
-            ),
+
+
+def _project_members(
+    rng: random.Random, p: dict[str, Any], names: list[str]
+) -> list[tuple[int, str, str]]:
+    """A project's members: its owner, often Byte Blaze, and a few others with roles."""
+    pid = p["id"]
+    owner = p["namespace"] if p["namespace"] in names else CODE_USER
+    rows = [(pid, owner, "Owner")]
+    if owner != CODE_USER and rng.random() < 0.5:
+        rows.append((pid, CODE_USER, rng.choice(ROLES[1:4])))
+    for u in rng.sample(names[1:], rng.randrange(1, 7)):
+        if u != owner:
+            rows.append((pid, u, rng.choice(ROLES[:4])))
+    return rows
+
+
+def _project_issues(
+    rng: random.Random, p: dict[str, Any], names: list[str]
+) -> list[tuple[Any, ...]]:
+    """A project's issues, numbered from 1."""
+    return [
+        (
+            p["id"],
+            iid,
+            f"{rng.choice(vocab.ISSUE_WORDS).capitalize()} in {p['name']} (#{iid})",
+            "Steps to reproduce are in the description.",
+            "opened" if rng.random() < 0.6 else "closed",
+            ",".join(sorted(rng.sample(LABELS, rng.choice((0, 1, 1, 2, 3))))),
+            rng.choice(names),
+            rng.choice(names) if rng.random() < 0.4 else "",
+            _day(rng, date(2022, 1, 1), 600),
         )
-        owner = p["namespace"] if p["namespace"] in names else CODE_USER
-        member_rows.append((pid, owner, "Owner"))
-        if owner != CODE_USER and rng.random() < 0.5:
-            member_rows.append((pid, CODE_USER, rng.choice(ROLES[1:4])))
-        for u in rng.sample(names[1:], rng.randrange(1, 7)):
-            if u != owner:
-                member_rows.append((pid, u, rng.choice(ROLES[:4])))
-        for iid in range(1, rng.choice((3, 5, 8, 12, 15, 20, 30, 40)) + 1):
-            issue_rows.append(
-                (
-                    pid,
-                    iid,
-                    f"{rng.choice(vocab.ISSUE_WORDS).capitalize()} in {p['name']} (#{iid})",
-                    "Steps to reproduce are in the description.",
-                    "opened" if rng.random() < 0.6 else "closed",
-                    ",".join(sorted(rng.sample(LABELS, rng.choice((0, 1, 1, 2, 3))))),
-                    rng.choice(names),
-                    rng.choice(names) if rng.random() < 0.4 else "",
-                    _day(rng, date(2022, 1, 1), 600),
-                )
-            )
-        if pid <= 40 and rng.random() < 0.5:
-            todo_rows.append(
-                (CODE_USER, pid, "Issue #1", f"You are mentioned in {p['name']}", "pending")
-            )
-    for pid, iid, branch, author, created in _mr_branches(commits):
-        mr_rows.append(
-            (
-                pid,
-                iid,
-                f"Draft: {branch.replace('-', ' ')}",
-                rng.choice(("opened", "opened", "merged", "closed")),
-                author,
-                branch,
-                "main",
-                created,
-                f"This merge request adds {branch.replace('-', ' ')}.",
-            )
+        for iid in range(1, rng.choice((3, 5, 8, 12, 15, 20, 30, 40)) + 1)
+    ]
+
+
+def _merge_requests(rng: random.Random, commits: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """One merge request per feature branch of the commits, its state drawn."""
+    return [
+        (
+            pid,
+            iid,
+            f"Draft: {branch.replace('-', ' ')}",
+            rng.choice(("opened", "opened", "merged", "closed")),
+            author,
+            branch,
+            "main",
+            created,
+            f"This merge request adds {branch.replace('-', ' ')}.",
         )
+        for pid, iid, branch, author, created in _mr_branches(commits)
+    ]
+
+
+def _insert_code_rows(
+    conn: sqlite3.Connection,
+    *,
+    issues: list[tuple[Any, ...]],
+    merge_requests: list[tuple[Any, ...]],
+    members: list[tuple[int, str, str]],
+    todos: list[tuple[Any, ...]],
+    commits: list[tuple[Any, ...]],
+) -> None:
+    """Write the code host's per-project rows."""
     conn.executemany(
         "INSERT INTO code_issues (project_id, iid, title, body, state, labels, author, "
         "assignee, created) VALUES (?,?,?,?,?,?,?,?,?)",
-        issue_rows,
+        issues,
     )
     conn.executemany(
         "INSERT INTO code_merge_requests (project_id, iid, title, state, author, source_branch, "
         "target_branch, created, description) VALUES (?,?,?,?,?,?,?,?,?)",
-        mr_rows,
+        merge_requests,
     )
-    conn.executemany("INSERT INTO code_members VALUES (?,?,?)", member_rows)
+    conn.executemany("INSERT INTO code_members VALUES (?,?,?)", members)
     conn.executemany(
         "INSERT INTO code_todos (username, project_id, target, body, state) VALUES (?,?,?,?,?)",
-        todo_rows,
+        todos,
     )
     conn.executemany(
         "INSERT INTO code_commits (project_id, sha, author, day, message, branch) "
