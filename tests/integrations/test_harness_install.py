@@ -7,6 +7,7 @@ OpenClaw's Node and ``install --all`` being a no-op are checked too."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -166,5 +167,11 @@ def test_the_installed_harnesses_have_their_pins_and_install_all_does_nothing():
     version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
     assert tuple(map(int, version[1:].split(".")[:2])) >= (24, 16)
     assert pins(get_harness("openclaw"))["node"] == version.strip()[1:]
+    # OpenClaw's own install script refuses an older Node: with the harness's PATH it passes
+    openclaw = get_harness("openclaw")
+    package = openclaw.prefix() / "node_modules" / "openclaw"
+    script = json.loads((package / "package.json").read_text())["scripts"]["preinstall"]
+    env = {**os.environ, "PATH": openclaw.search_path()}
+    assert subprocess.run(script, shell=True, cwd=package, env=env).returncode == 0
     again = _cli("install", "--all")
     assert again.returncode == 0 and again.stdout.count("already installed") == len(names())
