@@ -99,6 +99,16 @@ def test_a_failed_install_leaves_nothing_and_puts_the_old_one_back(folder):
     assert not tiny.prefix().exists()
 
 
+def test_an_install_that_was_killed_is_not_installed_and_is_redone(folder):
+    _npm()
+    tiny = TinyNpm()
+    install(tiny)
+    (tiny.prefix() / UNFINISHED).write_text(tiny.package)  # as a killed attempt leaves it
+    assert not is_installed(tiny)
+    assert install(tiny) is True and is_installed(tiny)
+    assert not (folder / "npm" / ".tiny-npm.old").exists()
+
+
 def test_the_printed_install_command_works(folder):
     _npm()
     tiny = TinyNpm()

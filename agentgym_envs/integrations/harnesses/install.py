@@ -167,7 +167,9 @@ def install(harness: Harness, *, timeout: float = STEP_TIMEOUT) -> bool:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         old = prefix.with_name(f".{harness.name}.old")
         shutil.rmtree(old, ignore_errors=True)
-        if prefix.exists():
+        if (prefix / UNFINISHED).exists():
+            shutil.rmtree(prefix)  # an attempt that was killed: nothing to keep
+        elif prefix.exists():
             prefix.rename(old)  # put back if this attempt fails
         try:
             prefix.mkdir()
