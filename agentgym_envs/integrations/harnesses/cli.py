@@ -94,7 +94,8 @@ def harness_command(
     everything: bool = typer.Option(False, "--all", help="With 'install': every harness."),
 ) -> None:
     """Play one task with a pre-built harness (its own prompts and tools; our env over MCP);
-    write the scored trajectory to AgentTraj / chat / SFT under --out."""
+    write the scored trajectory to AgentTraj / chat / SFT under --out. 'harness list' shows the
+    harnesses; 'harness install <name>... | --all' installs them (pinned, each in its own place)."""
     from agentgym_envs.integrations.harnesses import get_harness, names
     from agentgym_envs.integrations.harnesses.runner import run_harness
 
