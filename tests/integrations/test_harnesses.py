@@ -2,7 +2,8 @@
 server: with the family's expert as the model, every harness reaches the expert's success on a
 game (Wordle) and a tool family (Weather), and the recorded trajectory is the harness's own
 (its system prompt, its tools, its names for ours), scored by the env. A harness that is not
-installed is skipped with its install command. A harness that dies or hangs mid-episode ends
+installed is skipped with its install command, or fails the test when
+``AGENTGYM_REQUIRE_HARNESSES=1`` (CI installs them all: ``.ci/run``). A harness that dies or hangs mid-episode ends
 it as env_error / time_limit with reward_valid false; bad names are one-line errors."""
 
 from __future__ import annotations
@@ -50,7 +51,10 @@ def _searched(chat):
 def installed(name: str):
     harness = get_harness(name)
     if harness.locate() is None:
-        pytest.skip(f"{harness.title} is not installed: {harness.install_command()}")
+        missing = f"{harness.title} is not installed: {harness.install_command()}"
+        if os.environ.get("AGENTGYM_REQUIRE_HARNESSES") == "1":
+            pytest.fail(f"{missing} (AGENTGYM_REQUIRE_HARNESSES=1: run agentgym harness install)")
+        pytest.skip(missing)
     return harness
 
 
@@ -200,7 +204,8 @@ def test_a_missing_harness_is_one_line_with_its_install_command(tmp_path):
         PATH="/usr/bin:/bin",
     )
     assert done.returncode == 2 and done.stderr.count("\n") == 1
-    assert f"npm install --prefix {tmp_path} @kilocode/cli@7.7.7" in done.stderr
+    assert f"npm install --prefix {tmp_path / 'npm' / 'kilocode'} " in done.stderr
+    assert done.stderr.rstrip().endswith(" @kilocode/cli@7.7.7")
     listing = _cli("list", AGENTGYM_HARNESSES=str(tmp_path), PATH="/usr/bin:/bin")
     assert listing.returncode == 0
     assert "kilocode" in listing.stdout and "not installed: npm install" in listing.stdout

@@ -6,16 +6,19 @@ pointed at the recording gateway, its tools at our MCP server) and how to start 
 The runner (:mod:`~agentgym_envs.integrations.harnesses.runner`) does the rest.
 
 Harnesses are looked up in the harness folder -- ``$AGENTGYM_HARNESSES``, else
-``$AGENTGYM_HOME/harnesses``, else ``~/.local/share/agentgym/harnesses`` -- where
-``npm install --prefix <folder> <package>@<version>`` puts the npm ones (their commands in
-``node_modules/.bin``, which also holds a newer ``node`` when one is installed there) and
-``<folder>/venvs/<name>`` holds the Python ones; then on ``PATH``. Nothing is ever installed
-here: a missing harness is a :class:`HarnessMissingError` whose message is the install command.
+``$AGENTGYM_HOME/harnesses``, else ``~/.local/share/agentgym/harnesses`` -- where each npm
+harness has a prefix of its own, ``<folder>/npm/<name>`` (its commands in ``node_modules/.bin``,
+which also holds a newer ``node`` when the harness needs one), and each Python harness a venv
+of its own, ``<folder>/venvs/<name>``; then in ``<folder>/node_modules/.bin`` (a prefix shared by
+installs made by hand) and on ``PATH``. ``agentgym harness install``
+(:mod:`~agentgym_envs.integrations.harnesses.install`) installs them there; a missing harness
+is a :class:`HarnessMissingError` whose message is the command that installs it.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -74,6 +77,20 @@ class Episode:
     api_key: str = "agentgym"
 
 
+@dataclass(frozen=True)
+class Step:
+    """One command of a harness's installation: ``argv``, run with ``path`` (a folder) first on
+    ``PATH`` when given."""
+
+    argv: tuple[str, ...]
+    path: str | None = None
+
+    def shell(self) -> str:
+        """The step as a shell command."""
+        command = shlex.join(self.argv)
+        return f"PATH={shlex.quote(self.path)}:$PATH {command}" if self.path else command
+
+
 class Harness:
     """A pre-built agent harness: how to install, find, configure and run it.
 
@@ -83,13 +100,19 @@ class Harness:
     Attributes:
         name: the name ``agentgym harness <name>`` takes.
         title: the harness's own name.
-        package: the pinned package (``cline@3.0.65``; for PyPI ``openhands-sdk==1.58.2``).
+        package: the pinned packages, space-separated (``cline@3.0.65``; for PyPI
+            ``openhands-sdk==1.58.2 openhands-tools==1.58.2``).
         kind: ``"npm"`` or ``"pip"``.
         binary: the command an npm package installs.
+        node: the npm registry's ``node`` package (``node@24.21.0``) an npm harness needs
+            because it refuses the system's Node: installed into its prefix first, and first on
+            ``PATH`` when the harness is installed and run.
         module: the modules a PyPI harness imports, comma-separated (found in its venv).
-        python: the Python its venv needs (``python3.12``), for the install command.
+        python: the Python version its venv is made with (``3.12``).
         tools: ``"mcp"`` when the harness takes MCP servers (our env's tools reach it as MCP
             tools), else how the env reaches it.
+        context: the context window declared for the model in the harness's configuration.
+        output: the output token cap declared for the model.
     """
 
     name = ""
@@ -97,33 +120,62 @@ class Harness:
     package = ""
     kind = "npm"
     binary = ""
+    node = ""
     module = ""
-    python = "python3"
+    python = "3.12"
     tools = "mcp"
+    context = 32768
+    output = 4096
 
     # -- finding it --------------------------------------------------------------------------
-    def install_command(self) -> str:
-        """The command that installs the pinned harness into :func:`harness_dir`."""
-        folder = harness_dir()
+    def prefix(self) -> Path:
+        """Where the harness is installed: its npm prefix or its venv, in :func:`harness_dir`."""
+        return harness_dir() / ("npm" if self.kind == "npm" else "venvs") / self.name
+
+    def install_steps(self, prefix: Path, python: str) -> list[Step]:
+        """The commands that install the pinned harness into ``prefix`` (``python`` makes the
+        venv of a PyPI harness)."""
         if self.kind == "npm":
-            return f"npm install --prefix {folder} {self.package}"
-        venv = folder / "venvs" / self.name
-        return f"{self.python} -m venv {venv} && {venv}/bin/pip install '{self.package}'"
+            npm = ("npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund")
+            npm += ("--save-exact",)
+            if not self.node:
+                return [Step((*npm, *self.package.split()))]
+            # the harness's own install scripts check the Node they run on: the new one first
+            bin_dir = str(prefix / "node_modules" / ".bin")
+            return [Step((*npm, self.node)), Step((*npm, *self.package.split()), path=bin_dir)]
+        pip = str(prefix / "bin" / "pip")
+        return [
+            Step((python, "-m", "venv", str(prefix))),
+            Step((pip, "install", *self.package.split())),
+        ]
+
+    def install_command(self) -> str:
+        """The shell command that installs the pinned harness into :func:`harness_dir`."""
+        from agentgym_envs.integrations.harnesses.install import install_command
+
+        return install_command(self)
 
     def search_path(self) -> str:
-        """``PATH`` for the harness: the harness folder's commands (and its ``node``) first."""
-        return os.pathsep.join(
-            [str(harness_dir() / "node_modules" / ".bin"), os.environ.get("PATH", "")]
-        )
+        """``PATH`` for the harness: its own commands (and its ``node``) first."""
+        folders = [self.prefix() / "node_modules" / ".bin", harness_dir() / "node_modules" / ".bin"]
+        return os.pathsep.join([*map(str, folders), os.environ.get("PATH", "")])
 
     def locate(self) -> str | None:
         """The harness's executable (npm: its command; PyPI: its venv's Python), or None."""
         if self.kind == "npm":
             return shutil.which(self.binary, path=self.search_path())
-        python = harness_dir() / "venvs" / self.name / "bin" / "python"
+        python = self.prefix() / "bin" / "python"
         if python.exists() and _imports(str(python), self.module):
             return str(python)
         return sys.executable if _imports(sys.executable, self.module) else None
+
+    def check_command(self, executable: str) -> list[str]:
+        """A quick command that proves an installed harness runs (its version; a PyPI
+        harness's imports)."""
+        if self.kind == "npm":
+            return [executable, "--version"]
+        probe = "; ".join(f"import {m}" for m in self.module.split(","))
+        return [executable, "-c", probe]
 
     def require(self) -> str:
         """:meth:`locate`, or a :class:`HarnessMissingError` that says how to install it."""
@@ -216,5 +268,6 @@ __all__ = [
     "Harness",
     "HarnessError",
     "HarnessMissingError",
+    "Step",
     "harness_dir",
 ]

@@ -3,7 +3,8 @@
 ``--model`` is the model endpoint's ``/v1`` root, or ``expert`` (the family's expert behind the
 OpenAI interface, answering in the harness's tool-call format: checks the plumbing) or
 ``local`` (SmolLM2-135M on llama.cpp, started here). ``agentgym harness list`` shows every
-harness, whether it is installed and the command that installs it.
+harness, whether it is installed and the command that installs it; ``agentgym harness install
+<name>... | --all`` installs them (:mod:`~agentgym_envs.integrations.harnesses.install`).
 """
 
 from __future__ import annotations
@@ -42,8 +43,36 @@ def model_endpoint(model: str, env_id: str) -> Iterator[str]:
         )
 
 
+def install_harnesses(names: list[str], everything: bool) -> None:
+    """``agentgym harness install <name>... | --all``: install each pinned harness (exit 1 with
+    the failing command's output when one cannot be installed)."""
+    from agentgym_envs.integrations.harnesses import get_harness, harness_dir
+    from agentgym_envs.integrations.harnesses import names as known
+    from agentgym_envs.integrations.harnesses.install import HarnessInstallError, install
+
+    if everything == bool(names):
+        raise typer.BadParameter("give the harnesses to install, or --all")
+    harnesses = [get_harness(n) for n in (known() if everything else names)]
+    failed = []
+    for harness in harnesses:
+        typer.echo(f"{harness.name}: {harness.package} into {harness.prefix()}")
+        try:
+            done = install(harness)
+        except HarnessInstallError as exc:
+            sys.stderr.write(f"error: {harness.title} could not be installed: {exc}\n")
+            failed.append(harness.name)
+            continue
+        typer.echo(f"{harness.name}: {'installed' if done else 'already installed'}")
+    if failed:
+        sys.stderr.write(f"error: not installed into {harness_dir()}: {', '.join(failed)}\n")
+        raise typer.Exit(1)
+
+
 def harness_command(
-    name: str = typer.Argument(..., help="The harness (cline, kilocode, ...), or 'list'."),
+    name: str = typer.Argument(
+        ..., help="The harness (cline, kilocode, ...), 'list', or 'install' and harness names."
+    ),
+    more: list[str] = typer.Argument(None, help="With 'install': more harness names."),
     env_id: str = typer.Option(None, "--env", help="The env to play, e.g. Maze-v0."),
     task: int = typer.Option(0, "--task", min=0, help="The task of the split."),
     model: str = typer.Option(
@@ -62,12 +91,19 @@ def harness_command(
     keep_home: bool = typer.Option(
         False, "--keep-home", help="Keep the harness's temporary home (its config and logs)."
     ),
+    everything: bool = typer.Option(False, "--all", help="With 'install': every harness."),
 ) -> None:
     """Play one task with a pre-built harness (its own prompts and tools; our env over MCP);
-    write the scored trajectory to AgentTraj / chat / SFT under --out."""
+    write the scored trajectory to AgentTraj / chat / SFT under --out. 'harness list' shows the
+    harnesses; 'harness install <name>... | --all' installs them (pinned, each in its own place)."""
     from agentgym_envs.integrations.harnesses import get_harness, names
     from agentgym_envs.integrations.harnesses.runner import run_harness
 
+    if name == "install":
+        install_harnesses(more or [], everything)
+        return
+    if more or everything:
+        raise typer.BadParameter("more names and --all go with 'install' only")
     if name == "list":
         for harness in map(get_harness, names()):
             found = harness.locate()
@@ -103,4 +139,4 @@ def register_cli(app: typer.Typer) -> None:
     app.command("harness")(harness_command)
 
 
-__all__ = ["harness_command", "model_endpoint", "register_cli"]
+__all__ = ["harness_command", "install_harnesses", "model_endpoint", "register_cli"]

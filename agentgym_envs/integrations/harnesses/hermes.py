@@ -24,7 +24,8 @@ class HermesAgent(Harness):
     package = "hermes-agent[mcp]==0.19.0"
     kind = "pip"
     module = "run_agent,mcp"  # with its MCP extra: without it Hermes ignores MCP servers
-    python = "python3.11"
+    python = "3.11"
+    context = 65536  # Hermes refuses models under 64K
 
     def environment(self, episode: Episode) -> dict[str, str]:
         env = super().environment(episode)
@@ -44,7 +45,7 @@ class HermesAgent(Harness):
                 "base_url": episode.model_url,
                 "api_key": episode.api_key,
                 "default": episode.model,
-                "context_length": 65536,  # Hermes refuses models under 64K
+                "context_length": self.context,
             },
             "mcp_servers": {MCP_NAME: {"url": episode.mcp_url, "timeout": 300}},
         }

@@ -33,8 +33,6 @@ _DISABLED = (
     "LSP_DOWNLOAD",
     "PRESENCE",
 )
-#: The context window and output cap declared for the model (Kilo's prompt is ~10k tokens).
-CONTEXT, OUTPUT = 32768, 4096
 
 
 class KiloCode(Harness):
@@ -67,7 +65,7 @@ class KiloCode(Harness):
                     "models": {
                         episode.model: {
                             "name": episode.model,
-                            "limit": {"context": CONTEXT, "output": OUTPUT},
+                            "limit": {"context": self.context, "output": self.output},
                         }
                     },
                 }

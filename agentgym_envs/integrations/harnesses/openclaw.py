@@ -2,9 +2,9 @@
 env as an MCP server.
 
 Every 2026 release of OpenClaw needs a newer Node than Node 20 (2026.9.6: Node >= 24.16): the
-npm registry's ``node`` package brings one into the harness folder (``npm install --prefix
-<folder> node@24.21.0 openclaw@2026.9.6``), and the harness's ``PATH`` puts that folder's
-commands first.
+npm registry's ``node`` package brings one into the harness's prefix, installed before OpenClaw
+(whose install script refuses an older Node) and first on ``PATH`` for OpenClaw's install and
+runs: ``agentgym harness install openclaw``.
 
 Per episode, under the episode's own home: OpenClaw's own ``openclaw mcp set`` saves our MCP
 server (streamable HTTP) as ``agentgym`` in ``~/.openclaw/openclaw.json``, and the provider
@@ -23,14 +23,12 @@ from typing import Any
 
 from agentgym_envs.integrations.harnesses.base import MCP_NAME, Episode, Harness, HarnessError
 
-#: The context window and output cap declared for the model.
-CONTEXT, OUTPUT = 32768, 4096
-
 
 class OpenClaw(Harness):
     name = "openclaw"
     title = "OpenClaw"
-    package = "node@24.21.0 openclaw@2026.9.6"
+    package = "openclaw@2026.9.6"
+    node = "node@24.21.0"
     binary = "openclaw"
 
     def environment(self, episode: Episode) -> dict[str, str]:
@@ -62,8 +60,8 @@ class OpenClaw(Harness):
                         {
                             "id": episode.model,
                             "name": episode.model,
-                            "contextWindow": CONTEXT,
-                            "maxTokens": OUTPUT,
+                            "contextWindow": self.context,
+                            "maxTokens": self.output,
                         }
                     ],
                 }

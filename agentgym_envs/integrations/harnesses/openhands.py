@@ -27,11 +27,7 @@ class OpenHands(Harness):
     package = "openhands-sdk==1.58.2 openhands-tools==1.58.2"
     kind = "pip"
     module = "openhands.sdk,openhands.tools"
-    python = "python3.12"
-
-    def install_command(self) -> str:
-        command = super().install_command()
-        return command.replace(f"'{self.package}'", self.package)
+    python = "3.12"
 
     def environment(self, episode: Episode) -> dict[str, str]:
         env = super().environment(episode)

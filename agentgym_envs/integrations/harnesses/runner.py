@@ -79,6 +79,38 @@ class HarnessResult:
     log: str
     record: dict[str, Any] = field(repr=False, default_factory=dict)
 
+    @classmethod
+    def from_record(
+        cls,
+        record: dict[str, Any],
+        env_id: str,
+        task_id: int,
+        session: str,
+        returncode: int | None,
+        out: Path,
+    ) -> HarnessResult:
+        """The result of the episode whose AgentTraj record is ``record``."""
+        return cls(
+            harness=record["harness"],
+            env_id=env_id,
+            task_id=task_id,
+            session=session,
+            outcome=record["outcome"],
+            reward=record["reward"],
+            reward_valid=record["reward_valid"],
+            success=bool(record.get("success")),
+            score=float(record.get("score", 0.0) or 0.0),
+            wall_time=record["wall_time"],
+            tokens=record["tokens"],
+            model_calls=record["model_calls"],
+            env_steps=record["env_steps"],
+            returncode=returncode,
+            error=record.get("error"),
+            out=str(out),
+            log=record["log"],
+            record=record,
+        )
+
     def summary(self) -> dict[str, Any]:
         """Everything but the record, for a one-line report."""
         data = asdict(self)
@@ -183,50 +215,62 @@ def run_harness(
     try:
         with ServedApp(create_app(gateway)) as served:
             episode = _start_episode(served.url, session, env_id, task_id, split, model, home)
-            episode.timeout, episode.api_key = timeout, "agentgym"
-            harness.configure(episode, executable)
-            command = harness.command(episode, executable)
-            logger.info("running %s: %s", harness.name, " ".join(command[:4]))
-            started = time.monotonic()
-            returncode, stopped = _run(
-                command, harness.environment(episode), episode, gateway, session, log_path, grace
-            )
-            wall = time.monotonic() - started
-            extra = _ending(gateway, session, returncode, stopped, log_path)
-            played = gateway.store.episodes.get(session)
-            extra.update(
-                score=float(played.info.get("score", 0.0)) if played is not None else 0.0,
-                harness=harness.name,
-                model=model,
-                wall_time=round(wall, 3),
-                returncode=returncode,
-                log=str(log_path),
-            )
-            extra.update(harness.result(episode, log_path))
-            record = gateway.finish(session, extra)
+            episode.timeout = timeout
+            ran = _play(harness, executable, episode, gateway, session, log_path, grace)
+            record = _record(gateway, session, harness, episode, ran, log_path)
     finally:
         if not keep_home:
             shutil.rmtree(home, ignore_errors=True)
-    return HarnessResult(
-        harness=harness.name,
-        env_id=env_id,
-        task_id=task_id,
-        session=session,
-        outcome=record["outcome"],
-        reward=record["reward"],
-        reward_valid=record["reward_valid"],
-        success=bool(record.get("success")),
-        score=float(record.get("score", 0.0) or 0.0),
-        wall_time=record["wall_time"],
-        tokens=record["tokens"],
-        model_calls=record["model_calls"],
-        env_steps=record["env_steps"],
-        returncode=returncode,
-        error=record.get("error"),
-        out=str(out),
-        log=str(log_path),
-        record=record,
+    return HarnessResult.from_record(record, env_id, task_id, session, ran.returncode, out)
+
+
+@dataclass
+class _Ran:
+    """How the harness process went: its exit code, why the runner stopped it (if it did),
+    its wall time."""
+
+    returncode: int | None
+    stopped: str | None
+    wall: float
+
+
+def _play(
+    harness: Harness,
+    executable: str,
+    episode: Episode,
+    gateway: Any,
+    session: str,
+    log_path: Path,
+    grace: float,
+) -> _Ran:
+    """Write the harness's configuration for ``episode`` and run it headless to its end."""
+    harness.configure(episode, executable)
+    command = harness.command(episode, executable)
+    logger.info("running %s: %s", harness.name, " ".join(command[:4]))
+    started = time.monotonic()
+    returncode, stopped = _run(
+        command, harness.environment(episode), episode, gateway, session, log_path, grace
     )
+    return _Ran(returncode, stopped, time.monotonic() - started)
+
+
+def _record(
+    gateway: Any, session: str, harness: Harness, episode: Episode, ran: _Ran, log_path: Path
+) -> dict[str, Any]:
+    """Score the session and write its records (with how it ended and the harness's own
+    facts); the AgentTraj record."""
+    extra = _ending(gateway, session, ran.returncode, ran.stopped, log_path)
+    played = gateway.store.episodes.get(session)
+    extra.update(
+        score=float(played.info.get("score", 0.0)) if played is not None else 0.0,
+        harness=harness.name,
+        model=episode.model,
+        wall_time=round(ran.wall, 3),
+        returncode=ran.returncode,
+        log=str(log_path),
+    )
+    extra.update(harness.result(episode, log_path))
+    return gateway.finish(session, extra)
 
 
 def _start_episode(
