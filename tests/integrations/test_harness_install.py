@@ -23,6 +23,7 @@ from agentgym_envs.integrations.harnesses.install import (
     find_python,
     install,
     is_installed,
+    missing_prerequisite,
     pins,
 )
 
@@ -169,7 +170,9 @@ def test_the_cli_takes_names_or_all_and_says_the_mend():
 
 @pytest.mark.skipif(not REQUIRED, reason="the real harnesses are installed in CI only")
 def test_the_installed_harnesses_have_their_pins_and_install_all_does_nothing():
-    for name in names():
+    installable = [n for n in names() if missing_prerequisite(get_harness(n)) is None]
+    assert {"cline", "kilocode", "openclaw"} <= set(installable)  # npm is on every CI machine
+    for name in installable:
         harness = get_harness(name)
         assert is_installed(harness), f"{name}: {harness.install_command()}"
         assert str(harness.prefix()) in harness.locate()
@@ -183,5 +186,5 @@ def test_the_installed_harnesses_have_their_pins_and_install_all_does_nothing():
     script = json.loads((package / "package.json").read_text())["scripts"]["preinstall"]
     env = {**os.environ, "PATH": openclaw.search_path()}
     assert subprocess.run(script, shell=True, cwd=package, env=env).returncode == 0
-    again = _cli("install", "--all")
-    assert again.returncode == 0 and again.stdout.count("already installed") == len(names())
+    again = _cli("install", *installable)
+    assert again.returncode == 0 and again.stdout.count("already installed") == len(installable)

@@ -24,6 +24,7 @@ pytest.importorskip("uvicorn")
 from agentgym_envs.agents.harness_expert import HarnessExpertServer, _unwrap
 from agentgym_envs.integrations.harnesses import get_harness, names
 from agentgym_envs.integrations.harnesses.cline import Cline
+from agentgym_envs.integrations.harnesses.install import missing_prerequisite
 from agentgym_envs.integrations.harnesses.runner import run_harness
 
 #: A game and a tool family, with tasks the expert solves in a few steps.
@@ -52,9 +53,10 @@ def installed(name: str):
     harness = get_harness(name)
     if harness.locate() is None:
         missing = f"{harness.title} is not installed: {harness.install_command()}"
-        if os.environ.get("AGENTGYM_REQUIRE_HARNESSES") == "1":
+        lacking = missing_prerequisite(harness)
+        if os.environ.get("AGENTGYM_REQUIRE_HARNESSES") == "1" and lacking is None:
             pytest.fail(f"{missing} (AGENTGYM_REQUIRE_HARNESSES=1: run agentgym harness install)")
-        pytest.skip(missing)
+        pytest.skip(f"{missing} ({lacking})" if lacking else missing)
     return harness
 
 

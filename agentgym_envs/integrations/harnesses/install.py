@@ -68,6 +68,21 @@ def find_python(version: str) -> str | None:
     return None
 
 
+def missing_prerequisite(harness: Harness) -> str | None:
+    """What this machine lacks to install ``harness`` (npm, or a Python of its version), with
+    the mend; None when nothing is missing."""
+    if harness.kind == "npm":
+        if shutil.which("npm") is None:
+            return "npm is not on PATH: install Node.js and npm (apt-get install npm)"
+        return None
+    if find_python(harness.python) is None:
+        return (
+            f"no Python {harness.python} on PATH or among pyenv's versions: install one "
+            f"(pyenv install {harness.python})"
+        )
+    return None
+
+
 def _python_of(candidate: str, version: str) -> str | None:
     """``candidate``'s real executable if it is Python ``version`` with ``venv`` and
     ``ensurepip`` (a pyenv shim of a version not selected is not), else None."""
