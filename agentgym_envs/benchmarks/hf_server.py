@@ -14,6 +14,7 @@ system prompt and a ``{"name": ..., "arguments": ...}`` object in its reply beco
 """
 
 import argparse
+import copy
 import hashlib
 import json
 import logging
@@ -33,6 +34,8 @@ logger = logging.getLogger(__name__)
 
 #: Reply tokens when a request names none (llama.cpp's server default is 16; agents need more).
 DEFAULT_MAX_TOKENS = 256
+#: Conversations whose key/value cache is kept (about 50 KB per token each for SmolLM2-135M).
+CACHE_SLOTS = 4
 _TOOL_CALL = re.compile(r"\{.*\}", re.DOTALL)
 
 
@@ -126,10 +129,11 @@ def parse_tool_call(text: str, tools: list[dict[str, Any]]) -> dict[str, Any] | 
 class ChatModel:
     """One model, one request at a time: chat messages in, a completion out.
 
-    The key/value cache of the last request is kept: an agent's next request repeats the whole
-    conversation so far, so only the tokens after the longest shared prefix are computed anew
-    (the prompt of a 15-turn episode is otherwise re-read every turn; on CPU that is as slow as
-    the reply itself).
+    The key/value caches of the last :data:`CACHE_SLOTS` requests are kept: an agent's next
+    request repeats the whole conversation so far, so only the tokens after the longest prefix it
+    shares with a kept cache are computed anew (the prompt of a 15-turn episode is otherwise
+    re-read every turn; on CPU that is as slow as the reply itself). Several slots let
+    episodes played side by side keep theirs.
     """
 
     def __init__(self, model_path: Path, alias: str, n_ctx: int, n_threads: int | None) -> None:
@@ -142,22 +146,27 @@ class ChatModel:
         self.alias = alias
         self.n_ctx = n_ctx
         self.lock = threading.Lock()
-        self._cache: Any = None
-        self._cached_ids: list[int] = []
+        self._slots: list[tuple[list[int], Any]] = []  # (token ids cached, cache), oldest first
 
     def _reusable_cache(self, ids: list[int]) -> Any:
-        """The last request's cache cut to its longest prefix shared with ``ids`` (at least one
-        token of ``ids`` is left to compute), or ``None``."""
-        if self._cache is None:
+        """A cache of the longest prefix ``ids`` shares with a kept one (at least one token of
+        ``ids`` is left to compute), or ``None``: the kept one itself when ``ids`` extends it,
+        else a cut copy. Generation updates the cache it is given in place."""
+        best, best_shared = None, 0
+        for index, (cached, _) in enumerate(self._slots):
+            limit = min(len(cached), len(ids) - 1)
+            shared = next((i for i in range(limit) if cached[i] != ids[i]), limit)
+            if shared > best_shared:
+                best, best_shared = index, shared
+        if best is None:
             return None
-        limit = min(len(self._cached_ids), len(ids) - 1)
-        shared = next((i for i in range(limit) if self._cached_ids[i] != ids[i]), limit)
-        if shared == 0:
-            return None
-        extra = self._cache.get_seq_length() - shared
-        if extra > 0:
-            self._cache.crop(-extra)  # transformers 5: a negative count of tokens to drop
-        return self._cache
+        cached, cache = self._slots[best]
+        if best_shared < len(cached):  # a branch (e.g. the same system prompt): keep the original
+            cache = copy.deepcopy(cache)
+            cache.crop(best_shared - cache.get_seq_length())  # transformers 5: tokens to drop
+        else:  # this conversation going on: its cache moves to the new request
+            del self._slots[best]
+        return cache
 
     def complete(self, request: dict[str, Any]) -> dict[str, Any]:
         """An OpenAI ``chat.completion`` for ``request`` (raises ValueError on a bad one)."""
@@ -188,7 +197,6 @@ class ChatModel:
                 torch.manual_seed(int(request["seed"]))
             cache = self._reusable_cache(ids)
             reused = cache.get_seq_length() if cache is not None else 0
-            self._cache = None  # a failed generation leaves no half-updated cache behind
             out = self.model.generate(
                 **inputs,
                 max_new_tokens=max_tokens,
@@ -197,9 +205,9 @@ class ChatModel:
                 return_dict_in_generate=True,
                 **sampling,
             )
-            self._cache = out.past_key_values
-            sequence = out.sequences[0]
-            self._cached_ids = sequence[: self._cache.get_seq_length()].tolist()
+            sequence, kept = out.sequences[0], out.past_key_values
+            self._slots.append((sequence[: kept.get_seq_length()].tolist(), kept))
+            del self._slots[:-CACHE_SLOTS]
         new = sequence[n_prompt:]
         text = self.tokenizer.decode(new, skip_special_tokens=True)
         finish = "length" if len(new) >= max_tokens else "stop"

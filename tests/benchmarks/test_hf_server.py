@@ -152,7 +152,7 @@ def test_a_conversation_reuses_its_prefix_and_replies_as_without_it():
         replies = []
         for turn in range(3):
             if not reuse:
-                chat._cache = None
+                chat._slots.clear()
             body = {"messages": messages, "temperature": 0, "max_tokens": 12}
             completion = chat.complete(body)
             text = completion["choices"][0]["message"]["content"]
@@ -167,3 +167,16 @@ def test_a_conversation_reuses_its_prefix_and_replies_as_without_it():
     assert [text for text, _ in warm] == [text for text, _ in cold]
     assert all(cached == 0 for _, cached in cold)
     assert all(cached > 20 for _, cached in warm[1:])  # the conversation so far was not re-read
+    # two conversations taking turns each keep their own cache
+    other = [{"role": "user", "content": "Guess a five-letter word."}]
+    first = chat.complete({"messages": other, "temperature": 0, "max_tokens": 12})
+    chat.complete({"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 4})
+    other += [
+        {"role": "assistant", "content": first["choices"][0]["message"]["content"]},
+        {"role": "user", "content": "Wrong. Guess again."},
+    ]
+    again = chat.complete({"messages": other, "temperature": 0, "max_tokens": 12})
+    assert (
+        again["usage"]["prompt_tokens_details"]["cached_tokens"]
+        > first["usage"]["prompt_tokens"] - 2
+    )
