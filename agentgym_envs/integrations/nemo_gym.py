@@ -1,0 +1,345 @@
+"""NeMo Gym: any agentgym-envs id as a NeMo Gym resources server.
+
+NeMo Gym (PyPI ``nemo-gym``) splits an environment into a *dataset* (JSONL rows whose
+``responses_create_params`` is the model's request), a *resources server* (``/seed_session``
+for the rollout's state, one POST endpoint per tool, ``/verify`` for the reward) and an *agent*
+that owns the loop -- its ``simple_agent`` calls the model, posts each function call to the
+resources server's endpoint of that name, and stops when the model answers without one.
+:class:`AgentGymResourcesServer` is that resources server for every registered id:
+
+* a dataset row (:func:`dataset_rows`) is one task, ``{"env_id", "split", "task_id", "seed"}``
+  beside ``responses_create_params``, whose input is the family's instructions, a note to act
+  through the tools, and the first observation, and whose ``tools`` are the family's own
+  (:meth:`~agentgym_envs.core.TextEnv.tool_schemas`, e.g. Maze's ``move``, Weather's
+  ``get_user_current_location`` ...; ``act(action)`` for families without their own);
+* ``/seed_session`` resets the rollout's env to the row's task (the rollout is NeMo Gym's
+  session cookie); a row naming no task is refused with HTTP 422 and a one-line ``detail``;
+* ``POST /<tool>`` turns the call into the family's action text
+  (:meth:`~agentgym_envs.core.TextEnv.action_from_tool_call`) -- exactly the string
+  ``env.step`` receives under ``gymnasium.make`` -- and answers with the next observation as
+  plain text, which the simple agent hands to the model as the tool's output. Arguments that
+  break the tool's schema get FastAPI's 422 ``{"detail": [...]}`` (NeMo Gym's validation error
+  shape), an unknown tool a 404; neither steps the env, so the episode goes on;
+* ``/verify`` returns the env's graded ``score`` (AgentGym's reward) as ``reward`` and the end
+  of the episode under ``agentgym`` (``score``, ``success``, ``outcome``, ``reward_valid``,
+  ``turns`` and the step ``rewards``); when the environment, not the model, failed (``reward_valid`` false) the result
+  carries NeMo Gym's ``_ng_failure_class`` (``"transient"``), so its rollout collection writes
+  it to the failures file instead of the rollouts, out of the metrics.
+
+Each rollout's env is stepped on a thread of its own; at most ``max_sessions`` live at once
+(the oldest is closed first). ``examples/nemo_gym`` holds a server folder and config that
+NeMo Gym's CLI (``ng_run``, ``ng_collect_rollouts``) runs with its ``simple_agent``; write its
+dataset with ``python -m agentgym_envs.integrations.nemo_gym data ID [ID ...] --out F.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from agentgym_envs.errors import require
+from agentgym_envs.integrations import hubs
+from agentgym_envs.integrations.session import EnvSession
+
+EXTRA = "nemo-gym"
+
+require("nemo_gym.base_resources_server", EXTRA)
+
+from fastapi import FastAPI, HTTPException, Request  # noqa: E402
+from fastapi.exceptions import RequestValidationError  # noqa: E402
+from fastapi.responses import PlainTextResponse  # noqa: E402
+from nemo_gym.base_resources_server import (  # noqa: E402
+    BaseResourcesServerConfig,
+    BaseSeedSessionRequest,
+    BaseSeedSessionResponse,
+    BaseVerifyRequest,
+    BaseVerifyResponse,
+    SimpleResourcesServer,
+)
+from nemo_gym.server_utils import SESSION_ID_KEY  # noqa: E402
+from pydantic import ConfigDict, Field, PrivateAttr  # noqa: E402
+
+logger = logging.getLogger(__name__)
+
+#: What follows the family's instructions in a row's prompt.
+TOOLS_NOTE = "Act by calling exactly one of the provided tools per turn."
+#: NeMo Gym's failure class for a rollout whose environment failed (not the model).
+FAILURE_CLASS = "transient"
+
+
+def responses_tools(env_id: str) -> list[dict[str, Any]]:
+    """The id's tools in the Responses API's flat form (``{"type", "name", "parameters"}``)."""
+    from agentgym_envs import make
+
+    env = make(env_id)
+    try:
+        schemas = env.unwrapped.tool_schemas()
+    finally:
+        env.close()
+    out = []
+    for tool in schemas:
+        fn = tool.get("function", tool)
+        out.append(
+            {
+                "type": "function",
+                "name": fn["name"],
+                "description": fn.get("description", ""),
+                "parameters": fn.get("parameters") or {"type": "object", "properties": {}},
+                "strict": False,
+            }
+        )
+    return out
+
+
+def dataset_rows(
+    env_id: str,
+    split: str = "test",
+    num_tasks: int | None = None,
+    seed: int = 0,
+    max_turns: int | None = None,
+) -> list[dict[str, Any]]:
+    """NeMo Gym dataset rows for the first ``num_tasks`` tasks of ``split`` (default: all).
+
+    Each row is a task (``env_id``, ``split``, ``task_id``, ``seed``) and its
+    ``responses_create_params``: the prompt (instructions, :data:`TOOLS_NOTE`, first
+    observation) as the user message and the family's tools.
+    """
+    from agentgym_envs.spec import resolve_id
+
+    env_id = resolve_id(env_id)
+    tools = responses_tools(env_id)
+    rows = []
+    for task in hubs.task_rows(env_id, split, num_tasks, seed):
+        session = EnvSession(env_id, max_turns=max_turns)
+        try:
+            first = hubs.start(session, task)
+            if session.done:
+                raise RuntimeError(f"{env_id} task {task['task_id']}: {session.error}")
+            instructions = session.instructions().strip()
+        finally:
+            session.close()
+        prompt = "\n\n".join(p for p in (instructions, TOOLS_NOTE, first) if p)
+        params = {"input": [{"role": "user", "content": prompt}], "tools": tools}
+        rows.append({"responses_create_params": params, **task})
+    return rows
+
+
+def write_dataset(path: str | Path, rows: list[dict[str, Any]]) -> Path:
+    """Write ``rows`` as NeMo Gym's JSONL (one row a line); returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+class AgentGymResourcesServerConfig(BaseResourcesServerConfig):
+    """The resources server's config (the YAML block under ``resources_servers.agentgym``).
+
+    Args:
+        max_turns: turn limit per episode (default: AgentGym's max rounds for the id).
+        max_sessions: live episodes kept at once; the oldest is closed past it.
+        env_kwargs: keyword arguments for ``gymnasium.make``, per id.
+    """
+
+    max_turns: int | None = None
+    max_sessions: int = 1024
+    env_kwargs: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class AgentGymSeedSessionRequest(BaseSeedSessionRequest):
+    """A dataset row: the task, beside the row's other fields (which are ignored)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    env_id: str
+    split: str = "test"
+    task_id: int
+    seed: int | None = 0
+
+
+class AgentGymVerifyRequest(BaseVerifyRequest):
+    model_config = ConfigDict(extra="allow")
+
+
+class AgentGymVerifyResponse(BaseVerifyResponse):
+    model_config = ConfigDict(extra="allow")
+
+    agentgym: dict[str, Any]
+
+
+class _Episode:
+    """One rollout's env and the thread it is stepped on (some envs are bound to theirs)."""
+
+    def __init__(self, session: EnvSession, tools: list[dict[str, Any]]) -> None:
+        self.session = session
+        self.rewards: list[float] = []
+        self.tools = {t.get("function", t)["name"]: t.get("function", t) for t in tools}
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nemo-gym-agentgym")
+
+    async def run(self, fn: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self.thread, fn, *args)
+
+    def close(self) -> None:
+        def _close() -> None:
+            try:
+                self.session.close()
+            except Exception:
+                logger.debug("closing %s failed", self.session.env_id, exc_info=True)
+
+        self.thread.submit(_close)
+        self.thread.shutdown(wait=False)
+
+
+def _start(session: EnvSession, row: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    first = hubs.start(session, row)
+    env = session.env
+    return first, (env.unwrapped.tool_schemas() if env is not None else [])
+
+
+def _call(episode: _Episode, tool: str, arguments: Any) -> tuple[str, list[str]]:
+    """Check a call against the tool's schema and the family's rules; step it if it is good.
+
+    Returns the observation and the problems (none when the env was stepped).
+    """
+    from agentgym_envs.tools.tool import validate_arguments
+
+    schema = episode.tools[tool].get("parameters") or {}
+    _, problems = validate_arguments(schema, arguments, coerce=False)
+    if problems:
+        return "", problems
+    env = episode.session.env
+    if env is None or episode.session.done:  # ended (or broken): the session says so
+        return episode.session.step("")[0], []
+    try:
+        action = env.unwrapped.action_from_tool_call(tool, dict(arguments))
+    except (ValueError, KeyError, TypeError) as exc:
+        return "", [f"bad call to {tool!r}: {exc}"]
+    obs, reward, _ = episode.session.step(action)
+    episode.rewards.append(reward)
+    return obs, []
+
+
+class AgentGymResourcesServer(SimpleResourcesServer):
+    """NeMo Gym resources server playing agentgym-envs ids (see the module docstring)."""
+
+    config: AgentGymResourcesServerConfig
+    _episodes: OrderedDict[str, _Episode] = PrivateAttr(default_factory=OrderedDict)
+
+    def setup_webserver(self) -> FastAPI:
+        app = super().setup_webserver()
+        # registered last: /seed_session, /verify and /aggregate_metrics match first
+        app.post("/{tool}", response_class=PlainTextResponse)(self.call_tool)
+        return app
+
+    # -- episodes ---------------------------------------------------------------------------
+    def _episode(self, request: Request) -> _Episode:
+        episode = self._episodes.get(request.session.get(SESSION_ID_KEY, ""))
+        if episode is None:
+            raise HTTPException(
+                status_code=409,
+                detail="no episode in this session: POST the dataset row to /seed_session first",
+            )
+        return episode
+
+    def _drop(self, key: str) -> None:
+        episode = self._episodes.pop(key, None)
+        if episode is not None:
+            episode.close()
+
+    async def seed_session(
+        self, request: Request, body: AgentGymSeedSessionRequest
+    ) -> BaseSeedSessionResponse:
+        from agentgym_envs.errors import BadTaskError
+        from agentgym_envs.spec import resolve_id
+
+        try:
+            env_id = resolve_id(body.env_id)
+            hubs.check_task(env_id, body.task_id, body.split)
+        except (BadTaskError, ValueError, KeyError) as exc:
+            detail = exc.args[0] if exc.args else str(exc)
+            raise HTTPException(status_code=422, detail=str(detail)) from exc
+        key = request.session[SESSION_ID_KEY]
+        self._drop(key)
+        session = EnvSession(
+            env_id,
+            max_turns=self.config.max_turns,
+            env_kwargs=self.config.env_kwargs.get(env_id, {}),
+        )
+        episode = _Episode(session, [])
+        row = {"task_id": body.task_id, "split": body.split, "seed": body.seed}
+        _, tools = await episode.run(_start, session, row)
+        episode.tools = {t.get("function", t)["name"]: t.get("function", t) for t in tools}
+        self._episodes[key] = episode
+        while len(self._episodes) > self.config.max_sessions:
+            self._drop(next(iter(self._episodes)))
+        return BaseSeedSessionResponse()
+
+    async def call_tool(self, request: Request, tool: str) -> str:
+        """One tool call: the family's action for it, stepped; the next observation."""
+        from agentgym_envs.errors import unknown_name
+
+        episode = self._episode(request)
+        if tool not in episode.tools:
+            raise HTTPException(status_code=404, detail=unknown_name("tool", tool, episode.tools))
+        try:
+            arguments = await request.json()
+        except ValueError:
+            arguments = None
+        obs, problems = await episode.run(_call, episode, tool, arguments)
+        if problems:
+            errors = [
+                {"type": "value_error", "loc": ("body",), "msg": p, "input": arguments}
+                for p in problems
+            ]
+            raise RequestValidationError(errors, body=arguments)
+        return obs
+
+    async def verify(
+        self, request: Request, body: AgentGymVerifyRequest
+    ) -> AgentGymVerifyResponse:
+        key = request.session.get(SESSION_ID_KEY, "")
+        episode = self._episodes.get(key)
+        if episode is None:
+            end = {"done": False, "reward_valid": False, "error": "no episode in this session"}
+        else:
+            end = hubs.end_metadata(episode.session)
+            if not end["done"]:  # the agent stopped before the env ended it: a failure
+                result = episode.session.finish()
+                end.update(score=result.score, success=result.success, outcome=result.outcome)
+                end["reward_valid"] = result.reward_valid
+            end["rewards"] = episode.rewards
+            self._drop(key)
+        extra: dict[str, Any] = {}
+        if not end.get("reward_valid", True):
+            extra["_ng_failure_class"] = FAILURE_CLASS
+        reward = float(end.get("score", 0.0)) if end.get("reward_valid") else 0.0
+        return AgentGymVerifyResponse(**body.model_dump(), reward=reward, agentgym=end, **extra)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m agentgym_envs.integrations.nemo_gym data ID [ID ...] --out F.jsonl``."""
+    parser = argparse.ArgumentParser(description="NeMo Gym datasets for agentgym-envs ids.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    data = sub.add_parser("data", help="write NeMo Gym dataset rows (JSONL) for ids")
+    data.add_argument("env_ids", nargs="+")
+    data.add_argument("--out", required=True)
+    data.add_argument("--split", default="test")
+    data.add_argument("--num-tasks", type=int, default=None)
+    data.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    rows = [
+        row
+        for env_id in args.env_ids
+        for row in dataset_rows(env_id, args.split, args.num_tasks, args.seed)
+    ]
+    logger.info("wrote %d rows to %s", len(rows), write_dataset(args.out, rows))
+
+
+if __name__ == "__main__":
+    main()
