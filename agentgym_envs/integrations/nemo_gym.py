@@ -22,9 +22,10 @@ resources server's endpoint of that name, and stops when the model answers witho
   shape), an unknown tool a 404; neither steps the env, so the episode goes on;
 * ``/verify`` returns the env's graded ``score`` (AgentGym's reward) as ``reward`` and the end
   of the episode under ``agentgym`` (``score``, ``success``, ``outcome``, ``reward_valid``,
-  ``turns`` and the step ``rewards``); when the environment, not the model, failed (``reward_valid`` false) the result
-  carries NeMo Gym's ``_ng_failure_class`` (``"transient"``), so its rollout collection writes
-  it to the failures file instead of the rollouts, out of the metrics.
+  ``turns`` and the step ``rewards``); when the environment, not the model, failed
+  (``reward_valid`` false) the result carries NeMo Gym's ``_ng_failure_class``
+  (``"transient"``), so its rollout collection writes it to the failures file instead of the
+  rollouts, and ``/aggregate_metrics`` leaves it out.
 
 Each rollout's env is stepped on a thread of its own; at most ``max_sessions`` live at once
 (the oldest is closed first). ``examples/nemo_gym`` holds a server folder and config that
@@ -51,10 +52,12 @@ EXTRA = "nemo-gym"
 
 require("nemo_gym.base_resources_server", EXTRA)
 
-from fastapi import FastAPI, HTTPException, Request  # noqa: E402
-from fastapi.exceptions import RequestValidationError  # noqa: E402
-from fastapi.responses import PlainTextResponse  # noqa: E402
-from nemo_gym.base_resources_server import (  # noqa: E402
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import PlainTextResponse
+from nemo_gym.base_resources_server import (
+    AggregateMetrics,
+    AggregateMetricsRequest,
     BaseResourcesServerConfig,
     BaseSeedSessionRequest,
     BaseSeedSessionResponse,
@@ -62,15 +65,16 @@ from nemo_gym.base_resources_server import (  # noqa: E402
     BaseVerifyResponse,
     SimpleResourcesServer,
 )
-from nemo_gym.server_utils import SESSION_ID_KEY  # noqa: E402
-from pydantic import ConfigDict, Field, PrivateAttr  # noqa: E402
+from nemo_gym.server_utils import SESSION_ID_KEY
+from pydantic import ConfigDict, Field, PrivateAttr
 
 logger = logging.getLogger(__name__)
 
 #: What follows the family's instructions in a row's prompt.
 TOOLS_NOTE = "Act by calling exactly one of the provided tools per turn."
-#: NeMo Gym's failure class for a rollout whose environment failed (not the model).
-FAILURE_CLASS = "transient"
+#: The key of a rollout's failure class (NeMo Gym's rollout collection reads it), and the class
+#: of a rollout whose environment failed (not the model).
+FAILURE_CLASS_KEY, FAILURE_CLASS = "_ng_failure_class", "transient"
 
 
 def responses_tools(env_id: str) -> list[dict[str, Any]]:
@@ -300,9 +304,7 @@ class AgentGymResourcesServer(SimpleResourcesServer):
             raise RequestValidationError(errors, body=arguments)
         return obs
 
-    async def verify(
-        self, request: Request, body: AgentGymVerifyRequest
-    ) -> AgentGymVerifyResponse:
+    async def verify(self, request: Request, body: AgentGymVerifyRequest) -> AgentGymVerifyResponse:
         key = request.session.get(SESSION_ID_KEY, "")
         episode = self._episodes.get(key)
         if episode is None:
@@ -315,11 +317,21 @@ class AgentGymResourcesServer(SimpleResourcesServer):
                 end["reward_valid"] = result.reward_valid
             end["rewards"] = episode.rewards
             self._drop(key)
+        row = body.model_dump()
+        for name in ("task_id", "split"):
+            if end.get(name) is None and name in row:
+                end[name] = row[name]
         extra: dict[str, Any] = {}
         if not end.get("reward_valid", True):
-            extra["_ng_failure_class"] = FAILURE_CLASS
+            extra[FAILURE_CLASS_KEY] = FAILURE_CLASS
         reward = float(end.get("score", 0.0)) if end.get("reward_valid") else 0.0
-        return AgentGymVerifyResponse(**body.model_dump(), reward=reward, agentgym=end, **extra)
+        return AgentGymVerifyResponse(**row, reward=reward, agentgym=end, **extra)
+
+    async def aggregate_metrics(self, body: AggregateMetricsRequest) -> AggregateMetrics:
+        """NeMo Gym's aggregate metrics over the rollouts whose reward is valid (its rollout
+        collection sends the failed ones too)."""
+        kept = [r for r in body.verify_responses if FAILURE_CLASS_KEY not in r]
+        return await super().aggregate_metrics(AggregateMetricsRequest(verify_responses=kept))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -102,7 +102,7 @@ def _candidates() -> list[Path]:
     return found
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def base_python(name: str) -> str:
     """The interpreter an ecosystem's venv is made from: this one when it is new enough,
     else the oldest new-enough CPython found (pyenv's versions, ``python3.X`` on ``PATH``).

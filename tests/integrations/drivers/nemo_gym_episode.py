@@ -3,9 +3,10 @@
 The job names episodes (``env_id``, ``task_id``, ``split``). The driver copies
 ``examples/nemo_gym`` (our server folder and config) to a scratch folder, writes the dataset
 rows of those tasks, starts the expert chat server (the "model") and then NeMo Gym's CLI:
-``gym env start`` (``ng_run``) with our config, NeMo Gym's ``simple_agent`` and its ``vllm_model`` server (which
-turns the agent's Responses API calls into chat completions for the expert), and
-``gym eval run --no-serve`` (``ng_collect_rollouts``), which plays every row through the simple agent.
+``gym env start`` (``ng_run``) with our config, NeMo Gym's ``simple_agent`` and its
+``vllm_model`` server (which turns the agent's Responses API calls into chat completions for
+the expert), and ``gym eval run --no-serve`` (``ng_collect_rollouts``), which plays every row
+through the simple agent.
 
 NeMo Gym makes a uv venv per server unless one is there; the driver points each server's venv
 at this interpreter's own (``skip_venv_if_present``), so nothing is installed.
@@ -42,15 +43,27 @@ AGENT = "agentgym_simple_agent"
 RESOURCES = "agentgym_resources_server"
 
 
-def _project(work: Path, episodes: list[dict]) -> Path:
-    """The example folder in ``work``, its dataset the job's tasks; venvs linked to ours."""
+def _project(work: Path, episodes: list[dict], broken: dict | None) -> Path:
+    """The example folder in ``work``, its dataset the job's tasks; venvs linked to ours.
+
+    A ``broken`` task's id gets an ``env_kwargs`` entry in the config that ``gymnasium.make``
+    refuses: its env fails to start (the environment's failure, not the model's).
+    """
+    import yaml
+
     from agentgym_envs.integrations.nemo_gym import dataset_rows, write_dataset
 
     shutil.copytree(EXAMPLE, work, dirs_exist_ok=True)
     rows = []
-    for ep in episodes:
+    for ep in episodes + ([broken] if broken else []):
         row = dataset_rows(ep["env_id"], ep["split"], ep["task_id"] + 1)[ep["task_id"]]
         rows.append(row)
+    if broken:
+        config_path = work / "resources_servers/agentgym/configs/agentgym.yaml"
+        config = yaml.safe_load(config_path.read_text())
+        server = config[RESOURCES]["resources_servers"]["agentgym"]
+        server["env_kwargs"] = {broken["env_id"]: {"no_such_argument": 1}}
+        config_path.write_text(yaml.safe_dump(config))
     write_dataset(work / "data" / "example.jsonl", rows)
     for server in SERVERS:
         link = work / "venvs" / server / ".venv"
@@ -83,7 +96,7 @@ def _cli(name: str) -> str:
 
 
 class NgRun:
-    """``gym env start`` (``ng_run``) in its own process group, until every server is up; stopped on exit."""
+    """``gym env start`` in its own process group, until every server is up; stopped on exit."""
 
     def __init__(self, work: Path, overrides: list[str]) -> None:
         self.log = work / "ng_run.log"
@@ -135,9 +148,11 @@ def _collect(work: Path, data: Path, overrides: list[str], parallel: int) -> dic
     start = time.perf_counter()
     run = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=1800)
     seconds = time.perf_counter() - start
-    read = lambda p: [json.loads(x) for x in p.read_text().splitlines() if x.strip()]  # noqa: E731
+    read = lambda p: [json.loads(x) for x in p.read_text().splitlines() if x.strip()]
     failures = out.with_name(out.stem + "_failures.jsonl")
+    metrics = out.with_name(out.stem + "_aggregate_metrics.json")
     return {
+        "metrics": json.loads(metrics.read_text()) if metrics.exists() else None,
         "returncode": run.returncode,
         "stderr": (run.stderr + run.stdout)[-4000:],
         "seconds": seconds,
@@ -174,9 +189,7 @@ async def _bad_input(overrides: list[str], spec: dict) -> dict:
     from agentgym_envs.integrations.nemo_gym import dataset_rows
 
     port = int(next(o for o in overrides if o.startswith("+head_server.port")).split("=")[1])
-    client = ServerClient.load_from_global_config(
-        BaseServerConfig(host="127.0.0.1", port=port)
-    )
+    client = ServerClient.load_from_global_config(BaseServerConfig(host="127.0.0.1", port=port))
 
     async def post(path: str, body: dict, cookies=None) -> tuple[int, object, object]:
         response = await client.post(RESOURCES, path, json=body, cookies=cookies)
@@ -221,18 +234,25 @@ def main() -> None:
     result: dict = {}
     with tempfile.TemporaryDirectory() as tmp, ExpertChatServer(env_ids) as expert:
         work = Path(tmp) / "project"
-        data = _project(work, episodes)
+        data = _project(work, episodes, spec.get("broken"))
         overrides = _overrides(work, expert.base_url, free_port())
         start = time.perf_counter()
         with NgRun(work, overrides):
             result["startup_seconds"] = time.perf_counter() - start
             run = _collect(work, data, overrides, spec.get("parallel", 1))
-            result["collect"] = {k: v for k, v in run.items() if k not in ("rollouts",)}
+            result["collect"] = {k: v for k, v in run.items() if k not in ("rollouts", "failures")}
             result["episodes"] = [_episode(r) for r in run["rollouts"]]
-            if spec.get("bad") and run["rollouts"]:
-                first = result["episodes"][0]
-                rollout = run["rollouts"][0]
-                bad_spec = dict(episodes[0], calls=first["calls"], response=rollout["response"])
+            result["failures"] = [
+                {
+                    k: r.get(k)
+                    for k in ("env_id", "task_id", "reward", "agentgym", "_ng_failure_class")
+                }
+                for r in run["failures"]
+            ]
+            mine = [r for r in run["rollouts"] if r["env_id"] == episodes[0]["env_id"]]
+            if spec.get("bad") and mine:  # the calls of the first episode's rollout again
+                played = _episode(mine[0])
+                bad_spec = dict(episodes[0], calls=played["calls"], response=mine[0]["response"])
                 result["bad"] = asyncio.run(_bad_input(overrides, bad_spec))
     done(result)
 
