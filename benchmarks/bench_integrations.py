@@ -5,13 +5,15 @@ for ``--episodes`` episodes per family; the "model" is the family's expert playi
 of the task, so the figures measure the adapter and the env, not generation. Prints episodes/s
 per adapter and family.
 
-``--ecosystems ors openenv verifiers`` adds the ecosystem adapters (#30), each played by its
-own client inside its own venv (``benchmarks/ecosystem_rollouts.py``) on the expert's actions,
-against the in-process ``session`` baseline of the same episodes in the same run (verifiers'
-row is ``vf-eval`` end to end against the expert chat server, its start-up included).
+``--ecosystems ors openenv verifiers nemo-gym`` adds the ecosystem adapters (#30), each played
+by its own client inside its own venv (``benchmarks/ecosystem_rollouts.py``) on the expert's
+actions, against the in-process ``session`` baseline of the same episodes in the same run
+(verifiers' row is ``vf-eval`` end to end against the expert chat server, its start-up
+included; NeMo Gym's is its ``gym eval run`` command per id through its simple agent, the
+expert chat server as the model, its servers started once outside the timing).
 
     python benchmarks/bench_integrations.py --episodes 20
-    python benchmarks/bench_integrations.py --adapters --ecosystems ors openenv verifiers
+    python benchmarks/bench_integrations.py --adapters --ecosystems ors openenv verifiers nemo-gym
 """
 
 from __future__ import annotations
@@ -132,7 +134,12 @@ ADAPTERS = {
 
 
 ECOSYSTEM_FAMILIES = ("AgentGym/Weather-v0", "AgentGym/Maze-v0", "AgentGym/ALFWorld-v0")
-ECOSYSTEM_EXTRAS = {"ors": "openreward", "openenv": "openenv", "verifiers": "verifiers"}
+ECOSYSTEM_EXTRAS = {
+    "ors": "openreward",
+    "openenv": "openenv",
+    "verifiers": "verifiers",
+    "nemo-gym": "nemo-gym",
+}
 
 
 def expert_episode(env_id: str, task_id: int) -> dict:

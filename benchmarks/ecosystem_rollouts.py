@@ -4,7 +4,11 @@ expert episodes through that ecosystem's own client and print episodes/s per id 
 * ``ors``: the ``openreward`` SDK's client against our ORS server (HTTP + SSE);
 * ``openenv``: our typed ``EnvClient`` over one OpenEnv WebSocket session;
 * ``verifiers``: the env's ``evaluate`` (verifiers' rollout loop) against the expert chat
-  server, one rollout at a time.
+  server, one rollout at a time;
+* ``nemo-gym``: NeMo Gym's ``gym eval run`` (its rollout collection, one rollout at a time)
+  through its ``simple_agent`` and ``vllm_model`` servers, the expert chat server as the model,
+  against our resources server; one ``gym env start`` serves every id (its start-up, Ray and
+  three servers, is not timed; each id's collection command is, start to end).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integrations" / "drivers"))
 
-from common import Served, done
+from common import Served, done, free_port
 
 
 def ors(families: dict[str, list[dict]]) -> dict[str, tuple[float, list[float]]]:
@@ -101,9 +105,42 @@ def _verifiers(env_id: str, episodes: list[dict]) -> tuple[float, list[float]]:
     return seconds, [float(o["reward"]) for o in outputs]
 
 
+def nemo_gym(families: dict[str, list[dict]]) -> dict[str, tuple[float, list[float]]]:
+    import tempfile
+
+    from nemo_gym_episode import NgRun, _collect, _overrides, _project
+
+    from agentgym_envs.agents.expert_server import ExpertChatServer
+    from agentgym_envs.integrations.hubs import splits
+    from agentgym_envs.integrations.nemo_gym import dataset_rows, write_dataset
+
+    sys.argv[1:] = []  # NeMo Gym reads its config from the command line (Hydra)
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp, ExpertChatServer(list(families)) as expert:
+        work = Path(tmp) / "project"
+        _project(work, [], None)
+        data = {}
+        for env_id, episodes in families.items():
+            count = min(len(episodes), splits(env_id)["test"])
+            rows = dataset_rows(env_id, "test", count)
+            data[env_id] = write_dataset(
+                work / "data" / f"{env_id.split('/')[-1]}.jsonl",
+                [rows[ep["task_id"]] for ep in episodes],
+            )
+        overrides = _overrides(work, expert.base_url, free_port())
+        with NgRun(work, overrides):
+            for env_id, path in data.items():
+                run = _collect(work, path, overrides, parallel=1)
+                if run["returncode"] != 0:
+                    raise RuntimeError(run["stderr"])
+                out[env_id] = (run["seconds"], [float(r["reward"]) for r in run["rollouts"]])
+    return out
+
+
 if __name__ == "__main__":
     spec = json.loads(sys.argv[1])
-    play = {"ors": ors, "openenv": openenv, "verifiers": verifiers}[spec["ecosystem"]]
+    plays = {"ors": ors, "openenv": openenv, "verifiers": verifiers, "nemo-gym": nemo_gym}
+    play = plays[spec["ecosystem"]]
     rows = {}
     for env_id, (seconds, rewards) in play(spec["families"]).items():
         rows[env_id] = {"seconds": seconds, "episodes": len(rewards), "rewards": rewards}
