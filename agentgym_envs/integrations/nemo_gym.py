@@ -66,7 +66,7 @@ from nemo_gym.base_resources_server import (
     SimpleResourcesServer,
 )
 from nemo_gym.server_utils import SESSION_ID_KEY
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, StrictInt, StrictStr
 
 logger = logging.getLogger(__name__)
 
@@ -106,7 +106,6 @@ def dataset_rows(
     split: str = "test",
     num_tasks: int | None = None,
     seed: int = 0,
-    max_turns: int | None = None,
 ) -> list[dict[str, Any]]:
     """NeMo Gym dataset rows for the first ``num_tasks`` tasks of ``split`` (default: all).
 
@@ -119,18 +118,18 @@ def dataset_rows(
     env_id = resolve_id(env_id)
     tools = responses_tools(env_id)
     rows = []
-    for task in hubs.task_rows(env_id, split, num_tasks, seed):
-        session = EnvSession(env_id, max_turns=max_turns)
-        try:
+    session = EnvSession(env_id)
+    try:
+        for task in hubs.task_rows(env_id, split, num_tasks, seed):
             first = hubs.start(session, task)
             if session.done:
                 raise RuntimeError(f"{env_id} task {task['task_id']}: {session.error}")
             instructions = session.instructions().strip()
-        finally:
-            session.close()
-        prompt = "\n\n".join(p for p in (instructions, TOOLS_NOTE, first) if p)
-        params = {"input": [{"role": "user", "content": prompt}], "tools": tools}
-        rows.append({"responses_create_params": params, **task})
+            prompt = "\n\n".join(p for p in (instructions, TOOLS_NOTE, first) if p)
+            params = {"input": [{"role": "user", "content": prompt}], "tools": tools}
+            rows.append({"responses_create_params": params, **task})
+    finally:
+        session.close()
     return rows
 
 
@@ -161,10 +160,10 @@ class AgentGymSeedSessionRequest(BaseSeedSessionRequest):
 
     model_config = ConfigDict(extra="allow")
 
-    env_id: str
-    split: str = "test"
-    task_id: int
-    seed: int | None = 0
+    env_id: StrictStr
+    split: StrictStr = "test"
+    task_id: StrictInt
+    seed: StrictInt | None = 0
 
 
 class AgentGymVerifyRequest(BaseVerifyRequest):

@@ -60,6 +60,9 @@ def test_malformed_requests_get_nemo_gym_error_shapes_and_the_episode_goes_on(ru
     assert bad["bad_task"]["body"] == {
         "detail": "AgentGym/Weather-v0 has no task 1000000 in split 'test': use 0..19"
     }
+    # a row whose task id is not an integer: FastAPI's validation shape, naming the field
+    assert bad["bad_row"]["status"] == 422
+    assert [e["loc"] for e in bad["bad_row"]["body"]["detail"]] == [["body", "task_id"]]
     assert bad["no_session"]["status"] == 409
     assert "/seed_session first" in bad["no_session"]["body"]["detail"]
     # arguments breaking the tool's schema: FastAPI's validation shape, as NeMo Gym answers

@@ -204,6 +204,8 @@ async def _bad_input(overrides: list[str], spec: dict) -> dict:
     out: dict = {}
     status, payload, _ = await post("/seed_session", dict(row, task_id=10**6))
     out["bad_task"] = {"status": status, "body": payload}
+    status, payload, _ = await post("/seed_session", dict(row, task_id="0"))
+    out["bad_row"] = {"status": status, "body": payload}
     tool = row["responses_create_params"]["tools"][0]["name"]
     status, payload, _ = await post(f"/{tool}", {})
     out["no_session"] = {"status": status, "body": payload}
