@@ -12,6 +12,11 @@ reuses it. It holds agentgym-envs as an editable install; run its interpreter wi
 ``PYTHONPATH`` set to the checkout (:func:`ecosystem_env`) so that checkout's code is the one
 imported. A lock file makes concurrent callers (test workers) wait for one build; a failed
 build leaves no half-made environment behind.
+
+An ecosystem that needs a newer Python than the running one (:data:`MIN_PYTHON`: NeMo Gym
+needs 3.12) gets its environment made from the oldest new-enough interpreter found
+(:func:`base_python`: ``$AGENTGYM_ECOSYSTEM_PYTHON``, pyenv's versions, ``python3.X`` on
+``PATH``); when there is none, the error is one line saying how to get one.
 """
 
 from __future__ import annotations
