@@ -8,7 +8,9 @@ expert episodes through that ecosystem's own client and print episodes/s per id 
 * ``nemo-gym``: NeMo Gym's ``gym eval run`` (its rollout collection, one rollout at a time)
   through its ``simple_agent`` and ``vllm_model`` servers, the expert chat server as the model,
   against our resources server; one ``gym env start`` serves every id (its start-up, Ray and
-  three servers, is not timed; each id's collection command is, start to end).
+  three servers, is not timed; each id's collection command is, start to end). A second
+  ``nemo-gym (marginal)`` row times the same command on one episode too and reports the
+  episodes beyond it, (n - 1) / (t_n - t_1): the rate once the command has started.
 """
 
 from __future__ import annotations
@@ -105,7 +107,7 @@ def _verifiers(env_id: str, episodes: list[dict]) -> tuple[float, list[float]]:
     return seconds, [float(o["reward"]) for o in outputs]
 
 
-def nemo_gym(families: dict[str, list[dict]]) -> dict[str, tuple[float, list[float]]]:
+def nemo_gym(families: dict[str, list[dict]]) -> dict[str, tuple[float, list[float], float]]:
     import tempfile
 
     from nemo_gym_episode import NgRun, _collect, _overrides, _project
@@ -123,17 +125,21 @@ def nemo_gym(families: dict[str, list[dict]]) -> dict[str, tuple[float, list[flo
         for env_id, episodes in families.items():
             count = min(len(episodes), splits(env_id)["test"])
             rows = dataset_rows(env_id, "test", count)
-            data[env_id] = write_dataset(
-                work / "data" / f"{env_id.split('/')[-1]}.jsonl",
-                [rows[ep["task_id"]] for ep in episodes],
+            name = env_id.split("/")[-1]
+            full = [rows[ep["task_id"]] for ep in episodes]
+            data[env_id] = (
+                write_dataset(work / "data" / f"{name}-1.jsonl", full[:1]),
+                write_dataset(work / "data" / f"{name}.jsonl", full),
             )
         overrides = _overrides(work, expert.base_url, free_port())
         with NgRun(work, overrides):
-            for env_id, path in data.items():
-                run = _collect(work, path, overrides, parallel=1)
-                if run["returncode"] != 0:
-                    raise RuntimeError(run["stderr"])
-                out[env_id] = (run["seconds"], [float(r["reward"]) for r in run["rollouts"]])
+            for env_id, (one, full) in data.items():
+                first = _collect(work, one, overrides, parallel=1)
+                run = _collect(work, full, overrides, parallel=1)
+                if first["returncode"] or run["returncode"]:
+                    raise RuntimeError(first["stderr"] + run["stderr"])
+                rewards = [float(r["reward"]) for r in run["rollouts"]]
+                out[env_id] = (run["seconds"], rewards, run["seconds"] - first["seconds"])
     return out
 
 
@@ -142,6 +148,8 @@ if __name__ == "__main__":
     plays = {"ors": ors, "openenv": openenv, "verifiers": verifiers, "nemo-gym": nemo_gym}
     play = plays[spec["ecosystem"]]
     rows = {}
-    for env_id, (seconds, rewards) in play(spec["families"]).items():
+    for env_id, (seconds, rewards, *marginal) in play(spec["families"]).items():
         rows[env_id] = {"seconds": seconds, "episodes": len(rewards), "rewards": rewards}
+        if marginal:  # the time of the episodes beyond the first
+            rows[env_id]["marginal_seconds"] = marginal[0]
     done(rows)

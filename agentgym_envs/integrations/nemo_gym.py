@@ -27,10 +27,17 @@ resources server's endpoint of that name, and stops when the model answers witho
   (``"transient"``), so its rollout collection writes it to the failures file instead of the
   rollouts, and ``/aggregate_metrics`` leaves it out.
 
+:class:`AgentGymGymnasiumServer` is the text path, a NeMo Gym ``GymnasiumServer`` for its
+``gymnasium_agent``: the model replies in AgentGym's ReAct text (``Thought: ... Action: ...``)
+instead of calling tools, ``/reset`` answers with the prompt and ``/step`` with the next
+observation, and the agent's summed reward is the env's graded ``score``.
+
 Each rollout's env is stepped on a thread of its own; at most ``max_sessions`` live at once
-(the oldest is closed first). ``examples/nemo_gym`` holds a server folder and config that
-NeMo Gym's CLI (``ng_run``, ``ng_collect_rollouts``) runs with its ``simple_agent``; write its
-dataset with ``python -m agentgym_envs.integrations.nemo_gym data ID [ID ...] --out F.jsonl``.
+(the oldest is closed first). ``examples/nemo_gym`` holds both server folders and configs that
+NeMo Gym's CLI (``gym env start``, ``gym eval run``) runs with its ``simple_agent`` and
+``gymnasium_agent``; write a dataset with
+``python -m agentgym_envs.integrations.nemo_gym data ID [ID ...] --out F.jsonl`` (add
+``--gymnasium --agent agentgym_gymnasium_agent`` for the text path).
 """
 
 from __future__ import annotations
@@ -66,7 +73,14 @@ from nemo_gym.base_resources_server import (
     SimpleResourcesServer,
 )
 from nemo_gym.server_utils import SESSION_ID_KEY
-from pydantic import ConfigDict, Field, PrivateAttr, StrictInt, StrictStr
+from pydantic import (
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -106,16 +120,24 @@ def dataset_rows(
     split: str = "test",
     num_tasks: int | None = None,
     seed: int = 0,
+    agent_ref: str | None = None,
+    gymnasium: bool = False,
 ) -> list[dict[str, Any]]:
     """NeMo Gym dataset rows for the first ``num_tasks`` tasks of ``split`` (default: all).
 
     Each row is a task (``env_id``, ``split``, ``task_id``, ``seed``) and its
-    ``responses_create_params``: the prompt (instructions, :data:`TOOLS_NOTE`, first
-    observation) as the user message and the family's tools.
+    ``responses_create_params``: for the resources server, the prompt (instructions,
+    :data:`TOOLS_NOTE`, first observation) as the user message and the family's tools; for
+    the ``gymnasium`` server an empty input (its ``/reset`` answers with the prompt).
+    ``agent_ref`` names the agent (config key) that plays the row.
     """
     from agentgym_envs.spec import resolve_id
 
     env_id = resolve_id(env_id)
+    ref = {"agent_ref": {"type": "responses_api_agents", "name": agent_ref}} if agent_ref else {}
+    if gymnasium:
+        tasks = hubs.task_rows(env_id, split, num_tasks, seed)
+        return [{"responses_create_params": {"input": []}, **task, **ref} for task in tasks]
     tools = responses_tools(env_id)
     rows = []
     session = EnvSession(env_id)
@@ -127,7 +149,7 @@ def dataset_rows(
             instructions = session.instructions().strip()
             prompt = "\n\n".join(p for p in (instructions, TOOLS_NOTE, first) if p)
             params = {"input": [{"role": "user", "content": prompt}], "tools": tools}
-            rows.append({"responses_create_params": params, **task})
+            rows.append({"responses_create_params": params, **task, **ref})
     finally:
         session.close()
     return rows
@@ -333,6 +355,87 @@ class AgentGymResourcesServer(SimpleResourcesServer):
         return await super().aggregate_metrics(AggregateMetricsRequest(verify_responses=kept))
 
 
+def _gymnasium_base() -> Any:
+    return require("resources_servers.gymnasium", EXTRA)
+
+
+class AgentGymGymnasiumServer(_gymnasium_base().GymnasiumServer):
+    """NeMo Gym ``GymnasiumServer`` playing agentgym-envs ids for its ``gymnasium_agent``.
+
+    The text path: ``/reset`` takes a dataset row (:func:`dataset_rows` with
+    ``gymnasium=True``) and answers with the family's instructions, the ReAct reply format and
+    the first observation; ``/step`` takes the model's whole reply (its text), reads it as
+    AgentGym's client does (``Thought: ... Action: ...``) and answers with the next
+    observation. The step reward is 0 until the episode ends and then the env's graded
+    ``score``, so the agent's sum is AgentGym's reward; ``info`` carries the env's own step
+    reward (``env_reward``) and, at the end, ``score``, ``success``, ``outcome``,
+    ``reward_valid`` and ``turns``. A row naming no task gets HTTP 422 with a one-line
+    ``detail``; a reply without an action is feedback, as under ``gymnasium.make``.
+    """
+
+    config: AgentGymResourcesServerConfig
+    _episodes: OrderedDict[str, _Episode] = PrivateAttr(default_factory=OrderedDict)
+
+    def _drop(self, key: str | None) -> None:
+        episode = self._episodes.pop(key or "", None)
+        if episode is not None:
+            episode.close()
+
+    async def reset(self, metadata: dict, session_id: str | None = None) -> tuple[str, dict]:
+        from agentgym_envs.errors import BadTaskError
+        from agentgym_envs.spec import resolve_id
+
+        try:
+            row = AgentGymSeedSessionRequest.model_validate(metadata)
+        except ValidationError as exc:  # FastAPI's shape, as for a body it validates
+            raise RequestValidationError(exc.errors(include_url=False), body=metadata) from exc
+        try:
+            env_id = resolve_id(row.env_id)
+            hubs.check_task(env_id, row.task_id, row.split)
+        except (BadTaskError, ValueError, KeyError) as exc:
+            detail = exc.args[0] if exc.args else str(exc)
+            raise HTTPException(status_code=422, detail=str(detail)) from exc
+        self._drop(session_id)
+        kwargs = self.config.env_kwargs.get(env_id, {})
+        max_turns = self.config.max_turns
+        session = EnvSession(lambda: hubs.react_env(env_id, max_turns, kwargs))
+        episode = _Episode(session, [])
+        task = {"task_id": row.task_id, "split": row.split, "seed": row.seed}
+        first = await episode.run(hubs.start, session, task)
+        self._episodes[session_id or ""] = episode
+        while len(self._episodes) > self.config.max_sessions:
+            self._drop(next(iter(self._episodes)))
+        return first, hubs.end_metadata(session)
+
+    async def step(
+        self, action: Any, metadata: dict, session_id: str | None = None
+    ) -> tuple[str | None, float, bool, bool, dict]:
+        episode = self._episodes.get(session_id or "")
+        if episode is None:
+            raise HTTPException(status_code=409, detail="no episode in this session: /reset first")
+        reply = _gymnasium_base().extract_text(action)
+        obs, reward, done = await episode.run(episode.session.step, reply)
+        episode.rewards.append(reward)
+        info = hubs.end_metadata(episode.session) | {"env_reward": reward}
+        info["env_id"] = metadata.get("env_id")
+        if not done:
+            return obs, 0.0, False, False, info
+        info["rewards"] = episode.rewards
+        info["observation"] = obs  # the agent does not pass the last one on to the model
+        valid = episode.session.reward_valid
+        final = float(info.get("score", 0.0)) if valid else 0.0
+        truncated = episode.session.outcome in ("turn_limit", "token_limit", "time_limit")
+        return obs, final, not truncated, truncated, info
+
+    async def close_session(self, session_id: str | None) -> None:
+        self._drop(session_id)
+
+    async def aggregate_metrics(self, body: AggregateMetricsRequest) -> AggregateMetrics:
+        """NeMo Gym's aggregate metrics over the rollouts whose reward is valid."""
+        kept = [r for r in body.verify_responses if (r.get("info") or {}).get("reward_valid", 1)]
+        return await super().aggregate_metrics(AggregateMetricsRequest(verify_responses=kept))
+
+
 def main(argv: list[str] | None = None) -> None:
     """``python -m agentgym_envs.integrations.nemo_gym data ID [ID ...] --out F.jsonl``."""
     parser = argparse.ArgumentParser(description="NeMo Gym datasets for agentgym-envs ids.")
@@ -343,11 +446,17 @@ def main(argv: list[str] | None = None) -> None:
     data.add_argument("--split", default="test")
     data.add_argument("--num-tasks", type=int, default=None)
     data.add_argument("--seed", type=int, default=0)
+    data.add_argument("--agent", default=None, help="the agent that plays the rows (agent_ref)")
+    data.add_argument(
+        "--gymnasium", action="store_true", help="rows for the gymnasium_agent (text replies)"
+    )
     args = parser.parse_args(argv)
     rows = [
         row
         for env_id in args.env_ids
-        for row in dataset_rows(env_id, args.split, args.num_tasks, args.seed)
+        for row in dataset_rows(
+            env_id, args.split, args.num_tasks, args.seed, args.agent, args.gymnasium
+        )
     ]
     logger.info("wrote %d rows to %s", len(rows), write_dataset(args.out, rows))
 

@@ -84,13 +84,16 @@ NEMO_GYM_EXTRA = {"AgentGym/Wordle-v0": 0}
 
 @functools.cache
 def nemo_gym_run() -> dict:
-    """One NeMo Gym run (``gym env start`` + ``gym eval run`` with the simple agent, the expert
-    as the model) over :data:`FAMILIES` and :data:`NEMO_GYM_EXTRA`, one task whose env fails
-    to start, and the bad-input checks: starting NeMo Gym (Ray, three servers) is the slow
-    part, so the tests share it."""
+    """One NeMo Gym run (``gym env start`` + ``gym eval run``, the expert as the model): its
+    simple agent over :data:`FAMILIES` and :data:`NEMO_GYM_EXTRA`, its gymnasium agent (text
+    replies) over :data:`FAMILIES`, one task whose env fails to start, and the bad-input
+    checks. Starting NeMo Gym (Ray, five servers) is the slow part, so the tests share it."""
     episodes = [
         {"env_id": env_id, "task_id": task_id, "split": "test"}
         for env_id, task_id in {**FAMILIES, **NEMO_GYM_EXTRA}.items()
+    ] + [
+        {"env_id": env_id, "task_id": task_id, "split": "test", "agent": "gymnasium"}
+        for env_id, task_id in FAMILIES.items()
     ]
     broken = {"env_id": "AgentGym/MazeRandom-v0", "task_id": 0, "split": "test"}
     job = {"episodes": episodes, "broken": broken, "bad": True, "parallel": 2}

@@ -1,5 +1,6 @@
 """One contract for every ecosystem adapter: the same episode (id, task, the expert's actions)
-played through ORS, OpenEnv, verifiers and NeMo Gym -- each driven by that ecosystem's own package, in
+played through ORS, OpenEnv, verifiers and NeMo Gym (its simple agent with the family's tools,
+its gymnasium agent with text replies) -- each driven by that ecosystem's own package, in
 its own venv -- gives the observations, rewards and outcome ``gymnasium.make`` gives."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from tests.integrations.ecosystems import (
     run_driver,
 )
 
-ADAPTERS = ("ors", "openenv", "verifiers", "nemo-gym")
+ADAPTERS = ("ors", "openenv", "verifiers", "nemo-gym", "nemo-gym-gymnasium")
 
 
 @functools.cache
@@ -34,8 +35,10 @@ def _play(adapter: str, ref: dict) -> dict:
         job = {"env_id": ref["env_id"], "episodes": [ref]}
         out = run_driver(ecosystem("openenv"), "openenv_episode", job)["episodes"][0]
         return {"first": out["first"], "steps": out["steps"], "end": out["steps"][-1]["end"]}
-    if adapter == "nemo-gym":  # its CLI and simple agent, the expert chat server as the model
-        (out,) = [e for e in nemo_gym_run()["episodes"] if e["env_id"] == ref["env_id"]]
+    if adapter.startswith("nemo-gym"):  # its CLI and an agent, the expert chat server as model
+        agent = "gymnasium" if adapter.endswith("gymnasium") else "simple"
+        episodes = nemo_gym_run()["episodes"]
+        (out,) = [e for e in episodes if e["env_id"] == ref["env_id"] and e["agent"] == agent]
         assert out["reward"] == ref["score"]
         return {"first": out["first"], "steps": out["steps"], "end": out["end"]}
     # verifiers' own rollout loop, the expert chat server as the model (the same actions)

@@ -1,6 +1,7 @@
-"""NeMo Gym: its own CLI (``gym env start``, ``gym eval run``) and ``simple_agent`` play full
-episodes against our resources server, the expert chat server as the model behind NeMo Gym's
-``vllm_model`` server; its ``ServerClient`` gets NeMo Gym's error shapes for bad input.
+"""NeMo Gym: its own CLI (``gym env start``, ``gym eval run``) with its ``simple_agent`` (the
+family's tools) and its ``gymnasium_agent`` (text replies) play full episodes against our
+servers, the expert chat server as the model behind NeMo Gym's ``vllm_model`` server; its
+``ServerClient`` gets NeMo Gym's error shapes for bad input.
 
 ``nemo-gym==0.4.0`` needs Python >= 3.12 and pins its own ``openai``, ``mcp`` and Ray, so it
 runs in the ``nemo-gym`` venv (:mod:`agentgym_envs.integrations.venvs`, made from a pyenv
@@ -26,7 +27,7 @@ def run():
 
 def test_collection_plays_full_episodes_and_gets_our_reward(run):
     assert run["collect"]["returncode"] == 0, run["collect"]["stderr"]
-    played = {e["env_id"]: e for e in run["episodes"]}
+    played = {e["env_id"]: e for e in run["episodes"] if e["agent"] == "simple"}
     families = {**FAMILIES, **NEMO_GYM_EXTRA}
     assert set(played) == set(families)  # a tool family, text games, a long observation
     for env_id, task_id in families.items():
@@ -39,8 +40,23 @@ def test_collection_plays_full_episodes_and_gets_our_reward(run):
     assert played["AgentGym/Maze-v0"]["calls"][0]["name"] == "move"
     assert played["AgentGym/Weather-v0"]["calls"][-1]["name"] == "finish"
     # NeMo Gym's aggregate metrics: the mean of our rewards over the valid rollouts
-    (metrics,) = run["collect"]["metrics"]
-    assert metrics["agent_metrics"]["mean/reward"] == 1.0
+    metrics = {m["agent_ref"]["name"]: m for m in run["collect"]["metrics"]}
+    assert metrics["agentgym_simple_agent"]["agent_metrics"]["mean/reward"] == 1.0
+
+
+def test_gymnasium_agent_plays_text_replies_and_gets_our_reward(run):
+    played = {e["env_id"]: e for e in run["episodes"] if e["agent"] == "gymnasium"}
+    assert set(played) == set(FAMILIES)
+    for env_id, task_id in FAMILIES.items():
+        ref, got = reference(env_id, task_id), played[env_id]
+        assert got["reward"] == ref["score"] == 1.0  # the agent's sum is the graded score
+        assert got["end"]["outcome"] == "success" and got["end"]["reward_valid"] is True
+        assert [s["obs"] for s in got["steps"]] == [s["obs"] for s in ref["steps"]]
+        # each reply is ReAct text whose action is the one gymnasium.make was given
+        action = [a.rsplit("Action:", 1)[-1].strip() for a in ref["actions"]]
+        assert [r.rsplit("Action:", 1)[1].strip() for r in got["replies"]] == action
+    metrics = {m["agent_ref"]["name"]: m for m in run["collect"]["metrics"]}
+    assert metrics["agentgym_gymnasium_agent"]["agent_metrics"]["mean/reward"] == 1.0
 
 
 def test_env_failure_is_a_nemo_gym_failure_not_a_zero_reward_rollout(run):

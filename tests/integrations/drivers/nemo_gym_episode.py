@@ -36,10 +36,13 @@ ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "nemo_gym"
 SERVERS = (
     "resources_servers/agentgym",
+    "resources_servers/agentgym_gymnasium",
     "responses_api_agents/simple_agent",
+    "responses_api_agents/gymnasium_agent",
     "responses_api_models/vllm_model",
 )
 AGENT = "agentgym_simple_agent"
+GYMNASIUM_AGENT = "agentgym_gymnasium_agent"
 RESOURCES = "agentgym_resources_server"
 
 
@@ -56,8 +59,10 @@ def _project(work: Path, episodes: list[dict], broken: dict | None) -> Path:
     shutil.copytree(EXAMPLE, work, dirs_exist_ok=True)
     rows = []
     for ep in episodes + ([broken] if broken else []):
-        row = dataset_rows(ep["env_id"], ep["split"], ep["task_id"] + 1)[ep["task_id"]]
-        rows.append(row)
+        text = ep.get("agent") == "gymnasium"  # NeMo Gym's gymnasium_agent, text replies
+        agent = GYMNASIUM_AGENT if text else None
+        count = ep["task_id"] + 1
+        rows.append(dataset_rows(ep["env_id"], ep["split"], count, 0, agent, text)[-1])
     if broken:
         config_path = work / "resources_servers/agentgym/configs/agentgym.yaml"
         config = yaml.safe_load(config_path.read_text())
@@ -78,7 +83,13 @@ def _overrides(work: Path, base_url: str, head_port: int) -> list[str]:
     model_yaml = (
         Path(nemo_gym.PARENT_DIR) / "responses_api_models/vllm_model/configs/vllm_model.yaml"
     )
-    configs = f"resources_servers/agentgym/configs/agentgym.yaml,{model_yaml}"
+    configs = ",".join(
+        [
+            "resources_servers/agentgym/configs/agentgym.yaml",
+            "resources_servers/agentgym_gymnasium/configs/agentgym_gymnasium.yaml",
+            str(model_yaml),
+        ]
+    )
     return [
         f"+config_paths=[{configs}]",
         f"+policy_base_url={base_url}",
@@ -161,8 +172,41 @@ def _collect(work: Path, data: Path, overrides: list[str], parallel: int) -> dic
     }
 
 
+def _text(item: dict) -> str:
+    content = item.get("content")
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content)
+    return content or ""
+
+
+def _gymnasium_episode(rollout: dict) -> dict:
+    """A gymnasium_agent rollout: the observations are the user messages after each reply,
+    the last one in the final ``info``."""
+    end = rollout["info"]
+    output = rollout["response"]["output"]
+    observations = [_text(o) for o in output if o.get("role") == "user"] + [end["observation"]]
+    rewards = end.get("rewards", [])
+    steps = [
+        {"obs": obs, "reward": r, "done": i == len(rewards) - 1}
+        for i, (obs, r) in enumerate(zip(observations, rewards, strict=True))
+    ]
+    replies = [_text(o) for o in output if o.get("type") == "message" and o["role"] == "assistant"]
+    return {
+        "agent": "gymnasium",
+        "env_id": end["env_id"],
+        "task_id": end["task_id"],
+        "first": _text(rollout["responses_create_params"]["input"][0]),
+        "steps": steps,
+        "end": end,
+        "reward": rollout["reward"],
+        "replies": replies,
+    }
+
+
 def _episode(rollout: dict) -> dict:
     """A rollout as the sameness test reads it: first text, steps, end."""
+    if "agentgym" not in rollout:
+        return _gymnasium_episode(rollout)
     end = rollout["agentgym"]
     outputs = [o for o in rollout["response"]["output"] if o["type"] == "function_call_output"]
     rewards = end.get("rewards", [])
@@ -172,6 +216,7 @@ def _episode(rollout: dict) -> dict:
     ]
     calls = [o for o in rollout["response"]["output"] if o["type"] == "function_call"]
     return {
+        "agent": "simple",
         "env_id": rollout["env_id"],
         "task_id": rollout["task_id"],
         "first": rollout["responses_create_params"]["input"][0]["content"],
@@ -251,7 +296,11 @@ def main() -> None:
                 }
                 for r in run["failures"]
             ]
-            mine = [r for r in run["rollouts"] if r["env_id"] == episodes[0]["env_id"]]
+            mine = [
+                r
+                for r in run["rollouts"]
+                if "agentgym" in r and r["env_id"] == episodes[0]["env_id"]
+            ]
             if spec.get("bad") and mine:  # the calls of the first episode's rollout again
                 played = _episode(mine[0])
                 bad_spec = dict(episodes[0], calls=played["calls"], response=mine[0]["response"])
