@@ -94,6 +94,13 @@ def test_malformed_requests_get_nemo_gym_error_shapes_and_the_episode_goes_on(ru
     assert [s["obs"] for s in bad["steps"]] == [s["obs"] for s in ref["steps"]]
     assert bad["verify"]["status"] == 200 and bad["verify"]["reward"] == ref["score"]
     assert bad["verify"]["end"]["outcome"] == "success"
+    # the gymnasium server answers the same way
+    text = bad["gymnasium"]
+    assert text["bad_row"]["status"] == 422
+    assert [e["loc"][-1] for e in text["bad_row"]["body"]["detail"]] == ["task_id"]
+    assert text["bad_task"]["status"] == 422
+    assert "has no task 1000000 in split 'test'" in text["bad_task"]["body"]["detail"]
+    assert text["no_session"]["status"] == 409
 
 
 @pytest.mark.skipif(importlib.util.find_spec("nemo_gym") is not None, reason="nemo-gym present")

@@ -44,6 +44,7 @@ SERVERS = (
 AGENT = "agentgym_simple_agent"
 GYMNASIUM_AGENT = "agentgym_gymnasium_agent"
 RESOURCES = "agentgym_resources_server"
+GYMNASIUM_SERVER = "agentgym_gymnasium_server"
 
 
 def _project(work: Path, episodes: list[dict], broken: dict | None) -> Path:
@@ -236,8 +237,10 @@ async def _bad_input(overrides: list[str], spec: dict) -> dict:
     port = int(next(o for o in overrides if o.startswith("+head_server.port")).split("=")[1])
     client = ServerClient.load_from_global_config(BaseServerConfig(host="127.0.0.1", port=port))
 
-    async def post(path: str, body: dict, cookies=None) -> tuple[int, object, object]:
-        response = await client.post(RESOURCES, path, json=body, cookies=cookies)
+    async def post(
+        path: str, body: dict, cookies=None, server: str = RESOURCES
+    ) -> tuple[int, object, object]:
+        response = await client.post(server, path, json=body, cookies=cookies)
         text = (await response.content.read()).decode()
         try:
             payload = json.loads(text)
@@ -265,6 +268,19 @@ async def _bad_input(overrides: list[str], spec: dict) -> dict:
         status, payload, _ = await post(f"/{call['name']}", json.loads(call["arguments"]), cookies)
         steps.append({"status": status, "obs": payload})
     out["steps"] = steps
+    # the gymnasium server: a malformed row, a task that does not exist, a step before /reset
+    text_row = dataset_rows(spec["env_id"], spec["split"], 1, 0, GYMNASIUM_AGENT, True)[0]
+    gym_bad = {}
+    for name, body in (
+        ("bad_row", dict(text_row, task_id="0")),
+        ("bad_task", dict(text_row, task_id=10**6)),
+    ):
+        status, payload, _ = await post("/reset", body, server=GYMNASIUM_SERVER)
+        gym_bad[name] = {"status": status, "body": payload}
+    step = dict(text_row, response=spec["response"])
+    status, payload, _ = await post("/step", step, server=GYMNASIUM_SERVER)
+    gym_bad["no_session"] = {"status": status, "body": payload}
+    out["gymnasium"] = gym_bad
     verify = dict(row, response=spec["response"])
     status, payload, _ = await post("/verify", verify, cookies)
     out["verify"] = {"status": status, "reward": payload.get("reward"), "end": payload["agentgym"]}
