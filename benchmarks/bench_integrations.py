@@ -10,7 +10,8 @@ by its own client inside its own venv (``benchmarks/ecosystem_rollouts.py``) on 
 actions, against the in-process ``session`` baseline of the same episodes in the same run
 (verifiers' row is ``vf-eval`` end to end against the expert chat server, its start-up
 included; NeMo Gym's is its ``gym eval run`` command per id through its simple agent, the
-expert chat server as the model, its servers started once outside the timing).
+expert chat server as the model, its servers started once outside the timing, and its
+``(marginal)`` row the episodes after the first, once that command has started).
 
     python benchmarks/bench_integrations.py --episodes 20
     python benchmarks/bench_integrations.py --adapters --ecosystems ors openenv verifiers nemo-gym
