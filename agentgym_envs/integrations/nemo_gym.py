@@ -201,10 +201,10 @@ class AgentGymVerifyResponse(BaseVerifyResponse):
 class _Episode:
     """One rollout's env and the thread it is stepped on (some envs are bound to theirs)."""
 
-    def __init__(self, session: EnvSession, tools: list[dict[str, Any]]) -> None:
+    def __init__(self, session: EnvSession) -> None:
         self.session = session
         self.rewards: list[float] = []
-        self.tools = {t.get("function", t)["name"]: t.get("function", t) for t in tools}
+        self.tools: dict[str, dict[str, Any]] = {}  # name -> the function's schema
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nemo-gym-agentgym")
 
     async def run(self, fn: Any, *args: Any) -> Any:
@@ -221,10 +221,14 @@ class _Episode:
         self.thread.shutdown(wait=False)
 
 
-def _start(session: EnvSession, row: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-    first = hubs.start(session, row)
-    env = session.env
-    return first, (env.unwrapped.tool_schemas() if env is not None else [])
+def _start(episode: _Episode, row: dict[str, Any]) -> str:
+    """Reset the episode's env to the row's task and read its tools; the first observation."""
+    first = hubs.start(episode.session, row)
+    env = episode.session.env
+    for tool in env.unwrapped.tool_schemas() if env is not None else []:
+        fn = tool.get("function", tool)
+        episode.tools[fn["name"]] = fn
+    return first
 
 
 def _call(episode: _Episode, tool: str, arguments: Any) -> tuple[str, list[str]]:
@@ -296,10 +300,9 @@ class AgentGymResourcesServer(SimpleResourcesServer):
             max_turns=self.config.max_turns,
             env_kwargs=self.config.env_kwargs.get(env_id, {}),
         )
-        episode = _Episode(session, [])
+        episode = _Episode(session)
         row = {"task_id": body.task_id, "split": body.split, "seed": body.seed}
-        _, tools = await episode.run(_start, session, row)
-        episode.tools = {t.get("function", t)["name"]: t.get("function", t) for t in tools}
+        await episode.run(_start, episode, row)
         self._episodes[key] = episode
         while len(self._episodes) > self.config.max_sessions:
             self._drop(next(iter(self._episodes)))
@@ -399,7 +402,7 @@ class AgentGymGymnasiumServer(_gymnasium_base().GymnasiumServer):
         kwargs = self.config.env_kwargs.get(env_id, {})
         max_turns = self.config.max_turns
         session = EnvSession(lambda: hubs.react_env(env_id, max_turns, kwargs))
-        episode = _Episode(session, [])
+        episode = _Episode(session)
         task = {"task_id": row.task_id, "split": row.split, "seed": row.seed}
         first = await episode.run(hubs.start, session, task)
         self._episodes[session_id or ""] = episode
