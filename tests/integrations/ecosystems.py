@@ -87,7 +87,11 @@ def nemo_gym_run() -> dict:
     """One NeMo Gym run (``gym env start`` + ``gym eval run``, the expert as the model): its
     simple agent over :data:`FAMILIES` and :data:`NEMO_GYM_EXTRA`, its gymnasium agent (text
     replies) over :data:`FAMILIES`, one task whose env fails to start, and the bad-input
-    checks. Starting NeMo Gym (Ray, five servers) is the slow part, so the tests share it."""
+    checks. Starting NeMo Gym (Ray, five servers) is the slow part, so the tests share it; it
+    holds the Ray tests' lock, since NeMo Gym starts a Ray cluster of its own."""
+    filelock = pytest.importorskip("filelock")
+    from tests.rollout.conftest import RAY_LOCK
+
     episodes = [
         {"env_id": env_id, "task_id": task_id, "split": "test"}
         for env_id, task_id in {**FAMILIES, **NEMO_GYM_EXTRA}.items()
@@ -97,4 +101,6 @@ def nemo_gym_run() -> dict:
     ]
     broken = {"env_id": "AgentGym/MazeRandom-v0", "task_id": 0, "split": "test"}
     job = {"episodes": episodes, "broken": broken, "bad": True, "parallel": 2}
-    return run_driver(ecosystem("nemo-gym"), "nemo_gym_episode", job, timeout=1800)
+    python = ecosystem("nemo-gym")
+    with filelock.FileLock(str(RAY_LOCK), timeout=1800):
+        return run_driver(python, "nemo_gym_episode", job, timeout=1800)
