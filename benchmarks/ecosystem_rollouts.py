@@ -16,6 +16,7 @@ expert episodes through that ecosystem's own client and print episodes/s per id 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import time
@@ -118,7 +119,12 @@ def nemo_gym(families: dict[str, list[dict]]) -> dict[str, tuple[float, list[flo
 
     sys.argv[1:] = []  # NeMo Gym reads its config from the command line (Hydra)
     out = {}
-    with tempfile.TemporaryDirectory() as tmp, ExpertChatServer(list(families)) as expert:
+    # NeMo Gym's config loader (Hydra) writes outputs/<date>/ under the working folder
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        contextlib.chdir(tmp),
+        ExpertChatServer(list(families)) as expert,
+    ):
         work = Path(tmp) / "project"
         _project(work, [], None)
         data = {}

@@ -20,6 +20,7 @@ episode played to the end.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -295,7 +296,12 @@ def main() -> None:
     episodes = spec["episodes"]
     env_ids = sorted({ep["env_id"] for ep in episodes})
     result: dict = {}
-    with tempfile.TemporaryDirectory() as tmp, ExpertChatServer(env_ids) as expert:
+    # NeMo Gym's config loader (Hydra) writes outputs/<date>/ under the working folder
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        contextlib.chdir(tmp),
+        ExpertChatServer(env_ids) as expert,
+    ):
         work = Path(tmp) / "project"
         data = _project(work, episodes, spec.get("broken"))
         overrides = _overrides(work, expert.base_url, free_port())
