@@ -5,13 +5,17 @@ for ``--episodes`` episodes per family; the "model" is the family's expert playi
 of the task, so the figures measure the adapter and the env, not generation. Prints episodes/s
 per adapter and family.
 
-``--ecosystems ors openenv verifiers`` adds the ecosystem adapters (#30), each played by its
-own client inside its own venv (``benchmarks/ecosystem_rollouts.py``) on the expert's actions,
-against the in-process ``session`` baseline of the same episodes in the same run (verifiers'
-row is ``vf-eval`` end to end against the expert chat server, its start-up included).
+``--ecosystems ors openenv verifiers nemo-gym`` adds the ecosystem adapters (#30), each played
+by its own client inside its own venv (``benchmarks/ecosystem_rollouts.py``) on the expert's
+actions, against the in-process ``session`` baseline of the same episodes in the same run
+(verifiers' row is ``vf-eval`` end to end against the expert chat server, its start-up
+included; NeMo Gym's is its ``gym eval run`` command per id through its simple agent, the
+expert chat server as the model, its servers started once outside the timing, and its
+``(in-process)`` row the same collection code called in-process, without the command's
+start-up).
 
     python benchmarks/bench_integrations.py --episodes 20
-    python benchmarks/bench_integrations.py --adapters --ecosystems ors openenv verifiers
+    python benchmarks/bench_integrations.py --adapters --ecosystems ors openenv verifiers nemo-gym
 """
 
 from __future__ import annotations
@@ -132,7 +136,12 @@ ADAPTERS = {
 
 
 ECOSYSTEM_FAMILIES = ("AgentGym/Weather-v0", "AgentGym/Maze-v0", "AgentGym/ALFWorld-v0")
-ECOSYSTEM_EXTRAS = {"ors": "openreward", "openenv": "openenv", "verifiers": "verifiers"}
+ECOSYSTEM_EXTRAS = {
+    "ors": "openreward",
+    "openenv": "openenv",
+    "verifiers": "verifiers",
+    "nemo-gym": "nemo-gym",
+}
 
 
 def expert_episode(env_id: str, task_id: int) -> dict:
@@ -154,7 +163,7 @@ def run_ecosystems(names: list[str], episodes: int) -> None:
         env_id: [expert_episode(env_id, i % n_tasks(env_id)) for i in range(episodes)]
         for env_id in ECOSYSTEM_FAMILIES
     }
-    print(f"{'ecosystem':10} {'env':22} {'episodes/s':>10} {'mean reward':>12} {'vs session':>10}")
+    print(f"{'ecosystem':21} {'env':22} {'episodes/s':>10} {'mean reward':>12} {'vs session':>10}")
     baseline = {}
     for env_id, eps in plan.items():
         t0, rewards = time.perf_counter(), []
@@ -166,7 +175,7 @@ def run_ecosystems(names: list[str], episodes: int) -> None:
             rewards.append(session.finish().score)
         baseline[env_id] = len(eps) / (time.perf_counter() - t0)
         mean = sum(rewards) / len(rewards)
-        print(f"{'session':10} {env_id:22} {baseline[env_id]:10.1f} {mean:12.2f} {1.0:10.2f}")
+        print(f"{'session':21} {env_id:22} {baseline[env_id]:10.1f} {mean:12.2f} {1.0:10.2f}")
     script = __file__.replace("bench_integrations.py", "ecosystem_rollouts.py")
     for name in names:
         python = ecosystem_python(ECOSYSTEM_EXTRAS[name])
@@ -175,14 +184,19 @@ def run_ecosystems(names: list[str], episodes: int) -> None:
             [str(python), script, job], capture_output=True, text=True, env=ecosystem_env()
         )
         if done.returncode != 0:
-            print(f"{name:10} failed: {done.stderr.strip().splitlines()[-1]}")
+            print(f"{name:21} failed: {done.stderr.strip().splitlines()[-1]}")
             continue
         rows = json.loads(done.stdout.strip().splitlines()[-1])
         for env_id, row in rows.items():
             rate = row["episodes"] / row["seconds"]
             mean = sum(row["rewards"]) / max(len(row["rewards"]), 1)
             ratio = rate / baseline[env_id]
-            print(f"{name:10} {env_id:22} {rate:10.1f} {mean:12.2f} {ratio:10.3f}")
+            print(f"{name:21} {env_id:22} {rate:10.1f} {mean:12.2f} {ratio:10.3f}")
+            if row.get("inside_seconds"):  # the ecosystem's collection code, in-process
+                rate = row["episodes"] / row["inside_seconds"]
+                ratio = rate / baseline[env_id]
+                label = f"{name} (in-process)"
+                print(f"{label:21} {env_id:22} {rate:10.1f} {mean:12.2f} {ratio:10.3f}")
 
 
 def main() -> None:

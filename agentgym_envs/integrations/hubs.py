@@ -21,6 +21,22 @@ ACTION_TOOL = "act"
 ACTION_ARG = "action"
 
 
+def react_env(env_id: str, max_turns: int | None, env_kwargs: dict[str, Any]) -> Any:
+    """The id as the text-reply ecosystems (verifiers, NeMo Gym's ``gymnasium_agent``) play
+    it: each reply read as AgentGym's client reads it (ReAct, ``parser="agentgym"``), a turn
+    limit (default AgentGym's max rounds), no wall clock, no chat history."""
+    from agentgym_envs.wrappers import make_llm_env
+
+    return make_llm_env(
+        env_id,
+        "react",
+        max_rounds=max_turns,
+        max_seconds=None,
+        history=False,
+        env_kwargs=env_kwargs,
+    )
+
+
 def env_slug(env_id: str) -> str:
     """``AgentGym/Maze-v0`` -> ``agentgym-maze-v0``: a name safe as a package, route or class."""
     from agentgym_envs.spec import resolve_id

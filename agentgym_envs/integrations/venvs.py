@@ -12,12 +12,18 @@ reuses it. It holds agentgym-envs as an editable install; run its interpreter wi
 ``PYTHONPATH`` set to the checkout (:func:`ecosystem_env`) so that checkout's code is the one
 imported. A lock file makes concurrent callers (test workers) wait for one build; a failed
 build leaves no half-made environment behind.
+
+An ecosystem that needs a newer Python than the running one (:data:`MIN_PYTHON`: NeMo Gym
+needs 3.12) gets its environment made from the oldest new-enough interpreter found
+(:func:`base_python`: ``$AGENTGYM_ECOSYSTEM_PYTHON``, pyenv's versions, ``python3.X`` on
+``PATH``); when there is none, the error is one line saying how to get one.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import logging
 import os
@@ -34,7 +40,11 @@ ECOSYSTEMS: dict[str, tuple[str, ...]] = {
     "openreward": ("orwd",),
     "openenv": ("openenv",),
     "verifiers": ("vf-eval", "vf-build"),
+    "nemo-gym": ("gym",),
 }
+
+#: Ecosystems that need a newer Python than the running one: the lowest ``(major, minor)``.
+MIN_PYTHON: dict[str, tuple[int, int]] = {"nemo-gym": (3, 12)}
 
 
 def venv_root() -> Path:
@@ -68,8 +78,62 @@ def _requirements(source: Path, extras: tuple[str, ...]) -> list[str]:
     return sorted(reqs)
 
 
-def _key(name: str, extras: tuple[str, ...], source: Path) -> str:
-    digest = hashlib.sha256(f"{name}|{sys.version}".encode())
+def _version(python: str | Path) -> tuple[int, int, int] | None:
+    """``python``'s version, or ``None`` when it does not run."""
+    try:
+        out = subprocess.run(
+            [str(python), "-c", "import sys; print(*sys.version_info[:3])"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout.split()
+        return (int(out[0]), int(out[1]), int(out[2]))
+    except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
+        return None
+
+
+def _candidates() -> list[Path]:
+    """Interpreters to try: ``$AGENTGYM_ECOSYSTEM_PYTHON``, pyenv's versions, ``python3.X``."""
+    found = []
+    if os.environ.get("AGENTGYM_ECOSYSTEM_PYTHON"):
+        found.append(Path(os.environ["AGENTGYM_ECOSYSTEM_PYTHON"]))
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    if root.is_dir():
+        found += sorted(root.glob("*/bin/python"))
+    for minor in range(12, 16):
+        which = shutil.which(f"python3.{minor}")
+        if which:
+            found.append(Path(which))
+    return found
+
+
+@functools.cache
+def base_python(name: str) -> str:
+    """The interpreter an ecosystem's venv is made from: this one when it is new enough,
+    else the oldest new-enough CPython found (pyenv's versions, ``python3.X`` on ``PATH``).
+
+    Raises:
+        RuntimeError: no new-enough interpreter exists (one line, with the mend).
+    """
+    need = MIN_PYTHON.get(name)
+    if need is None or sys.version_info[:2] >= need:
+        return sys.executable
+    versions = {}
+    for path in _candidates():
+        version = _version(path)
+        if version is not None and version[:2] >= need:
+            versions.setdefault(version, str(path))
+    if not versions:
+        raise RuntimeError(
+            f"{name} needs Python >= {need[0]}.{need[1]} and none was found: install one "
+            f"(e.g. `pyenv install {need[0]}.{need[1]}`) or set AGENTGYM_ECOSYSTEM_PYTHON"
+        )
+    return versions[min(versions)]
+
+
+def _key(name: str, extras: tuple[str, ...], source: Path, python: str) -> str:
+    version = sys.version if python == sys.executable else f"{python}|{_version(python)}"
+    digest = hashlib.sha256(f"{name}|{version}".encode())
     digest.update("\n".join(_requirements(source, extras)).encode())
     return f"{name}-{digest.hexdigest()[:12]}"
 
@@ -90,13 +154,15 @@ def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:
         extras: more extras to install (default ``tools``, for the tool families).
 
     Raises:
-        RuntimeError: the install failed (pip's last lines are in the message).
+        RuntimeError: the install failed (pip's last lines are in the message), or the
+            ecosystem needs a newer Python than any found (:func:`base_python`).
     """
     if name not in ECOSYSTEMS:
         raise ValueError(f"unknown ecosystem {name!r}: use one of {sorted(ECOSYSTEMS)}")
     source = source_root()
     all_extras = (name, *extras)
-    target = venv_root() / _key(name, tuple(sorted(all_extras)), source)
+    interpreter = base_python(name)
+    target = venv_root() / _key(name, tuple(sorted(all_extras)), source, interpreter)
     python = target / "bin" / "python"
     ready = target / ".ready"
     if ready.exists():
@@ -107,7 +173,10 @@ def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:
             return python
         shutil.rmtree(target, ignore_errors=True)
         logger.info("building the %s environment in %s", name, target)
-        venv.EnvBuilder(with_pip=True).create(target)
+        if interpreter == sys.executable:
+            venv.EnvBuilder(with_pip=True).create(target)
+        else:
+            subprocess.run([interpreter, "-m", "venv", str(target)], check=True)
         spec = f"{source}[{','.join(all_extras)}]"
         cmd = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
         done = subprocess.run([*cmd, "-e", spec], capture_output=True, text=True)

@@ -38,24 +38,11 @@ import verifiers.legacy as vf
 logger = logging.getLogger(__name__)
 
 
-def _llm_env(env_id: str, max_turns: int | None, env_kwargs: dict[str, Any]) -> Any:
-    from agentgym_envs.wrappers import make_llm_env
-
-    return make_llm_env(
-        env_id,
-        "react",
-        max_rounds=max_turns,
-        max_seconds=None,
-        history=False,
-        env_kwargs=env_kwargs,
-    )
-
-
 def _dataset(env_id: str, rows: list[dict[str, Any]], env_kwargs: dict[str, Any]) -> Any:
     """The rows as a ``datasets.Dataset``: the first observation of each task is its prompt."""
     from datasets import Dataset
 
-    env = _llm_env(env_id, None, env_kwargs)
+    env = hubs.react_env(env_id, None, env_kwargs)
     prompts = []
     try:
         for row in rows:
@@ -77,7 +64,7 @@ class _Episode:
     """One rollout's env, stepped on a thread of its own (some envs are bound to theirs)."""
 
     def __init__(self, env_id: str, max_turns: int | None, env_kwargs: dict[str, Any]) -> None:
-        self.session = EnvSession(lambda: _llm_env(env_id, max_turns, env_kwargs))
+        self.session = EnvSession(lambda: hubs.react_env(env_id, max_turns, env_kwargs))
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vf-agentgym")
 
     async def run(self, fn: Any, *args: Any) -> Any:

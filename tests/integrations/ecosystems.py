@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -75,3 +76,31 @@ def run_driver(python: Path, driver: str, job: dict[str, Any], timeout: float = 
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+#: NeMo Gym's run plays this too: another text game.
+NEMO_GYM_EXTRA = {"AgentGym/Wordle-v0": 0}
+
+
+@functools.cache
+def nemo_gym_run() -> dict:
+    """One NeMo Gym run (``gym env start`` + ``gym eval run``, the expert as the model): its
+    simple agent over :data:`FAMILIES` and :data:`NEMO_GYM_EXTRA`, its gymnasium agent (text
+    replies) over :data:`FAMILIES`, one task whose env fails to start, and the bad-input
+    checks. Starting NeMo Gym (Ray, five servers) is the slow part, so the tests share it; it
+    holds the Ray tests' lock, since NeMo Gym starts a Ray cluster of its own."""
+    filelock = pytest.importorskip("filelock")
+    from tests.rollout.conftest import RAY_LOCK
+
+    episodes = [
+        {"env_id": env_id, "task_id": task_id, "split": "test"}
+        for env_id, task_id in {**FAMILIES, **NEMO_GYM_EXTRA}.items()
+    ] + [
+        {"env_id": env_id, "task_id": task_id, "split": "test", "agent": "gymnasium"}
+        for env_id, task_id in FAMILIES.items()
+    ]
+    broken = {"env_id": "AgentGym/MazeRandom-v0", "task_id": 0, "split": "test"}
+    job = {"episodes": episodes, "broken": broken, "bad": True, "parallel": 2}
+    python = ecosystem("nemo-gym")
+    with filelock.FileLock(str(RAY_LOCK), timeout=1800):
+        return run_driver(python, "nemo_gym_episode", job, timeout=1800)

@@ -1,5 +1,6 @@
 """One contract for every ecosystem adapter: the same episode (id, task, the expert's actions)
-played through ORS, OpenEnv and verifiers -- each driven by that ecosystem's own package, in
+played through ORS, OpenEnv, verifiers and NeMo Gym (its simple agent with the family's tools,
+its gymnasium agent with text replies) -- each driven by that ecosystem's own package, in
 its own venv -- gives the observations, rewards and outcome ``gymnasium.make`` gives."""
 
 from __future__ import annotations
@@ -8,9 +9,15 @@ import functools
 
 import pytest
 
-from tests.integrations.ecosystems import FAMILIES, ecosystem, reference, run_driver
+from tests.integrations.ecosystems import (
+    FAMILIES,
+    ecosystem,
+    nemo_gym_run,
+    reference,
+    run_driver,
+)
 
-ADAPTERS = ("ors", "openenv", "verifiers")
+ADAPTERS = ("ors", "openenv", "verifiers", "nemo-gym", "nemo-gym-gymnasium")
 
 
 @functools.cache
@@ -28,6 +35,12 @@ def _play(adapter: str, ref: dict) -> dict:
         job = {"env_id": ref["env_id"], "episodes": [ref]}
         out = run_driver(ecosystem("openenv"), "openenv_episode", job)["episodes"][0]
         return {"first": out["first"], "steps": out["steps"], "end": out["steps"][-1]["end"]}
+    if adapter.startswith("nemo-gym"):  # its CLI and an agent, the expert chat server as model
+        agent = "gymnasium" if adapter.endswith("gymnasium") else "simple"
+        episodes = nemo_gym_run()["episodes"]
+        (out,) = [e for e in episodes if e["env_id"] == ref["env_id"] and e["agent"] == agent]
+        assert out["reward"] == ref["score"]
+        return {"first": out["first"], "steps": out["steps"], "end": out["end"]}
     # verifiers' own rollout loop, the expert chat server as the model (the same actions)
     out = run_driver(ecosystem("verifiers"), "vf_episode", dict(ref, modes=["evaluate"]))
     evaluated = out["evaluate"]
