@@ -763,11 +763,11 @@ if __name__ == "__main__":
 
 
 __all__ = [
+    "IDLE_TIMEOUT",
+    "MAX_EPISODES",
     "EnvEpisode",
     "EpisodeStore",
     "EpisodeTools",
-    "IDLE_TIMEOUT",
-    "MAX_EPISODES",
     "SessionError",
     "build_server",
     "env_tools",

@@ -243,10 +243,10 @@ async def off_loop(fn: Callable[..., _T], *args: Any, timeout: float | None) -> 
 
 __all__ = [
     "CALL_TIMEOUT",
+    "ENDED_KEPT",
     "TOKEN_HEADER",
     "CallTimeout",
     "Claims",
-    "ENDED_KEPT",
     "EndedError",
     "ForbiddenError",
     "LimitError",
