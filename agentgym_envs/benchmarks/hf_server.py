@@ -230,26 +230,18 @@ class ChatModel:
         if tool_format not in TOOL_FORMATS:
             raise ValueError(f"tool_format={tool_format!r}: use one of {', '.join(TOOL_FORMATS)}")
         chat = cls.__new__(cls)
-        chat._start(model, tokenizer, alias, n_ctx, tool_format, max_tokens, temperature)
+        chat._start(model, tokenizer, alias, n_ctx)
+        chat.tool_format, chat.max_tokens, chat.temperature = tool_format, max_tokens, temperature
         return chat
 
-    def _start(
-        self,
-        model: Any,
-        tokenizer: Any,
-        alias: str,
-        n_ctx: int,
-        tool_format: str = "json",
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-    ) -> None:
+    def _start(self, model: Any, tokenizer: Any, alias: str, n_ctx: int) -> None:
         self.tokenizer, self.model = tokenizer, model
         self.model.eval()
         self.alias = alias
         self.n_ctx = n_ctx
-        self.tool_format = tool_format
-        self.max_tokens = max_tokens
-        self.temperature = temperature
+        self.tool_format = "json"
+        self.max_tokens: int | None = None
+        self.temperature: float | None = None
         self.lock = threading.Lock()
         self._cache: Any = None
         self._cached_ids: list[int] = []

@@ -14,14 +14,12 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from mcp import ClientSession
-from mcp.client.streamable_http import streamablehttp_client
-
 from agentgym_envs.agents import ExpertChatServer
 from agentgym_envs.integrations.gateway import Gateway, create_app
 from agentgym_envs.integrations.harnesses.runner import ServedApp
 from agentgym_envs.integrations.mcp import EpisodeStore, http_app
 from agentgym_envs.integrations.ownership import TOKEN_HEADER
+from tests.integrations.test_tool_errors import _calls as _mcp
 
 
 def _key(name: str) -> dict[str, str]:
@@ -140,15 +138,6 @@ def test_a_full_gateway_expires_idle_sessions_to_make_room(expert, tmp_path):
     assert claims.claim("new", "token-of-new", "10.0.0.2") == "token-of-new"
     assert "old" not in claims and "old" not in gateway.sessions
     assert _read(tmp_path / "agenttraj.jsonl")[0]["expired"] is True
-
-
-async def _mcp(url: str, headers: dict, calls: list[tuple[str, dict]]) -> list:
-    async with (
-        streamablehttp_client(url, headers=headers) as (read, write, _),
-        ClientSession(read, write) as mcp,
-    ):
-        await mcp.initialize()
-        return [await mcp.call_tool(tool, args) for tool, args in calls]
 
 
 def test_mcp_http_episodes_and_claims_expire(tmp_path):
