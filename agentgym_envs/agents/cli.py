@@ -99,11 +99,18 @@ def mcp_command(
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(8765, "--port", help="HTTP port (--transport http)."),
     record: Path | None = _RECORD,
+    idle_timeout: float = typer.Option(
+        1800.0, "--idle-timeout", min=0.001, help="Seconds before an unused episode is closed."
+    ),
+    max_sessions: int = typer.Option(
+        256, "--max-sessions", min=1, help="Most episodes open at once (http)."
+    ),
 ) -> None:
     """Serve an env as an MCP server (reset, act and the family's tools)."""
     from agentgym_envs.integrations.mcp import main
 
     argv = [env_id, "--transport", transport, "--host", host, "--port", str(port)]
+    argv += ["--idle-timeout", str(idle_timeout), "--max-sessions", str(max_sessions)]
     main(argv + (["--record", str(record)] if record else []))
 
 
@@ -123,6 +130,15 @@ def gateway_command(
     token_ids: bool = typer.Option(
         False, "--token-ids", help="Ask the upstream (vLLM) for token ids and logprobs."
     ),
+    idle_timeout: float = typer.Option(
+        3600.0,
+        "--idle-timeout",
+        min=0.001,
+        help="Seconds after which a session no request names expires (written, then dropped).",
+    ),
+    max_sessions: int = typer.Option(
+        256, "--max-sessions", min=1, help="Most sessions open at once (then 429)."
+    ),
 ) -> None:
     """Record any harness: an OpenAI-compatible gateway + the env over MCP / HTTP."""
     from agentgym_envs.integrations.gateway import serve
@@ -141,6 +157,8 @@ def gateway_command(
         model=model,
         session_auth=session_auth,
         token_ids=token_ids,
+        idle_timeout=idle_timeout,
+        max_sessions=max_sessions,
     )
 
 

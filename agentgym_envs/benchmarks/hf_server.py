@@ -11,6 +11,11 @@ faster option when ``llama-cpp-python`` is installed.
 
 Requests are served one at a time (one model, CPU); ``tools`` are offered to the model in the
 system prompt and a ``{"name": ..., "arguments": ...}`` object in its reply becomes a tool call.
+
+A model already in memory (one just fine-tuned in this process) is served with
+:meth:`ChatModel.from_loaded`; its ``tool_format="template"`` leaves tools, tool calls and tool
+results to the tokenizer's own chat template (the one the model was trained with) and reads
+``<tool_call>{...}</tool_call>`` blocks of the reply back as tool calls (:data:`TOOL_FORMATS`).
 """
 
 import argparse
@@ -36,7 +41,14 @@ logger = logging.getLogger(__name__)
 DEFAULT_MAX_TOKENS = 256
 #: Conversations whose key/value cache is kept (about 50 KB per token each for SmolLM2-135M).
 CACHE_SLOTS = 4
+#: How tools reach the model and its calls come back. ``"json"``: the tools in a system prompt
+#: (:func:`tools_prompt`), the conversation flattened to text, a JSON object in the reply is the
+#: call. ``"template"``: the tokenizer's chat template renders the tools and the conversation's
+#: tool calls and results itself, and each ``<tool_call>{...}</tool_call>`` block of the reply
+#: is a call (:func:`template_tool_calls`; Qwen2.5 / Hermes style).
+TOOL_FORMATS = ("json", "template")
 _TOOL_CALL = re.compile(r"\{.*\}", re.DOTALL)
+_TAGGED_CALL = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.DOTALL)
 
 
 def cache_dir(model_path: Path) -> Path:
@@ -126,6 +138,56 @@ def parse_tool_call(text: str, tools: list[dict[str, Any]]) -> dict[str, Any] | 
     }
 
 
+def template_tool_calls(text: str) -> tuple[str, list[dict[str, Any]]]:
+    """The ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks of a reply as
+    OpenAI tool calls, and the reply's text without them (blocks that do not parse are
+    dropped)."""
+    calls = []
+    for raw in _TAGGED_CALL.findall(text):
+        try:
+            call = json.loads(raw)
+            name, arguments = str(call["name"]), call.get("arguments") or {}
+        except (ValueError, KeyError, TypeError):
+            continue
+        calls.append(
+            {
+                "id": f"call_{uuid.uuid4().hex[:12]}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+        )
+    return _TAGGED_CALL.sub("", text).strip(), calls
+
+
+def chat_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """OpenAI chat messages as a tool-aware chat template renders them: content parts joined
+    into text, each tool call's ``arguments`` parsed into an object (``{}`` if it is not
+    JSON)."""
+    out = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        m = {**m, "content": content or ""}
+        if m.get("tool_calls"):
+            m["tool_calls"] = [
+                {**c, "function": {**c["function"], "arguments": _arguments(c["function"])}}
+                for c in m["tool_calls"]
+            ]
+        out.append(m)
+    return out
+
+
+def _arguments(fn: dict[str, Any]) -> Any:
+    arguments = fn.get("arguments") or "{}"
+    if isinstance(arguments, dict):
+        return arguments
+    try:
+        return json.loads(arguments)
+    except (TypeError, ValueError):
+        return {}
+
+
 class ChatModel:
     """One model, one request at a time: chat messages in, a completion out.
 
@@ -134,6 +196,12 @@ class ChatModel:
     shares with a kept cache are computed anew (the prompt of a 15-turn episode is otherwise
     re-read every turn; on CPU that is as slow as the reply itself). Several slots let
     episodes played side by side keep theirs.
+
+    Args:
+        model_path: a GGUF file or a checkpoint folder (:func:`load_model`).
+        alias: the model name it answers to.
+        n_ctx: most prompt plus reply tokens of a request (400 past it).
+        n_threads: torch's CPU threads (``None``: torch's default).
     """
 
     def __init__(self, model_path: Path, alias: str, n_ctx: int, n_threads: int | None) -> None:
@@ -141,12 +209,68 @@ class ChatModel:
 
         if n_threads:
             torch.set_num_threads(n_threads)
-        self.tokenizer, self.model = load_model(model_path)
+        tokenizer, model = load_model(model_path)
+        self._start(model, tokenizer, alias, n_ctx)
+
+    @classmethod
+    def from_loaded(
+        cls,
+        model: Any,
+        tokenizer: Any,
+        alias: str,
+        n_ctx: int,
+        *,
+        tool_format: str = "json",
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> "ChatModel":
+        """A chat model over a ``transformers`` model and tokenizer already in memory.
+
+        Args:
+            tool_format: one of :data:`TOOL_FORMATS`.
+            max_tokens: most reply tokens, whatever a request asks (``None``: as asked).
+            temperature: used for every request instead of the request's (``0``: greedy).
+        """
+        if tool_format not in TOOL_FORMATS:
+            raise ValueError(f"tool_format={tool_format!r}: use one of {', '.join(TOOL_FORMATS)}")
+        chat = cls.__new__(cls)
+        chat._start(model, tokenizer, alias, n_ctx)
+        chat.tool_format, chat.max_tokens, chat.temperature = tool_format, max_tokens, temperature
+        return chat
+
+    def _start(self, model: Any, tokenizer: Any, alias: str, n_ctx: int) -> None:
+        self.tokenizer, self.model = tokenizer, model
         self.model.eval()
         self.alias = alias
         self.n_ctx = n_ctx
+        self.tool_format = "json"
+        self.max_tokens: int | None = None
+        self.temperature: float | None = None
         self.lock = threading.Lock()
         self._slots: list[tuple[list[int], Any]] = []  # (token ids cached, cache), oldest first
+
+    def _inputs(self, request: dict[str, Any], tools: list[dict[str, Any]]) -> Any:
+        """The request's conversation (and tools) rendered and tokenized for generation."""
+        if self.tool_format == "template":
+            messages = _checked(request)
+            try:
+                return self.tokenizer.apply_chat_template(
+                    chat_messages(messages),
+                    tools=tools or None,
+                    add_generation_prompt=True,
+                    return_tensors="pt",
+                    return_dict=True,
+                )
+            except Exception as exc:  # the template's own error, from a client's odd message
+                raise ValueError(
+                    f"the messages do not fit the model's chat template: {exc!r:.200}"
+                ) from None
+        messages = _messages(request)
+        if tools:
+            messages = [{"role": "system", "content": tools_prompt(tools)}, *messages]
+        return self.tokenizer.apply_chat_template(
+            messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
+        )
 
     def _reusable_cache(self, ids: list[int]) -> Any:
         """A cache of the longest prefix ``ids`` shares with a kept one (at least one token of
@@ -172,22 +296,21 @@ class ChatModel:
         """An OpenAI ``chat.completion`` for ``request`` (raises ValueError on a bad one)."""
         import torch
 
-        messages = _messages(request)
         tools = request.get("tools") or []
-        if tools:
-            messages = [{"role": "system", "content": tools_prompt(tools)}, *messages]
         max_tokens = int(
             request.get("max_tokens") or request.get("max_completion_tokens") or DEFAULT_MAX_TOKENS
         )
-        inputs = self.tokenizer.apply_chat_template(
-            messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
-        )
+        if self.max_tokens is not None:
+            max_tokens = min(max_tokens, self.max_tokens)
+        inputs = self._inputs(request, tools)
         n_prompt = int(inputs["input_ids"].shape[1])
         if n_prompt + max_tokens > self.n_ctx:
             raise ValueError(
                 f"Requested tokens ({n_prompt + max_tokens}) exceed context window of {self.n_ctx}"
             )
-        temperature = float(request.get("temperature", 1.0) or 0.0)
+        temperature = self.temperature
+        if temperature is None:
+            temperature = float(request.get("temperature", 1.0) or 0.0)
         sampling = {"do_sample": temperature > 0}
         if temperature > 0:
             sampling |= {"temperature": temperature, "top_p": float(request.get("top_p") or 1.0)}
@@ -214,7 +337,12 @@ class ChatModel:
         text, stopped = _cut_at_stop(text, request.get("stop"))
         finish = "stop" if stopped else finish
         message: dict[str, Any] = {"role": "assistant", "content": text}
-        call = parse_tool_call(text, tools) if tools else None
+        if tools and self.tool_format == "template":
+            content, calls = template_tool_calls(text)
+            if calls:
+                message = {"role": "assistant", "content": content, "tool_calls": calls}
+                finish = "tool_calls"
+        call = parse_tool_call(text, tools) if tools and self.tool_format == "json" else None
         if call is not None:
             message, finish = (
                 {"role": "assistant", "content": None, "tool_calls": [call]},
@@ -235,15 +363,20 @@ class ChatModel:
         }
 
 
-def _messages(request: dict[str, Any]) -> list[dict[str, str]]:
-    """The request's messages as role + text (tool results and calls rendered as text)."""
+def _checked(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The request's messages: a non-empty list of objects (ValueError otherwise)."""
     messages = request.get("messages")
     if not isinstance(messages, list) or not messages:
         raise ValueError("'messages' must be a non-empty list")
+    if not all(isinstance(m, dict) for m in messages):
+        raise ValueError("each message must be an object")
+    return messages
+
+
+def _messages(request: dict[str, Any]) -> list[dict[str, str]]:
+    """The request's messages as role + text (tool results and calls rendered as text)."""
     out = []
-    for m in messages:
-        if not isinstance(m, dict):
-            raise ValueError("each message must be an object")
+    for m in _checked(request):
         role, content = m.get("role"), m.get("content")
         if isinstance(content, list):  # content parts: keep the text ones
             content = "".join(p.get("text", "") for p in content if isinstance(p, dict))

@@ -594,13 +594,28 @@ def dashboard_command(
         str, typer.Option("--host", help="Address to bind (keep it local: there is no login).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port")] = 8765,
+    allowed_hosts: Annotated[
+        str,
+        typer.Option(
+            "--allowed-hosts",
+            help="Host names it answers to besides --host (and localhost/127.0.0.1 when --host "
+            "is a loopback address), comma-separated; *.domain matches its subdomains. Any "
+            "other Host header is refused (DNS rebinding).",
+        ),
+    ] = "",
 ) -> None:
     """Serve the experience dashboard (runs, versions, A/B tests, trajectory viewer, feedback)."""
     from agentgym_envs.experience.dashboard import serve
+    from agentgym_envs.experience.dashboard_guard import default_hosts, parse_hosts
 
+    try:
+        extra = parse_hosts(allowed_hosts) if allowed_hosts.strip() else ()
+    except ValueError as exc:
+        raise AgentGymError(str(exc)) from None
     store = _store(db)
-    console.print(f"dashboard of {store} at http://{host}:{port}/ (Ctrl-C stops)")
-    serve(store, host=host, port=port)
+    hosts = ", ".join(dict.fromkeys([*default_hosts(host), *extra]))
+    console.print(f"dashboard of {store} at http://{host}:{port}/ (Ctrl-C stops; hosts: {hosts})")
+    serve(store, host=host, port=port, allowed_hosts=extra)
 
 
 def register_cli(app: typer.Typer) -> None:

@@ -7,8 +7,9 @@ versions and their comparison with paired intervals (``/versions``), A/B tests
 (``/ab/{id}``) and all feedback (``/feedback``). The JSON API under ``/api`` takes feedback
 (``POST /api/feedback``), lists and exports it, and serves episodes and their views. Charts are
 SVG drawn on the server and the page script is inline: nothing is loaded from elsewhere.
-Bind it to 127.0.0.1: it has no login. It answers only to local host names (DNS rebinding) and
-refuses writes from other sites (:mod:`~agentgym_envs.experience.dashboard_guard`).
+Bind it to 127.0.0.1: it has no login. It answers only to the host names it is allowed (its
+address, and local names when that is a loopback one: DNS rebinding) and refuses writes from
+other sites (:mod:`~agentgym_envs.experience.dashboard_guard`).
 
 The pages are in :mod:`~agentgym_envs.experience.dashboard_pages`, the API in
 :mod:`~agentgym_envs.experience.dashboard_api`, what both read from the store in
@@ -18,6 +19,7 @@ The pages are in :mod:`~agentgym_envs.experience.dashboard_pages`, the API in
 import logging
 import math
 from collections import OrderedDict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -67,15 +69,15 @@ def _templates():
     return env
 
 
-def create_app(store, allowed_hosts: tuple[str, ...] = ()):
+def create_app(store, allowed_hosts: Iterable[str] | None = None):
     """The dashboard app over ``store`` (an :class:`~agentgym_envs.experience.ExperienceStore`),
-    answering only to local host names and ``allowed_hosts`` and refusing cross-site writes
-    (:mod:`~agentgym_envs.experience.dashboard_guard`)."""
+    answering only to ``allowed_hosts`` (default: the local host names) and refusing
+    cross-site writes (:mod:`~agentgym_envs.experience.dashboard_guard`)."""
     fastapi = require("fastapi", "experience")
     from fastapi.exception_handlers import http_exception_handler
 
     from agentgym_envs.experience import dashboard_api, dashboard_pages
-    from agentgym_envs.experience.dashboard_guard import DashboardGuard
+    from agentgym_envs.experience.dashboard_guard import LOCAL_HOSTS, DashboardGuard
     from agentgym_envs.experience.dashboard_queries import NotFound
 
     app = fastapi.FastAPI(title="agentgym experience", docs_url="/api/docs", redoc_url=None)
@@ -89,14 +91,25 @@ def create_app(store, allowed_hosts: tuple[str, ...] = ()):
     app.add_exception_handler(NotFound, not_found)
     app.include_router(dashboard_pages.router)
     app.include_router(dashboard_api.router)
-    app.add_middleware(DashboardGuard, allowed_hosts=allowed_hosts)
+    hosts = tuple(allowed_hosts) if allowed_hosts is not None else LOCAL_HOSTS
+    app.add_middleware(DashboardGuard, allowed_hosts=hosts)
     return app
 
 
-def serve(store, host: str = "127.0.0.1", port: int = 8765, log_level: str = "warning") -> None:
-    """Serve the dashboard until interrupted."""
+def serve(
+    store,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    log_level: str = "warning",
+    allowed_hosts: Iterable[str] = (),
+) -> None:
+    """Serve the dashboard until interrupted, answering to the host names of
+    :func:`~agentgym_envs.experience.dashboard_guard.default_hosts` for ``host`` and to
+    ``allowed_hosts``."""
+    from agentgym_envs.experience.dashboard_guard import default_hosts
+
     uvicorn = require("uvicorn", "experience")
-    hosts = (host,) if host not in ("0.0.0.0", "::") else ()
+    hosts = (*default_hosts(host), *allowed_hosts)
     uvicorn.run(create_app(store, hosts), host=host, port=port, log_level=log_level)
 
 

@@ -5,9 +5,12 @@ The dashboard has no login and is meant for 127.0.0.1, so the browser of its use
 client to fear: a page on another site can make that browser send requests to it. Two checks
 stop that:
 
-* **Host** (DNS rebinding: a hostile name that resolves to 127.0.0.1): a request whose ``Host``
-  is not one the dashboard serves -- ``127.0.0.1``, ``localhost``, ``[::1]``, the address it is
-  bound to, and any given with ``allowed_hosts`` -- is refused with 400.
+* **Host** (DNS rebinding: a hostile name that resolves to the dashboard's address): a request
+  whose ``Host`` is not one the dashboard serves is refused with 400. By default
+  (:func:`default_hosts`) those are the address it is bound to, plus ``127.0.0.1``,
+  ``localhost`` and ``[::1]`` when that address is a loopback one (or every address, ``0.0.0.0``
+  / ``::``); ``agentgym dashboard --allowed-hosts a.example,*.corp.example`` adds names
+  (``*.domain`` matches its subdomains).
 * **Writes** (``POST`` and the like): a request whose ``Origin`` (or, without one, ``Referer``)
   is another site, or that the browser marks ``Sec-Fetch-Site: cross-site``/``same-site``, is
   refused with 403; the JSON API's writes must also be ``application/json`` or untyped (415
@@ -18,15 +21,63 @@ stop that:
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-#: Hosts the dashboard always answers to.
+#: Host names of this machine's loopback interface.
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 _WRITES = {"POST", "PUT", "PATCH", "DELETE"}
+_WILDCARD_BINDS = ("0.0.0.0", "::", "")
+_NAME = re.compile(r"^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$")
+
+
+def _is_loopback(host: str) -> bool:
+    if host in ("localhost", *_WILDCARD_BINDS):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def default_hosts(bind: str) -> tuple[str, ...]:
+    """The ``Host`` names a dashboard bound to ``bind`` answers to by default: ``bind``
+    itself (unless it is every address), and :data:`LOCAL_HOSTS` when ``bind`` takes
+    loopback connections."""
+    bind = _host_name(bind)
+    hosts = () if bind in _WILDCARD_BINDS else (bind,)
+    return tuple(dict.fromkeys([*hosts, *(LOCAL_HOSTS if _is_loopback(bind) else ())]))
+
+
+def parse_hosts(text: str) -> tuple[str, ...]:
+    """``--allowed-hosts``: comma-separated host names, IP addresses or ``*.domain`` patterns.
+
+    Raises:
+        ValueError: for an item that is none of these (a URL, a port, an empty item), with
+            the mend.
+    """
+    hosts = []
+    for item in text.split(","):
+        name = item.strip().lower()
+        bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+        try:
+            hosts.append(str(ipaddress.ip_address(bare)))
+            continue
+        except ValueError:
+            pass
+        if not _NAME.match(name) or len(name) > 253:
+            raise ValueError(
+                f"--allowed-hosts: {item.strip()[:80]!r} is not a host name: give names or "
+                "addresses without scheme or port, comma-separated (e.g. "
+                "dash.example,10.0.0.5,*.corp.example)"
+            )
+        hosts.append(name)
+    return tuple(dict.fromkeys(hosts))
 
 
 def _host_name(value: str) -> str:
@@ -42,12 +93,19 @@ class DashboardGuard:
 
     Args:
         app: the dashboard app.
-        allowed_hosts: host names answered besides :data:`LOCAL_HOSTS`.
+        allowed_hosts: the host names answered (``*.domain`` matches its subdomains).
     """
 
-    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str] = ()) -> None:
+    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str] = LOCAL_HOSTS) -> None:
         self.app = app
-        self.hosts = {*LOCAL_HOSTS, *(_host_name(h) for h in allowed_hosts)}
+        names = {_host_name(h) for h in allowed_hosts}
+        self.hosts = {h for h in names if not h.startswith("*.")}
+        self.domains = tuple(h[1:] for h in names if h.startswith("*."))
+
+    def serves(self, host: str) -> bool:
+        """Whether a request with ``Host: host`` is answered."""
+        name = _host_name(host)
+        return name in self.hosts or (bool(name) and name.endswith(self.domains))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -56,11 +114,11 @@ class DashboardGuard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         host = headers.get("host", "")
         problem = None
-        if _host_name(host) not in self.hosts:
+        if not self.serves(host):
             problem = (
                 400,
-                f"host {host[:80]!r} is not served here (start the dashboard with "
-                "--host for another name)",
+                f"host {host[:80]!r} is not served here (allow it with agentgym dashboard "
+                "--allowed-hosts <name>)",
             )
         elif scope["method"] in _WRITES:
             problem = _write_problem(scope["path"], headers, host)
@@ -94,4 +152,4 @@ def _write_problem(path: str, headers: dict[str, str], host: str) -> tuple[int, 
     return None
 
 
-__all__ = ["LOCAL_HOSTS", "DashboardGuard"]
+__all__ = ["LOCAL_HOSTS", "DashboardGuard", "default_hosts", "parse_hosts"]

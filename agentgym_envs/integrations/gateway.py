@@ -13,6 +13,12 @@ gateway's shutdown, for every session still open) writes the session as one Agen
 record with the tool calls (``chat.jsonl``) and one SFT record with its loss mask
 (``sft.jsonl``). A session is finished once; an unknown session is a 404 that says so.
 
+Session state is bounded: a finished session is dropped from memory once its records are
+written (its env closed, its claim released; its name is refused from then on), a session no
+request has named for ``idle_timeout`` seconds expires -- written as it stands, with
+``"expired": true`` -- and at most ``max_sessions`` are open at once (a new one past that,
+after expiring what is idle, is refused with 429).
+
 ::
 
     agentgym gateway --env Maze-v0 --upstream http://127.0.0.1:8000/v1 --out runs/gw
@@ -29,12 +35,16 @@ from pathlib import Path
 from typing import Any
 
 from agentgym_envs.errors import require
-from agentgym_envs.integrations.mcp import EpisodeStore, SessionError
+from agentgym_envs.integrations.mcp import EpisodeStore, SessionError, swept
 from agentgym_envs.integrations.ownership import CALL_TIMEOUT
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_SESSION = "default"
+#: Default seconds after which a session no request has named expires.
+IDLE_TIMEOUT = 3600.0
+#: Default most sessions open at once.
+MAX_SESSIONS = 256
 #: What a call records of the upstream's tokens, when it returns them.
 _TOKEN_KEYS = ("prompt_token_ids", "token_ids", "logprobs", "logprob_tokens")
 
@@ -124,9 +134,12 @@ class Gateway:
         session_auth: require each session's token (``X-Session-Token``, see
             :mod:`~agentgym_envs.integrations.ownership`) on every request after its first.
         call_timeout: seconds one env call may take.
-        max_sessions: most open env episodes (only idle ones are evicted past it).
-        max_sessions_per_client: most open env episodes one client address may hold
-            (``None``: half of ``max_sessions``).
+        max_sessions: most sessions open at once (a new one past it is refused once the idle
+            ones have expired).
+        max_sessions_per_client: most open sessions one client address may hold (``None``:
+            half of ``max_sessions``).
+        idle_timeout: seconds after which a session no request has named expires (written as
+            it stands, then dropped).
         token_ids: ask the upstream for token ids and logprobs (vLLM's ``return_token_ids``,
             ``logprobs``) and record them with each call; whatever an upstream returns of
             these is recorded either way.
@@ -143,8 +156,9 @@ class Gateway:
         timeout: float = 300.0,
         session_auth: bool = True,
         call_timeout: float | None = CALL_TIMEOUT,
-        max_sessions: int = 256,
+        max_sessions: int = MAX_SESSIONS,
         max_sessions_per_client: int | None = None,
+        idle_timeout: float = IDLE_TIMEOUT,
         token_ids: bool = False,
     ) -> None:
         self.upstream = upstream.rstrip("/")
@@ -153,13 +167,23 @@ class Gateway:
         self.api_key = api_key
         self.model = model
         self.timeout = timeout
+        self.idle_timeout = idle_timeout
         self.store = EpisodeStore(
             env_id,
             auth=session_auth,
             call_timeout=call_timeout,
             max_episodes=max_sessions,
             max_per_client=max_sessions_per_client,
+            idle_timeout=idle_timeout,
+            on_full=self.expire,
         )
+        if idle_timeout < timeout:
+            logger.warning(
+                "idle_timeout %g s is shorter than the upstream timeout %g s: a session waiting "
+                "on a slow model call may expire",
+                idle_timeout,
+                timeout,
+            )
         self.sessions: dict[str, SessionLog] = {}
         self._lock = threading.Lock()
         self._write = threading.Lock()
@@ -175,12 +199,46 @@ class Gateway:
 
     def finish(self, name: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         """Write session ``name`` as AgentTraj, chat and SFT records; return the AgentTraj one.
+        The session is then dropped (its env closed) and its name refused from then on.
 
         ``extra`` (e.g. a harness runner's ``outcome``, ``reward_valid``, wall time) is merged
         into each record; with ``reward_valid`` false their ``reward`` is ``None``."""
-        from agentgym_envs.datasets.agenttraj import Trajectory, Turn
-        from agentgym_envs.datasets.export import to_sft
+        return self._finish(name, extra, f"session {name!r} is already finished")
 
+    def expire(self) -> list[str]:
+        """Expire the sessions no request has named for ``idle_timeout`` seconds (none with an
+        env call under way): one that made a chat call or an env step is written as it stands
+        (``"expired": true``), then each is dropped and its name refused. The names let go."""
+        gone = []
+        for name in self.store.claims.stale(self.idle_timeout):
+            episode = self.store.episodes.get(name)
+            if episode is not None and episode.idle <= self.idle_timeout:
+                continue
+            reason = f"session {name!r} expired after {self.idle_timeout:g} s idle"
+            log = self.sessions.get(name)
+            try:
+                if (log is not None and log.calls) or (episode is not None and episode.steps):
+                    self._finish(name, {"expired": True}, reason)
+                else:
+                    self._drop(name, reason)
+            except Exception:
+                logger.exception("could not write expired gateway session %r", name)
+                self._drop(name, reason)
+            logger.info("%s", reason)
+            gone.append(name)
+        return gone
+
+    def _drop(self, name: str, reason: str) -> None:
+        """Forget session ``name`` (log, episode, claim); later requests get ``reason``."""
+        self.store.claims.end(name, f"{reason}: use a new session name")
+        self.store.close(name)
+        with self._lock:
+            self.sessions.pop(name, None)
+
+    def _finish(self, name: str, extra: dict[str, Any] | None, reason: str) -> dict[str, Any]:
+        ended = self.store.claims.ended(name)
+        if ended is not None:
+            raise SessionError(ended)
         episode = self.store.episodes.get(name)
         log = self.session(name, create=episode is not None)
         if log is None:
@@ -191,6 +249,22 @@ class Gateway:
             log.finished = True
         if episode is not None:  # no env step after the record is written
             episode.broken = f"session {name!r} is finished: use a new session name"
+        try:
+            return self._records(name, log, episode, extra)
+        finally:
+            self._drop(name, reason)
+
+    def _records(
+        self,
+        name: str,
+        log: SessionLog,
+        episode: Any,
+        extra: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        """Append the session's AgentTraj, chat and SFT records; the AgentTraj one."""
+        from agentgym_envs.datasets.agenttraj import Trajectory, Turn
+        from agentgym_envs.datasets.export import to_sft
+
         messages, tools = log.conversation()
         result = episode.result("") if episode is not None else {}
         turns = chat_to_agenttraj(messages)
@@ -239,8 +313,6 @@ class Gateway:
                 if invalid:
                     rec["reward"] = None
         self._append({"agenttraj.jsonl": record, "chat.jsonl": chat, "sft.jsonl": sft})
-        if episode is not None:
-            self.store.finish(episode)
         return record
 
     def _append(self, records: dict[str, dict[str, Any]]) -> None:
@@ -267,6 +339,10 @@ class Gateway:
             except Exception:
                 logger.exception("could not write gateway session %r at shutdown", name)
 
+    def close_all(self) -> None:
+        """Close every env episode still open."""
+        self.store.close_all()
+
 
 def create_app(gateway: Gateway) -> Any:
     """The gateway as a Starlette app (chat completions, models, MCP, env HTTP, finish); the
@@ -289,15 +365,16 @@ def create_app(gateway: Gateway) -> Any:
 
 @contextlib.asynccontextmanager
 async def _lifespan(app: Any):
-    """Run the MCP sessions; on shutdown write every open session and close the episodes."""
-    async with app.state.mcp.run():
+    """Run the MCP sessions and the idle sweep; on shutdown write every open session and
+    close the episodes."""
+    gateway = app.state.gateway
+    async with app.state.mcp.run(), swept(gateway):
         try:
             yield
         finally:
             try:
-                app.state.gateway.finish_all()
+                gateway.finish_all()
             finally:
-                app.state.gateway.store.close_all()
                 await app.state.client.aclose()
 
 
@@ -312,6 +389,8 @@ def serve(
     model: str | None = None,
     session_auth: bool = True,
     token_ids: bool = False,
+    idle_timeout: float = IDLE_TIMEOUT,
+    max_sessions: int = MAX_SESSIONS,
 ) -> None:
     """Run the gateway with uvicorn until interrupted (open sessions are written on exit)."""
     import uvicorn
@@ -324,8 +403,19 @@ def serve(
         model=model,
         session_auth=session_auth,
         token_ids=token_ids,
+        idle_timeout=idle_timeout,
+        max_sessions=max_sessions,
     )
     uvicorn.run(create_app(gateway), host=host, port=port, log_level="warning")
 
 
-__all__ = ["DEFAULT_SESSION", "Gateway", "SessionLog", "chat_to_agenttraj", "create_app", "serve"]
+__all__ = [
+    "DEFAULT_SESSION",
+    "IDLE_TIMEOUT",
+    "MAX_SESSIONS",
+    "Gateway",
+    "SessionLog",
+    "chat_to_agenttraj",
+    "create_app",
+    "serve",
+]

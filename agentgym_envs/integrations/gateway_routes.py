@@ -109,11 +109,13 @@ async def _body(request: Request) -> Any:
         raise _Refused(_error(400, f"the request body is not JSON ({exc})")) from None
 
 
-def _own(request: Request, name: str) -> str:
-    """Check (or make) session ``name``'s claim for this request; its token.
+def _own(request: Request, name: str, *, create: bool = True) -> str:
+    """Check (or, with ``create``, make) session ``name``'s claim for this request; its token.
 
     Raises:
-        _Refused: 400 for a bad name, 403 for a missing or wrong token.
+        _Refused: 400 for a bad name, 403 for a missing or wrong token, 404 for an unknown
+            session (without ``create``), 409 for one that is over, 429 when no new session
+            fits.
     """
     problem = _check_session(name)
     if problem:
@@ -121,10 +123,12 @@ def _own(request: Request, name: str) -> str:
     client = request.client.host if request.client else ""
     try:
         return request.app.state.gateway.store.claims.claim(
-            name, request.headers.get(TOKEN_HEADER), client
+            name, request.headers.get(TOKEN_HEADER), client, create=create
         )
     except ForbiddenError as exc:
         raise _Refused(_error(403, str(exc), "permission_error")) from None
+    except SessionError as exc:
+        raise _Refused(_session_error(exc)) from None
 
 
 def _owned(response: Response, token: str) -> Response:
@@ -426,7 +430,7 @@ async def env_step(request: Request) -> Response:
     name = request.path_params["session"]
     try:
         body = await _body(request)
-        token = _own(request, name)
+        token = _own(request, name, create=False)
     except _Refused as refused:
         return refused.response
     action = body.get("action") if isinstance(body, dict) else None

@@ -20,6 +20,7 @@ as an error result that says what to do; the episode is unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -27,6 +28,7 @@ import threading
 import time
 import uuid
 import weakref
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,12 +45,19 @@ from agentgym_envs.integrations.ownership import (
     LimitError,
     SessionError,
     off_loop,
+    sweep_every,
+    sweep_interval,
 )
 from agentgym_envs.integrations.session import with_error
 
 logger = logging.getLogger(__name__)
 
 _HINT = "mcp"
+#: Default seconds after which an unused episode is closed (the SDK's own default for an idle
+#: MCP connection).
+IDLE_TIMEOUT = 1800.0
+#: Default most live episodes (and claimed keys) of one server.
+MAX_EPISODES = 256
 
 
 @dataclass
@@ -138,17 +147,24 @@ class EnvEpisode:
 class EpisodeStore:
     """Episodes by key, thread-safe; finished episodes appended to ``record`` (JSONL) once.
 
+    Nothing is kept for ever: :meth:`expire` (run every so often by :func:`http_app`, and
+    whenever a new key finds the store full) closes episodes unused for ``idle_timeout``
+    seconds -- their records written -- and releases claims no request has used for as long.
+
     Args:
         env_id: the env every episode plays.
         record: JSONL file for finished episodes (``None``: none).
-        max_episodes: most live episodes; a new key past it evicts an idle one (ended, or
-            unused for ``idle_timeout`` seconds) and is refused if none is.
-        max_per_client: most live episodes one client address may hold (``None``: half of
-            ``max_episodes``).
-        idle_timeout: seconds unused after which an episode may be evicted.
+        max_episodes: most live episodes, and most claimed keys; a new episode past it evicts
+            an idle one (ended, or unused for ``idle_timeout`` seconds) and is refused if none
+            is.
+        max_per_client: most live episodes (and claimed keys) one client address may hold
+            (``None``: half of ``max_episodes``).
+        idle_timeout: seconds unused after which an episode is closed and its key released.
         auth: whether a key's token (see :mod:`~agentgym_envs.integrations.ownership`) is
             required on every later request naming it.
         call_timeout: seconds one env call may take (``None``: no limit).
+        on_full: what frees room when a new key finds the claims full (default
+            :meth:`expire`; the gateway passes its own, which also writes the sessions).
     """
 
     def __init__(
@@ -156,21 +172,33 @@ class EpisodeStore:
         env_id: str,
         *,
         record: str | os.PathLike[str] | None = None,
-        max_episodes: int = 256,
+        max_episodes: int = MAX_EPISODES,
         max_per_client: int | None = None,
-        idle_timeout: float = 600.0,
+        idle_timeout: float = IDLE_TIMEOUT,
         auth: bool = True,
         call_timeout: float | None = CALL_TIMEOUT,
+        on_full: Any = None,
     ) -> None:
         from agentgym_envs.spec import resolve_id
 
+        if max_episodes < 1 or not idle_timeout > 0:
+            raise ValueError(
+                f"max_episodes={max_episodes}, idle_timeout={idle_timeout}: give at least 1 "
+                "episode and a positive number of seconds"
+            )
         self.env_id = resolve_id(env_id)
         self.record_path = Path(record) if record else None
         self.max_episodes = max_episodes
         self.max_per_client = max_per_client or max(1, max_episodes // 2)
         self.idle_timeout = idle_timeout
         self.call_timeout = call_timeout
-        self.claims = Claims(auth=auth)
+        self.claims = Claims(
+            auth=auth,
+            max_keys=max_episodes,
+            max_per_client=self.max_per_client,
+            idle_timeout=idle_timeout,
+            on_full=on_full or self.expire,
+        )
         self.episodes: dict[str, EnvEpisode] = {}
         self._lock = threading.Lock()
         self._write = threading.Lock()
@@ -282,11 +310,30 @@ class EpisodeStore:
             episode.recorded = True
 
     def close(self, key: str) -> None:
+        """Close ``key``'s episode (its record written) and release its claim."""
         with self._lock:
             episode = self.episodes.pop(key, None)
+        self.claims.release(key)
         if episode is not None:
             self.finish(episode)
             _close_when_free(episode)
+
+    def expire(self) -> list[str]:
+        """Close the episodes unused for ``idle_timeout`` seconds (not one in a call) and
+        release the claims unused as long that hold none; the keys let go."""
+        gone = [
+            key
+            for key, episode in list(self.episodes.items())
+            if not episode.lock.locked() and episode.idle > self.idle_timeout
+        ]
+        for key in gone:
+            logger.info("closing episode %s: idle for over %g s", key, self.idle_timeout)
+            self.close(key)
+        for key in self.claims.stale(self.idle_timeout):
+            if key not in self.episodes:
+                self.claims.release(key)
+                gone.append(key)
+        return gone
 
     def close_all(self) -> None:
         """Close every episode (one that fails to close is logged, the rest still close)."""
@@ -467,10 +514,10 @@ class _Handlers:
         params = getattr(request, "query_params", None)
         return str(params[name]) if params is not None and params.get(name) else None
 
-    def session_key(self) -> tuple[str, str]:
+    def session_key(self, tool: str) -> tuple[str, str]:
         """The episode key of the calling connection and the client's address; a key named
         by ``?session=`` is claimed with the ``X-Session-Token`` header (see
-        :mod:`~agentgym_envs.integrations.ownership`)."""
+        :mod:`~agentgym_envs.integrations.ownership`) -- a new key only by ``reset``."""
         ctx = self.server.request_context
         request = getattr(ctx, "request", None)
         client = ""
@@ -484,7 +531,7 @@ class _Handlers:
                     f"a session named with ?session= needs its token: send the {TOKEN_HEADER} "
                     "header (a secret of your choosing the first time)"
                 )
-            self.store.claims.claim(key, token, client)
+            self.store.claims.claim(key, token, client, create=tool == "reset")
             return key, client
         key = self.session_keys.get(ctx.session)
         if key is None:
@@ -540,7 +587,7 @@ class _Handlers:
         if name not in self.offered():
             return _error(f"unknown tool {name!r}: use one of {', '.join(sorted(self.offered()))}")
         try:
-            key, client = self.session_key()
+            key, client = self.session_key(name)
             text, data = await self.store.call(self.play, name, arguments, key, client, key=key)
         except SessionError as exc:
             return _error(str(exc))
@@ -579,19 +626,46 @@ async def serve_stdio(env_id: str, *, record: str | None = None) -> None:
         store.close_all()
 
 
+#: Most MCP connections (the SDK's streamable-HTTP sessions) per episode the store may hold.
+CONNECTIONS_PER_EPISODE = 4
+
+
 def session_manager(env_id: str, store: EpisodeStore) -> Any:
     """The SDK's streamable-HTTP session manager for ``env_id`` over ``store``: mount its
-    ``handle_request`` and run ``manager.run()`` in the app's lifespan."""
+    ``handle_request`` and run ``manager.run()`` in the app's lifespan. A connection idle for
+    the store's ``idle_timeout`` is closed; past :data:`CONNECTIONS_PER_EPISODE` per episode
+    slot a new one is refused with 503."""
     require("mcp", _HINT)
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-    return StreamableHTTPSessionManager(app=build_server(env_id, store), stateless=False)
+    return StreamableHTTPSessionManager(
+        app=build_server(env_id, store),
+        stateless=False,
+        session_idle_timeout=store.idle_timeout,
+        max_sessions=CONNECTIONS_PER_EPISODE * store.max_episodes,
+    )
+
+
+@contextlib.asynccontextmanager
+async def swept(store: Any) -> AsyncIterator[None]:
+    """While open, run ``store.expire`` every :func:`sweep_interval` of its
+    ``idle_timeout``; on exit ``store.close_all()`` (an :class:`EpisodeStore`, or the
+    gateway)."""
+    import anyio
+
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(sweep_every, store.expire, sweep_interval(store.idle_timeout))
+            try:
+                yield
+            finally:
+                tasks.cancel_scope.cancel()
+    finally:
+        store.close_all()
 
 
 def http_app(env_id: str, *, store: EpisodeStore | None = None, path: str = "/mcp") -> Any:
     """A Starlette app serving ``env_id`` over streamable HTTP at ``path``."""
-    import contextlib
-
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
@@ -600,11 +674,8 @@ def http_app(env_id: str, *, store: EpisodeStore | None = None, path: str = "/mc
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any):
-        async with manager.run():
-            try:
-                yield
-            finally:
-                store.close_all()
+        async with manager.run(), swept(store):
+            yield
 
     app = Starlette(routes=[Mount(path, app=manager.handle_request)], lifespan=lifespan)
     app.state.store = store
@@ -612,12 +683,22 @@ def http_app(env_id: str, *, store: EpisodeStore | None = None, path: str = "/mc
 
 
 def serve_http(
-    env_id: str, *, host: str = "127.0.0.1", port: int = 8765, record: str | None = None
+    env_id: str,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    record: str | None = None,
+    idle_timeout: float = IDLE_TIMEOUT,
+    max_sessions: int = MAX_EPISODES,
 ) -> None:
-    """Serve ``env_id`` over streamable HTTP at ``http://host:port/mcp``."""
+    """Serve ``env_id`` over streamable HTTP at ``http://host:port/mcp`` (episodes idle for
+    ``idle_timeout`` seconds closed; at most ``max_sessions`` at once)."""
     import uvicorn
 
-    app = http_app(env_id, store=EpisodeStore(env_id, record=record))
+    store = EpisodeStore(
+        env_id, record=record, idle_timeout=idle_timeout, max_episodes=max_sessions
+    )
+    app = http_app(env_id, store=store)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
@@ -626,6 +707,27 @@ def _tcp_port(text: str) -> int:
 
     if not text.isdigit() or not 1 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port: give 1 to 65535")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds: give one > 0")
+    return value
+
+
+def _count(text: str) -> int:
+    import argparse
+
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count: give a whole number >= 1")
     return int(text)
 
 
@@ -640,11 +742,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=_tcp_port, default=8765)
     parser.add_argument("--record", default=None)
+    parser.add_argument("--idle-timeout", type=_seconds, default=IDLE_TIMEOUT)
+    parser.add_argument("--max-sessions", type=_count, default=MAX_EPISODES)
     args = parser.parse_args(argv)
     if args.transport == "stdio":
         asyncio.run(serve_stdio(args.env_id, record=args.record))
     else:
-        serve_http(args.env_id, host=args.host, port=args.port, record=args.record)
+        serve_http(
+            args.env_id,
+            host=args.host,
+            port=args.port,
+            record=args.record,
+            idle_timeout=args.idle_timeout,
+            max_sessions=args.max_sessions,
+        )
 
 
 if __name__ == "__main__":
@@ -652,6 +763,8 @@ if __name__ == "__main__":
 
 
 __all__ = [
+    "IDLE_TIMEOUT",
+    "MAX_EPISODES",
     "EnvEpisode",
     "EpisodeStore",
     "EpisodeTools",
