@@ -130,8 +130,8 @@ class BrowserHost:
         except Exception as exc:
             if "xecutable doesn't exist" in str(exc):
                 raise MissingChromiumError(
-                    "WebArena needs Chromium: install it (Debian: apt-get install chromium) or "
-                    "set AGENTGYM_CHROMIUM to its path"
+                    "WebArena needs Chromium: install it (Debian: apt-get install "
+                    "chromium-headless-shell, or chromium) or set AGENTGYM_CHROMIUM to its path"
                 ) from exc
             raise
         self.launches += 1
