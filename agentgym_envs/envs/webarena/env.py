@@ -147,7 +147,9 @@ class WebArenaEnv(TextEnv):
     * 32 envs: 0.0 (32 browsers launched, not one step in 30 s) / 3.4 / 8.2; CPU a step
       297 ms (full Chromium) and 102 ms (headless shell).
 
-    WebArena's own setup takes 3.4-4.7 s a step (0.2-0.3 steps/s an env).
+    Memory beyond the shared browser, each env on its task's page: 23 MB an env at 32 envs
+    with the headless shell, 72 MB with the full Chromium (AgentGym's WebArena server:
+    1,717 MB for one). WebArena's own setup takes 3.4-4.7 s a step (0.2-0.3 steps/s an env).
 
     ## Action Space
     A model reply, read as AgentGym reads it: the first triple-backtick block holds one
