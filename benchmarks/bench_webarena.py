@@ -1,7 +1,8 @@
 """WebArena speed, scale and difficulty: data build, reset, step, parallel envs, tree sizes.
 
-    python benchmarks/bench_webarena.py            # every test task, 1/8/32 envs
-    python benchmarks/bench_webarena.py --quick    # 8 tasks, 1/8 envs
+    python benchmarks/bench_webarena.py                  # every test task, 1/8/32 envs
+    python benchmarks/bench_webarena.py --quick          # 8 tasks, 1/8 envs
+    python benchmarks/bench_webarena.py --only-parallel  # the parallel comparison alone
 
 Measures, in one run:
 * the sites' data build, cold (a fresh cache folder, in a subprocess): seconds and disk size;
@@ -9,7 +10,12 @@ Measures, in one run:
   steps to solve, next to WebArena's figures (trees cut to 1,920 tokens by its run.py; 30
   steps at most, AgentGym 25 rounds);
 * parallel scale: N envs in one process share one Chromium, each in its own thread playing
-  the expert over the test tasks for a fixed time: steps/s in all, at N = 1, 8, 32;
+  the expert over the test tasks for a fixed time: steps/s in all and CPU per step (this
+  process and its browser), at N = 1, 8, 32, for three modes in the same run, each in a fresh
+  process: ``before`` (the package as it was at ``--baseline``, by default the commit before
+  the shared launch: concurrent first resets each launched a Chromium of their own, and the
+  full Chromium build), ``full Chromium`` (this code with ``AGENTGYM_CHROMIUM=/usr/bin/chromium``)
+  and ``headless shell`` (this code's default: Debian's ``chromium-headless-shell``);
 * the cold start (sites started, Chromium launched, first reset) once per process;
 * ``reset`` (fresh database copy + fresh browser context + start page + tree) and ``step``
   (the expert's actions: clicks, typing, form posts, each followed by the tree) medians;
@@ -25,15 +31,18 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import json
 import os
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import psutil
 
@@ -41,6 +50,9 @@ from agentgym_envs.envs.webarena.env import WebArenaEnv
 from agentgym_envs.envs.webarena.expert import WebArenaExpert
 
 AGENTGYM_MB = {1: 1717, 5: 4702, 10: 8450, 20: 16310}
+#: The package before envs shared one Chromium launch and used the headless shell.
+BASELINE = "999404d47735842f0a554f34fba654a0f61a5329"
+ROOT = Path(__file__).resolve().parent.parent
 WEBARENA_STEP_S = (3.4, 4.7)
 
 
@@ -59,7 +71,7 @@ def memory_mb() -> tuple[float, float]:
     browser = 0.0
     for child in me.children(recursive=True):
         try:
-            if child.name() == "chromium":
+            if child.name().startswith("chromium"):
                 full = child.memory_full_info()
                 browser += getattr(full, "pss", full.rss) / 2**20
         except (psutil.NoSuchProcess, psutil.AccessDenied):
@@ -181,10 +193,26 @@ def _play(
     env.close()
 
 
-def run_threads(count: int, seconds: float, start_at: float | None = None) -> int:
+def tree_cpu() -> dict[int, float]:
+    """CPU seconds so far of this process and each of its descendants (the browser's)."""
+    me = psutil.Process()
+    out = {}
+    for proc in [me, *me.children(recursive=True)]:
+        try:
+            times = proc.cpu_times()
+            out[proc.pid] = times.user + times.system
+        except psutil.Error:
+            continue
+    return out
+
+
+def run_threads(count: int, seconds: float, start_at: float | None = None) -> dict[str, float]:
     """Steps ``count`` envs (threads, one Chromium) take in ``seconds`` once every env has
     had its first reset (from ``start_at``, an epoch time, when given: the processes of a
-    multi-process run start together)."""
+    multi-process run start together), the CPU seconds this process and its browser spent
+    meanwhile, and how many times Chromium was launched."""
+    from agentgym_envs.envs.webarena.browser import host
+
     n_test = WebArenaEnv().tasks.size("test")
     ready = threading.Barrier(count + 1)
     stop = threading.Event()
@@ -194,13 +222,14 @@ def run_threads(count: int, seconds: float, start_at: float | None = None) -> in
         ready.wait()
         if start_at is not None:
             time.sleep(max(0.0, start_at - time.time()))
-        before = sum(totals)
+        before, cpu_before = sum(totals), tree_cpu()
         time.sleep(seconds)
-        steps = sum(totals) - before
+        steps, cpu_after = sum(totals) - before, tree_cpu()
         stop.set()
         for job in jobs:
             job.result()
-    return steps
+    cpu = sum(v - cpu_before.get(pid, 0.0) for pid, v in cpu_after.items())
+    return {"steps": steps, "cpu": cpu, "launches": host().launches}
 
 
 def parallel_processes(count: int, processes: int, seconds: float) -> None:
@@ -227,7 +256,7 @@ def parallel_processes(count: int, processes: int, seconds: float) -> None:
     steps = 0
     for worker in workers:
         out, _ = worker.communicate()
-        steps += int(out.strip().splitlines()[-1])
+        steps += json.loads(out.strip().splitlines()[-1])["steps"]
     rate = steps / seconds
     print(
         f"{count:3d} envs in {processes} processes (a Chromium each): {rate:6.1f} steps/s in "
@@ -235,17 +264,71 @@ def parallel_processes(count: int, processes: int, seconds: float) -> None:
     )
 
 
-def parallel(counts: list[int], seconds: float) -> None:
-    """Steps per second with N envs (threads) sharing the process's Chromium."""
-    load = os.getloadavg()[0]
-    print(f"machine: {os.cpu_count()} cores, load average {load:.1f} (figures scale with it)")
-    for count in counts:
-        rate = run_threads(count, seconds) / seconds
-        print(
-            f"{count:3d} envs, one Chromium: {rate:6.1f} steps/s in all, "
-            f"{rate / count:5.2f} per env (WebArena: {1 / WEBARENA_STEP_S[1]:.2f}-"
-            f"{1 / WEBARENA_STEP_S[0]:.2f} steps/s per env)"
+def export(ref: str, into: str) -> str | None:
+    """The package as it was at git ``ref``, unpacked under ``into``; None without git or
+    the commit (a shallow clone)."""
+    try:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", ref, "agentgym_envs"],
+            capture_output=True,
+            check=True,
         )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def worker(count: int, seconds: float, path: str | None = None, chromium: str | None = None):
+    """``run_threads`` in a fresh process (its own sites and Chromium), with the package
+    from ``path`` and the browser ``chromium`` where given."""
+    env = dict(os.environ)
+    if path is not None:
+        env["PYTHONPATH"] = path
+    if chromium is not None:
+        env["AGENTGYM_CHROMIUM"] = chromium
+    out = subprocess.run(
+        [sys.executable, __file__, "--worker", str(count), "--seconds", str(seconds)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"the benchmark worker failed: {out.stderr.strip()[-500:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def parallel(counts: list[int], seconds: float, baseline: str) -> None:
+    """Steps per second and CPU per step with N envs (threads) in one process, for each mode
+    (see the module docstring), every measurement in a fresh process."""
+    from agentgym_envs.envs.webarena.browser import SYSTEM_CHROMIUMS
+
+    print(f"machine: {os.cpu_count()} cores (figures scale with its load, printed per line)")
+    with tempfile.TemporaryDirectory() as tmp:
+        modes: list[tuple[str, str | None, str | None]] = []
+        before = export(baseline, tmp)
+        if before is None:
+            print(f"before: commit {baseline[:9]} not in this clone; that mode is skipped")
+        else:
+            modes.append((f"before ({baseline[:9]})", before, None))
+        shell, full = SYSTEM_CHROMIUMS
+        if os.path.exists(full):
+            modes.append(("full Chromium", str(ROOT), full))
+        if os.path.exists(shell):
+            modes.append(("headless shell", str(ROOT), shell))
+        for count in counts:
+            for name, path, chromium in modes:
+                got = worker(count, seconds, path, chromium)
+                rate = got["steps"] / seconds
+                per_step = got["cpu"] / max(got["steps"], 1) * 1e3
+                print(
+                    f"{count:3d} envs, {name:19s}: {rate:6.1f} steps/s in all, "
+                    f"{rate / count:5.2f} per env, {per_step:5.0f} ms CPU per step, "
+                    f"{got['launches']:2.0f} Chromium launch(es), load "
+                    f"{os.getloadavg()[0]:5.1f}"
+                )
+    print(f"WebArena: {1 / WEBARENA_STEP_S[1]:.2f}-{1 / WEBARENA_STEP_S[0]:.2f} steps/s per env")
 
 
 def memory(counts: list[int]) -> None:
@@ -284,14 +367,17 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seconds", type=float, default=30.0, help="per parallel level")
     parser.add_argument("--only-parallel", action="store_true", help="skip build/speed/memory")
+    parser.add_argument(
+        "--baseline", default=BASELINE, help="git commit of the 'before' mode (default %(default)s)"
+    )
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(run_threads(args.worker, args.seconds, args.start_at))
+        print(json.dumps(run_threads(args.worker, args.seconds, args.start_at)))
         return
     if args.only_parallel:
-        parallel([1, 8] if args.quick else [1, 8, 32], args.seconds)
+        parallel([1, 8] if args.quick else [1, 8, 32], args.seconds, args.baseline)
         parallel_processes(8, 2, args.seconds)
         return
     build_cold()
@@ -299,7 +385,7 @@ def main() -> None:
     speed(list(range(8 if args.quick else n_test)))
     random_baseline(list(range(8 if args.quick else n_test)))
     memory([1, 8] if args.quick else [1, 8, 32])
-    parallel([1, 8] if args.quick else [1, 8, 32], args.seconds)
+    parallel([1, 8] if args.quick else [1, 8, 32], args.seconds, args.baseline)
     parallel_processes(8, 2, args.seconds)
 
 

@@ -35,9 +35,17 @@ CHROMIUM_ARGS = (
 VIEWPORT = {"width": 1280, "height": 720}
 
 
+#: Debian's Chromium builds, lightest first: the headless shell (package
+#: ``chromium-headless-shell``, Chromium's old headless mode) renders the same pages with the
+#: same Blink but without the full browser's window and compositing machinery, which made each
+#: step cost about 2.5 times the CPU (``benchmarks/bench_webarena.py``).
+SYSTEM_CHROMIUMS = ("/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium")
+
+
 def chromium_path() -> str | None:
-    """The Chromium executable: ``AGENTGYM_CHROMIUM``, else Debian's, else Playwright's own."""
-    for candidate in (os.environ.get("AGENTGYM_CHROMIUM"), "/usr/bin/chromium"):
+    """The Chromium executable: ``AGENTGYM_CHROMIUM``, else Debian's headless shell, else
+    Debian's Chromium, else Playwright's own."""
+    for candidate in (os.environ.get("AGENTGYM_CHROMIUM"), *SYSTEM_CHROMIUMS):
         if candidate and os.path.exists(candidate):
             return candidate
     return None
@@ -59,6 +67,7 @@ class BrowserHost:
         self._thread: threading.Thread | None = None
         self._playwright: Any = None
         self._browser: Any = None
+        self._launching: asyncio.Lock | None = None  # one launch at a time, on the loop
         self._lock = threading.Lock()
         self.launches = 0
 
@@ -92,9 +101,19 @@ class BrowserHost:
 
     # -- the browser --------------------------------------------------------------------
     async def browser(self) -> Any:
-        """The live Chromium, launched (or relaunched after a crash) on demand."""
+        """The live Chromium, launched (or relaunched after a crash) on demand. Envs that
+        reset at the same time share one launch: they wait for it instead of each starting a
+        browser of its own."""
         if self._browser is not None and self._browser.is_connected():
             return self._browser
+        if self._launching is None:
+            self._launching = asyncio.Lock()
+        async with self._launching:
+            if self._browser is not None and self._browser.is_connected():
+                return self._browser  # launched while this call waited
+            return await self._launch()
+
+    async def _launch(self) -> Any:
         from agentgym_envs.errors import require
 
         require("playwright", "webarena")
@@ -111,8 +130,8 @@ class BrowserHost:
         except Exception as exc:
             if "xecutable doesn't exist" in str(exc):
                 raise MissingChromiumError(
-                    "WebArena needs Chromium: install it (Debian: apt-get install chromium) or "
-                    "set AGENTGYM_CHROMIUM to its path"
+                    "WebArena needs Chromium: install it (Debian: apt-get install "
+                    "chromium-headless-shell, or chromium) or set AGENTGYM_CHROMIUM to its path"
                 ) from exc
             raise
         self.launches += 1
@@ -168,7 +187,7 @@ class BrowserHost:
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
             self._thread.join(5)
-        self._browser = self._playwright = None
+        self._browser = self._playwright = self._launching = None
         self._loop = self._thread = None
 
 

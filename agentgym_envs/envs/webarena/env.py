@@ -132,6 +132,25 @@ class WebArenaEnv(TextEnv):
     (the change is checked on the site). A user's own WebArena deployment and its config files
     can be played instead (``config_path`` and ``site_urls``).
 
+    Envs in one process (threads) share its Chromium, each in a context of its own; envs that
+    reset at the same time wait for one launch. Where Debian's ``chromium-headless-shell`` is
+    installed it is the browser: Chromium's old headless mode, the same Blink and the same
+    transcripts as the full ``chromium`` at about half the CPU a step (``AGENTGYM_CHROMIUM``
+    names another). Steps/s of the expert in one process, ``benchmarks/bench_webarena.py`` on
+    2 cores shared with 3-4 other agents (load average 8-18 at 1 and 8 envs; 51-157 at 32,
+    most of it the benchmark's own browsers), all three modes in the same run:
+
+    * 1 env: 6.1 before (one launch per env, full Chromium), 4.0 full Chromium, 6.9 headless
+      shell; CPU a step 139 / 145 / 86 ms (the first two run the same code with one env:
+      their gap is the shared machine's).
+    * 8 envs: 4.8 / 4.6 / 8.6 steps/s in all; CPU a step 261 / 191 / 89 ms.
+    * 32 envs: 0.0 (32 browsers launched, not one step in 30 s) / 3.4 / 8.2; CPU a step
+      297 ms (full Chromium) and 102 ms (headless shell).
+
+    Memory beyond the shared browser, each env on its task's page: 23 MB an env at 32 envs
+    with the headless shell, 72 MB with the full Chromium (AgentGym's WebArena server:
+    1,717 MB for one). WebArena's own setup takes 3.4-4.7 s a step (0.2-0.3 steps/s an env).
+
     ## Action Space
     A model reply, read as AgentGym reads it: the first triple-backtick block holds one
     action of WebArena's grammar -- ``click [id]``, ``type [id] [text] [0|1]``, ``hover [id]``,

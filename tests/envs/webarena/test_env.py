@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 
 import pytest
@@ -168,7 +169,7 @@ def _chromium_pids() -> list[int]:
     return [
         p.pid
         for p in me.children(recursive=True)
-        if p.name() == "chromium" and not any(a.startswith("--type=") for a in p.cmdline())
+        if p.name().startswith("chromium") and not any(a.startswith("--type=") for a in p.cmdline())
     ]
 
 
@@ -209,7 +210,7 @@ def test_no_chromium_outlives_its_process(how, tmp_path):
     child = subprocess.Popen([sys.executable, str(script), how], stdout=subprocess.PIPE, text=True)
     assert child.stdout.readline().strip() == "ready"
     family = psutil.Process(child.pid).children(recursive=True)
-    assert any(p.name() == "chromium" for p in family)
+    assert any(p.name().startswith("chromium") for p in family)
     if how == "kill":
         os.kill(child.pid, signal.SIGKILL)
     child.wait(30)
@@ -336,3 +337,70 @@ def test_the_next_episode_of_the_same_env_starts_clean():
         assert info["url"] in (start, "about:blank")
     finally:
         env.close()
+
+
+def test_envs_that_start_together_share_one_chromium_launch():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agentgym_envs.envs.webarena.browser import BrowserHost
+
+    browsers = BrowserHost()  # a host of its own: no browser launched yet
+    try:
+        with ThreadPoolExecutor(6) as pool:
+            got = list(pool.map(lambda _: browsers.run(browsers.browser, 120), range(6)))
+        assert browsers.launches == 1
+        assert all(b is got[0] for b in got)
+    finally:
+        browsers.close()
+
+
+_TRANSCRIPT = """
+import json, sys
+from agentgym_envs.envs.webarena.env import WebArenaEnv
+from agentgym_envs.envs.webarena.expert import WebArenaExpert
+env = WebArenaEnv()
+expert = WebArenaExpert(env)
+out = []
+for task_id in map(int, sys.argv[1:]):
+    obs, info = env.reset(seed=0, options={"split": "test", "task_id": task_id})
+    out.append(obs)
+    done = False
+    while not done:
+        obs, reward, done, _, info = env.step(expert(obs, info))
+        out.append([obs, reward])
+env.close()
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(
+    not all(
+        os.path.exists(p)
+        for p in ("/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium")
+    ),
+    reason="needs Debian's chromium and chromium-headless-shell",
+)
+def test_the_headless_shell_and_full_chromium_give_the_same_transcripts(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from agentgym_envs.envs.webarena.tasks import generated_configs
+
+    test = generated_configs()[1]  # one test task per site combination
+    tasks = sorted({tuple(c["sites"]): k for k, c in enumerate(test)}.values())
+    script = tmp_path / "transcript.py"
+    script.write_text(_TRANSCRIPT)
+    runs = []
+    for exe in ("/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium"):
+        done = subprocess.run(
+            [sys.executable, str(script), *map(str, tasks)],
+            env={**os.environ, "AGENTGYM_CHROMIUM": exe},
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert runs[0] == runs[1]
+    assert [step[1] for step in runs[0] if isinstance(step, list)].count(1.0) == len(tasks)
