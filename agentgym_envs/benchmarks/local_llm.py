@@ -270,11 +270,23 @@ class LocalLLMServer:
             pass
 
 
+#: Environment variable setting the local model server's CPU threads.
+THREADS_ENV = "AGENTGYM_LLM_THREADS"
+
+
 def _default_threads(runtime: str) -> int:
-    """llama.cpp: every core (it defaults to half). transformers: one -- torch's intra-op
-    threads spin while they wait, and on a busy 2-core machine two of them ran a reply 15x
-    slower than one (benchmarks/bench_local_llm.py)."""
-    return (os.cpu_count() or 1) if runtime == "llama.cpp" else 1
+    """``$AGENTGYM_LLM_THREADS``, else: llama.cpp every core (it defaults to half);
+    transformers every core while the machine has fewer runnable processes than cores (1-minute
+    load average), else one -- torch's intra-op threads spin while they wait: on an idle 2-core
+    machine two threads played the README's benchmark in 51 s against one thread's 83 s, but on
+    a busy one two of them ran a reply 15x slower than one."""
+    chosen = os.environ.get(THREADS_ENV, "")
+    if chosen.isdigit() and int(chosen) > 0:
+        return int(chosen)
+    cores = os.cpu_count() or 1
+    if runtime == "llama.cpp":
+        return cores
+    return cores if os.getloadavg()[0] < cores else 1
 
 
 class ServerStartInterrupted(AgentGymError):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -180,3 +181,18 @@ def test_a_conversation_reuses_its_prefix_and_replies_as_without_it():
         again["usage"]["prompt_tokens_details"]["cached_tokens"]
         > first["usage"]["prompt_tokens"] - 2
     )
+
+
+def test_threads_follow_the_setting_else_the_machine_load(monkeypatch):
+    from agentgym_envs.benchmarks import local_llm
+
+    cores = local_llm.os.cpu_count() or 1
+    monkeypatch.setattr(local_llm.os, "getloadavg", lambda: (cores + 5.0, 0.0, 0.0))
+    assert local_llm._default_threads("transformers") == 1  # busy: one spinning thread at most
+    assert local_llm._default_threads("llama.cpp") == cores
+    monkeypatch.setattr(local_llm.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert local_llm._default_threads("transformers") == cores
+    monkeypatch.setenv("AGENTGYM_LLM_THREADS", "3")
+    assert local_llm._default_threads("transformers") == 3
+    command = LocalLLMServer(Path("model.gguf"), runtime="transformers", port=1).command()
+    assert command[command.index("--n_threads") + 1] == "3"
