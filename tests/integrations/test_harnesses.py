@@ -118,7 +118,9 @@ def test_harness_reaches_the_experts_success(name, env_id, task, steps, expert, 
 
 
 class _CrashingCline(Cline):
-    """The real Cline, killed (SIGKILL) once the gateway has recorded its second model call."""
+    """The real Cline, killed (SIGKILL) as soon as the gateway has recorded its first model call
+    (on an idle machine Cline plays the whole Wordle task within 0.15 s: the watcher polls every
+    5 ms so that the kill lands before the third guess)."""
 
     def command(self, episode, executable):
         killer = (
@@ -126,9 +128,9 @@ class _CrashingCline(Cline):
             "log, cmd = sys.argv[1], sys.argv[2:]\n"
             "p = subprocess.Popen(cmd)\n"
             "while p.poll() is None:\n"
-            "    if os.path.exists(log) and len(open(log).readlines()) >= 2:\n"
+            "    if os.path.exists(log) and os.path.getsize(log) > 0:\n"
             "        p.send_signal(signal.SIGKILL); p.wait(); os._exit(137)\n"
-            "    time.sleep(0.1)\n"
+            "    time.sleep(0.005)\n"
             "sys.exit(p.returncode)\n"
         )
         session = episode.model_url.split("/s/")[1].split("/")[0]
@@ -146,7 +148,7 @@ def test_harness_killed_mid_episode_is_an_env_error(expert, tmp_path):
     assert "exited with code 137" in result.error
     traj = _records(tmp_path)["agenttraj"]
     assert traj["outcome"] == "env_error" and traj["reward"] is None
-    assert traj["reward_valid"] is False and 1 <= traj["env_steps"] < 3
+    assert traj["reward_valid"] is False and traj["env_steps"] < 3
 
 
 class _StallingExpert(HarnessExpertServer):
