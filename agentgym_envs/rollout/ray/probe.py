@@ -6,25 +6,10 @@ extra is looked up, not imported).
 
 from __future__ import annotations
 
-import os
 import platform
-import shutil
-from pathlib import Path
 from typing import Any
 
-
-def find_program(name: str) -> str | None:
-    """Path of a program a family needs (``java``, ``chromium``) on this machine, or ``None``."""
-    try:
-        from agentgym_envs.runner.catalog import find_program as find
-    except ImportError:  # the field runner's extra is missing: look on the PATH
-        if name == "chromium":
-            explicit = os.environ.get("AGENTGYM_CHROMIUM")
-            if explicit and Path(explicit).is_file():
-                return explicit
-            return shutil.which("chromium") or shutil.which("chromium-browser")
-        return shutil.which(name)
-    return find(name)
+from agentgym_envs.runner.catalog import find_program
 
 
 def env_problems(env_id: str) -> list[str]:
