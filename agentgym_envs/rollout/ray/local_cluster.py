@@ -44,6 +44,17 @@ RAY_ENV = {
 }
 
 
+#: Characters Ray adds to a node's temp dir in its longest socket path
+#: (``/head/session_<date>_<time>_<pid>/sockets/plasma_store``); a path may have 107 at most.
+_SOCKET_SUFFIX = 80
+
+
+def _short_temp_dir() -> str:
+    """The temp folder, or ``/tmp`` where it is too long for Ray's socket paths."""
+    base = tempfile.gettempdir()
+    return base if len(base) + 12 + _SOCKET_SUFFIX <= 107 else "/tmp"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -153,7 +164,7 @@ class LocalCluster:
     """Start with :meth:`start_head`, add nodes with :meth:`add_worker`; :meth:`stop` at the end."""
 
     def __init__(self, startup_timeout: float = 240.0) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="agr"))  # short: Ray's socket paths have a limit
+        self.tmp = Path(tempfile.mkdtemp(prefix="agr", dir=_short_temp_dir()))
         self.startup_timeout = startup_timeout
         self.nodes: list[Node] = []
         self.port = free_port()
