@@ -59,6 +59,7 @@ OUTCOMES = (
     "token_limit",
     "time_limit",
     "env_error",
+    "sandbox_violation",
 )
 #: ``info["truncation_reason"]`` values (wrappers, rollout loops, benchmarks) -> outcome.
 TRUNCATION_OUTCOMES = {
