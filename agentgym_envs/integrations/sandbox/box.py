@@ -108,6 +108,7 @@ class Sandbox:
     def __enter__(self) -> Sandbox:
         bwrap()
         self.run = Path(tempfile.mkdtemp(prefix="agentgym-sandbox-"))
+        self.tmp.mkdir(parents=True, exist_ok=True)
         python, needs = sandbox_python()
         self._python = python
         self._forwarder = Forwarder(self.run / "sock", self.ports).__enter__()
@@ -159,9 +160,15 @@ class Sandbox:
         join = 'echo $$ > "$0" && exec "$@"'
         return ["/bin/sh", "-c", join, str(self.cgroup.procs), *box]
 
+    @property
+    def tmp(self) -> Path:
+        """The sandbox's temporary folder (``TMPDIR``): in its home, writable."""
+        return (self.home or self.writable[0]) / ".tmp"
+
     def environment(self, env: dict[str, str]) -> dict[str, str]:
-        """``env`` for a process in the sandbox (its ``/tmp`` is its own)."""
-        return {**env, "TMPDIR": "/tmp"}
+        """``env`` for a process in the sandbox (``TMPDIR`` in its home: anything written
+        to ``/tmp`` itself counts as a write outside)."""
+        return {**env, "TMPDIR": str(self.tmp)}
 
     def violations(self, calls: Iterable[dict[str, Any]] = ()) -> list[str]:
         """What the tree tried and the sandbox refused, one line each: paths it made outside

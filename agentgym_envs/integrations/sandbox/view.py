@@ -6,7 +6,7 @@ links or folders), a minimal ``/etc`` (the loader's cache, TLS certificates, Deb
 alternatives, time zone, name-service switch; ``passwd``, ``group``, ``hosts``, ``hostname`` and an
 empty ``resolv.conf`` written for the sandbox), and the folders the caller names readable (a
 harness's install prefix, its venv's Python). Writable: the folders the caller names (the
-episode's home and workspace) and ``/tmp`` (``<run>/tmp``). A fresh ``/proc`` (its own pid
+episode's home and workspace; ``TMPDIR`` points into the home). A fresh ``/proc`` (its own pid
 namespace) and a minimal ``/dev``. Nothing else of the host exists inside: not the user's
 home, not ``/root``, not ``/etc/shadow``.
 
@@ -15,8 +15,9 @@ Tripwires: decoy secrets at the places a hostile model looks first (``/etc/shado
 ``.git-credentials`` under each real home) and the sandbox user's entry in ``passwd`` hold a
 canary token; a tool result that carries it (:mod:`~agentgym_envs.integrations.sandbox.audit`)
 means the model had a secret-looking file read and sent to it. A write anywhere outside the
-writable folders lands in ``<run>/root`` (contained: the host's path is untouched), and
-:meth:`View.escaped` lists it after the run.
+writable folders (``/tmp`` included: the sandbox's temporary folder is ``TMPDIR``) lands in
+``<run>/root`` (contained: the host's path is untouched), and :meth:`View.escaped` lists it
+after the run.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ class View:
     """The sandbox's filesystem (see the module docstring).
 
     Args:
-        run: the sandbox's own folder on the host (``root/``, ``tmp/``, ``files/`` go there).
+        run: the sandbox's own folder on the host (``root/`` and ``files/`` go there).
         writable: host folders bound read-write at the same paths.
         readable: host files or folders bound read-only at the same paths.
         binds: ``(host, inside)`` pairs bound read-only at another path.
@@ -133,7 +134,6 @@ class View:
     ) -> None:
         self.run = run
         self.root = run / "root"
-        self.tmp = run / "tmp"
         self.files = run / "files"
         self.writable = [Path(p) for p in writable]
         self.readable = [Path(p) for p in readable if Path(p).exists()]
@@ -154,12 +154,13 @@ class View:
 
     def args(self) -> list[str]:
         """The bubblewrap arguments that build this view (in order: parents first)."""
-        for folder in (self.root, self.tmp, self.files):
+        for folder in (self.root, self.files):
             folder.mkdir(parents=True, exist_ok=True)
         out = ["--bind", str(self.root), "/"]
         out += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm"]
-        out += ["--bind", str(self.tmp), "/tmp", "--tmpfs", "/run"]
-        self._note("/proc"), self._note("/dev"), self._note("/tmp"), self._note("/run")
+        out += ["--dir", "/tmp", "--chmod", "1777", "/tmp", "--tmpfs", "/run"]
+        for made in ("/proc", "/dev", "/tmp", "/run"):
+            self._note(made)
         for name in SYSTEM:
             host = Path("/") / name
             if host.is_symlink():
@@ -221,17 +222,18 @@ class View:
         return out
 
     def escaped(self, limit: int = 20) -> list[str]:
-        """Paths the sandboxed processes made outside their writable folders (in the
-        sandbox's own root: the host's are untouched), at most ``limit``."""
+        """Files (and empty folders) the sandboxed processes made outside their writable
+        folders, as paths inside the sandbox (in its own root: the host's are untouched), at
+        most ``limit``."""
         found: list[str] = []
         for folder, dirs, files in os.walk(self.root):
-            for name in sorted([*dirs, *files]):
-                inside = "/" + os.path.relpath(os.path.join(folder, name), self.root)
-                if inside not in self._made:
-                    found.append(inside)
-                    if len(found) >= limit:
-                        return found
-            dirs[:] = [d for d in dirs if "/" + os.path.relpath(os.path.join(folder, d), self.root) in self._made]
+            inside = "/" + os.path.relpath(folder, self.root).removeprefix(".")
+            made = [os.path.join(inside, n) for n in files if os.path.join(inside, n) not in self._made]
+            if not dirs and not files and inside not in self._made:
+                made.append(inside)
+            found += sorted(made)
+            if len(found) >= limit:
+                return found[:limit]
         return found
 
 
