@@ -120,6 +120,10 @@ def harness_command(
     if env_id is None or model is None:
         raise typer.BadParameter("give --env <id> and --model <url|expert|local>")
     harness.require()
+    if not no_sandbox:
+        from agentgym_envs.integrations.sandbox import bwrap
+
+        bwrap()  # a machine that cannot sandbox: one line with the mend, before anything runs
     with model_endpoint(model, env_id) as url:
         result = run_harness(
             harness,
