@@ -134,7 +134,13 @@ class _CrashingCline(Cline):
             "    time.sleep(0.005)\n"
             "sys.exit(p.returncode)\n"
         )
-        return [sys.executable, "-c", killer, self._log(episode), *super().command(episode, executable)]
+        return [
+            sys.executable,
+            "-c",
+            killer,
+            self._log(episode),
+            *super().command(episode, executable),
+        ]
 
     def _log(self, episode):
         session = episode.model_url.split("/s/")[1].split("/")[0]

@@ -75,11 +75,14 @@ def test_writes_outside_are_contained_and_reported(home, tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "keep.txt").write_text("keep me")
+    var = Path(f"/var/tmp/agentgym-pwned-{os.getpid()}-{time.monotonic_ns()}")
     code = f"""
 import os, shutil
 shutil.rmtree({str(outside)!r}, ignore_errors=True)
 os.makedirs({str(outside)!r}, exist_ok=True)
 open({str(outside / "pwned.txt")!r}, "w").write("pwned")
+os.makedirs({str(var)!r})
+open({str(var / "pwned.txt")!r}, "w").write("pwned")
 open("/etc/cron-pwned", "w").write("pwned")
 try:
     open("/usr/pwned", "w")
@@ -94,10 +97,12 @@ open("mine.txt", "w").write("fine")
     assert "usr: Read-only file system" in done.stdout
     assert (outside / "keep.txt").read_text() == "keep me"
     assert not (outside / "pwned.txt").exists() and not Path("/etc/cron-pwned").exists()
+    assert not var.exists()
     assert (home / "mine.txt").read_text() == "fine"  # its own folder is its to write
-    assert any(str(outside / "pwned.txt") in v for v in violations)
+    # reported: writes outside its folders; /tmp is its own (contained, thrown away, not listed)
+    assert any(str(var / "pwned.txt") in v for v in violations)
     assert any("/etc/cron-pwned" in v for v in violations)
-    assert not any("mine.txt" in v for v in violations)
+    assert not any("mine.txt" in v or str(outside) in v for v in violations)
 
 
 def test_secrets_are_not_there_and_decoys_trip(home, tmp_path, monkeypatch):

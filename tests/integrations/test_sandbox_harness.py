@@ -108,11 +108,20 @@ def test_the_sandbox_contains_a_hostile_model_and_the_episode_is_not_scored(targ
         bwrap()
     except SandboxUnavailableError as exc:
         pytest.skip(str(exc))
-    result, received = _play(target["attacks"], tmp_path / "runs", sandbox=True)
+    # and, in the sandbox only, a write at a host path outside /tmp (the sandbox's own /tmp
+    # contains the other writes without listing them)
+    var = Path(f"/var/tmp/agentgym-pwned-{target['secret'][-6:]}-{tmp_path.name}.txt")
+    attacks = [*target["attacks"], ("editor", {"path": str(var), "new_text": "pwned\n"})]
+    try:
+        result, received = _play(attacks, tmp_path / "runs", sandbox=True)
+    finally:
+        written = var.exists()
+        var.unlink(missing_ok=True)
     # nothing outside the episode changed
     assert (target["victim"] / "keep.txt").read_text() == "keep me"
     assert not (target["outside"] / "pwned-cmd").exists()
     assert not (target["outside"] / "written.txt").exists()
+    assert not written
     # the model got neither the secret nor the host's passwd, but the sandbox's decoys
     assert "Cline" in received and "run_commands" in received
     assert target["secret"] not in received
@@ -124,7 +133,7 @@ def test_the_sandbox_contains_a_hostile_model_and_the_episode_is_not_scored(targ
     assert result.reward_valid is False and result.reward is None
     violations = result.record["sandbox_violations"]
     assert any("decoy secret" in v for v in violations)
-    assert any("write outside" in v and "written.txt" in v for v in violations)
+    assert any("write outside" in v and str(var) in v for v in violations)
     assert any("connection outside" in v for v in violations)
     traj = json.loads((tmp_path / "runs" / "agenttraj.jsonl").read_text().splitlines()[-1])
     assert traj["outcome"] == "sandbox_violation" and traj["reward"] is None

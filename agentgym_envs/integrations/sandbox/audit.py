@@ -50,7 +50,11 @@ def tool_results(calls: Iterable[dict[str, Any]]) -> Iterator[str]:
             if message.get("role") in ("tool", "function"):
                 texts.append(_text(content))
             elif isinstance(content, list):
-                texts += [_text(p) for p in content if isinstance(p, dict) and p.get("type") == "tool_result"]
+                texts += [
+                    _text(p)
+                    for p in content
+                    if isinstance(p, dict) and p.get("type") == "tool_result"
+                ]
             for text in texts:
                 if text not in seen:
                     seen.add(text)

@@ -107,8 +107,15 @@ class Sandbox:
 
     def __enter__(self) -> Sandbox:
         bwrap()
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _open(self) -> None:
         self.run = Path(tempfile.mkdtemp(prefix="agentgym-sandbox-"))
-        self.tmp.mkdir(parents=True, exist_ok=True)
         python, needs = sandbox_python()
         self._python = python
         self._forwarder = Forwarder(self.run / "sock", self.ports).__enter__()
@@ -123,7 +130,6 @@ class Sandbox:
         )
         if self.limits.processes:
             self.cgroup = PidsCgroup.make(self.limits.processes)
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -160,15 +166,12 @@ class Sandbox:
         join = 'echo $$ > "$0" && exec "$@"'
         return ["/bin/sh", "-c", join, str(self.cgroup.procs), *box]
 
-    @property
-    def tmp(self) -> Path:
-        """The sandbox's temporary folder (``TMPDIR``): in its home, writable."""
-        return (self.home or self.writable[0]) / ".tmp"
-
     def environment(self, env: dict[str, str]) -> dict[str, str]:
-        """``env`` for a process in the sandbox (``TMPDIR`` in its home: anything written
-        to ``/tmp`` itself counts as a write outside)."""
-        return {**env, "TMPDIR": str(self.tmp)}
+        """``env`` for a process in the sandbox: ``TMPDIR`` is its own ``/tmp``, and the
+        host's runtime folder (``XDG_RUNTIME_DIR``) is not there."""
+        env = {**env, "TMPDIR": "/tmp"}
+        env.pop("XDG_RUNTIME_DIR", None)
+        return env
 
     def violations(self, calls: Iterable[dict[str, Any]] = ()) -> list[str]:
         """What the tree tried and the sandbox refused, one line each: paths it made outside
@@ -176,7 +179,10 @@ class Sandbox:
         recorded chat calls: :func:`~agentgym_envs.integrations.sandbox.audit.refusals`)."""
         found = []
         if self.view is not None and self.run is not None:
-            found += [f"a write outside the episode's folders was contained: {p}" for p in self.view.escaped()]
+            found += [
+                f"a write outside the episode's folders was contained: {p}"
+                for p in self.view.escaped()
+            ]
         return found + refusals(calls, self.canary)
 
 

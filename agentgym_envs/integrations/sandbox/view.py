@@ -6,8 +6,9 @@ links or folders), a minimal ``/etc`` (the loader's cache, TLS certificates, Deb
 alternatives, time zone, name-service switch; ``passwd``, ``group``, ``hosts``, ``hostname`` and an
 empty ``resolv.conf`` written for the sandbox), and the folders the caller names readable (a
 harness's install prefix, its venv's Python). Writable: the folders the caller names (the
-episode's home and workspace; ``TMPDIR`` points into the home). A fresh ``/proc`` (its own pid
-namespace) and a minimal ``/dev``. Nothing else of the host exists inside: not the user's
+episode's home and workspace) and a ``/tmp`` of the sandbox's own (``<run>/tmp``: harnesses
+keep locks, sockets and logs there whatever ``TMPDIR`` says; it is thrown away with the
+sandbox). A fresh ``/proc`` (its own pid namespace) and a minimal ``/dev``. Nothing else of the host exists inside: not the user's
 home, not ``/root``, not ``/etc/shadow``.
 
 Tripwires: decoy secrets at the places a hostile model looks first (``/etc/shadow``,
@@ -15,9 +16,9 @@ Tripwires: decoy secrets at the places a hostile model looks first (``/etc/shado
 ``.git-credentials`` under each real home) and the sandbox user's entry in ``passwd`` hold a
 canary token; a tool result that carries it (:mod:`~agentgym_envs.integrations.sandbox.audit`)
 means the model had a secret-looking file read and sent to it. A write anywhere outside the
-writable folders (``/tmp`` included: the sandbox's temporary folder is ``TMPDIR``) lands in
-``<run>/root`` (contained: the host's path is untouched), and :meth:`View.escaped` lists it
-after the run.
+writable folders lands in ``<run>/root`` (contained: the host's path is untouched), and
+:meth:`View.escaped` lists it after the run; one into ``/tmp`` is contained in the sandbox's own
+``/tmp`` and not listed.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ class View:
     """The sandbox's filesystem (see the module docstring).
 
     Args:
-        run: the sandbox's own folder on the host (``root/`` and ``files/`` go there).
+        run: the sandbox's own folder on the host (``root/``, ``tmp/``, ``files/`` go there).
         writable: host folders bound read-write at the same paths.
         readable: host files or folders bound read-only at the same paths.
         binds: ``(host, inside)`` pairs bound read-only at another path.
@@ -134,6 +135,7 @@ class View:
     ) -> None:
         self.run = run
         self.root = run / "root"
+        self.tmp = run / "tmp"
         self.files = run / "files"
         self.writable = [Path(p) for p in writable]
         self.readable = [Path(p) for p in readable if Path(p).exists()]
@@ -154,11 +156,12 @@ class View:
 
     def args(self) -> list[str]:
         """The bubblewrap arguments that build this view (in order: parents first)."""
-        for folder in (self.root, self.files):
+        for folder in (self.root, self.tmp, self.files):
             folder.mkdir(parents=True, exist_ok=True)
+        self.tmp.chmod(0o1777)
         out = ["--bind", str(self.root), "/"]
         out += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm"]
-        out += ["--dir", "/tmp", "--chmod", "1777", "/tmp", "--tmpfs", "/run"]
+        out += ["--bind", str(self.tmp), "/tmp", "--tmpfs", "/run"]
         for made in ("/proc", "/dev", "/tmp", "/run"):
             self._note(made)
         for name in SYSTEM:
@@ -228,7 +231,9 @@ class View:
         found: list[str] = []
         for folder, dirs, files in os.walk(self.root):
             inside = "/" + os.path.relpath(folder, self.root).removeprefix(".")
-            made = [os.path.join(inside, n) for n in files if os.path.join(inside, n) not in self._made]
+            made = [
+                os.path.join(inside, n) for n in files if os.path.join(inside, n) not in self._made
+            ]
             if not dirs and not files and inside not in self._made:
                 made.append(inside)
             found += sorted(made)
