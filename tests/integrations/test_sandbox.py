@@ -106,6 +106,8 @@ open("mine.txt", "w").write("fine")
 
 
 def test_secrets_are_not_there_and_decoys_trip(home, tmp_path, monkeypatch):
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "REAL-SECRET-ENV")
+    monkeypatch.setenv("GITHUB_TOKEN", "REAL-SECRET-TOKEN")
     user = tmp_path / "user"
     (user / ".ssh").mkdir(parents=True)
     (user / ".ssh" / "id_rsa").write_text("REAL-SECRET-KEY")
@@ -121,6 +123,7 @@ for path in ({str(user / ".ssh" / "id_rsa")!r}, {str(user / "notes.txt")!r}, "/e
         print(path, exc.strerror)
 print(sorted(os.listdir("/etc")))
 print("uid", os.getuid(), os.getgid())
+print(sorted(os.environ.items()))
 """
     with Sandbox([home], _readable()) as box:
         done = run(box, code, home)

@@ -21,6 +21,7 @@ import functools
 import json
 import logging
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -38,6 +39,10 @@ from agentgym_envs.integrations.sandbox.view import GID, UID, View, sandbox_pyth
 logger = logging.getLogger(__name__)
 
 _SUPERVISOR = Path(__file__).with_name("supervisor.py")
+#: Environment variable names that hold secrets: left out of the sandbox's environment.
+_SECRET_NAME = re.compile(
+    r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE|AUTH|COOKIE|SESSION_ID", re.IGNORECASE
+)
 #: Where the sandbox's own files (supervisor, its config, the relay sockets) are inside.
 INSIDE = "/run/agentgym"
 #: The mend printed when the sandbox cannot run.
@@ -167,11 +172,14 @@ class Sandbox:
         return ["/bin/sh", "-c", join, str(self.cgroup.procs), *box]
 
     def environment(self, env: dict[str, str]) -> dict[str, str]:
-        """``env`` for a process in the sandbox: ``TMPDIR`` is its own ``/tmp``, and the
-        host's runtime folder (``XDG_RUNTIME_DIR``) is not there."""
-        env = {**env, "TMPDIR": "/tmp"}
-        env.pop("XDG_RUNTIME_DIR", None)
-        return env
+        """``env`` for a process in the sandbox: without the variables whose names say they
+        hold a secret (``*_KEY``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*AUTH*``...:
+        a model's ``env`` would send them to it), ``TMPDIR`` its own ``/tmp``, and no host
+        runtime folder (``XDG_RUNTIME_DIR``)."""
+        kept = {k: v for k, v in env.items() if not (v and _SECRET_NAME.search(k))}
+        kept["TMPDIR"] = "/tmp"
+        kept.pop("XDG_RUNTIME_DIR", None)
+        return kept
 
     def violations(self, calls: Iterable[dict[str, Any]] = ()) -> list[str]:
         """What the tree tried and the sandbox refused, one line each: paths it made outside

@@ -104,7 +104,7 @@ def sandbox_python() -> tuple[str, list[Path]]:
         if os.access(candidate, os.X_OK):
             return candidate, []
     executable = os.path.realpath(sys.executable)
-    return executable, [p for p in {Path(sys.base_prefix), Path(executable).parent.parent}]
+    return executable, list(dict.fromkeys([Path(sys.base_prefix), Path(executable).parent.parent]))
 
 
 def _system(path: Path) -> bool:
