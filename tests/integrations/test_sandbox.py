@@ -253,3 +253,13 @@ def test_no_bwrap_is_one_line_with_the_mend(monkeypatch, tmp_path):
     message = str(caught.value)
     assert "\n" not in message
     assert "apt-get install bubblewrap" in message and "--no-sandbox" in message
+
+
+def test_one_sandbox_runs_several_commands_each_on_a_fresh_root(home):
+    with Sandbox([home], _readable()) as box:
+        first = run(box, "open('/first', 'w').write('x'); print('one')", home)
+        second = run(box, "import os; print('two', os.path.exists('/first'))", home)
+        violations = box.violations()
+    assert (first.returncode, first.stdout) == (0, "one\n"), first.stderr
+    assert (second.returncode, second.stdout) == (0, "two False\n"), second.stderr
+    assert any("/first" in v for v in violations)

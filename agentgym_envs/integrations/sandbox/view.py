@@ -1,6 +1,7 @@
 """The filesystem a sandboxed process sees, as bubblewrap arguments, and what it wrote outside.
 
-The root is an empty folder of the sandbox's own on the host (``<run>/root``), writable, with
+The root is an empty folder of the sandbox's own on the host (``<run>/root<n>``, a fresh one
+for each command), writable, with
 on it, read-only: the system's programs and libraries (``/usr`` and the ``/bin``, ``/lib``...
 links or folders), a minimal ``/etc`` (the loader's cache, TLS certificates, Debian's
 alternatives, time zone, name-service switch; ``passwd``, ``group``, ``hosts``, ``hostname`` and an
@@ -16,7 +17,7 @@ Tripwires: decoy secrets at the places a hostile model looks first (``/etc/shado
 ``.git-credentials`` under each real home) and the sandbox user's entry in ``passwd`` hold a
 canary token; a tool result that carries it (:mod:`~agentgym_envs.integrations.sandbox.audit`)
 means the model had a secret-looking file read and sent to it. A write anywhere outside the
-writable folders lands in ``<run>/root`` (contained: the host's path is untouched), and
+writable folders lands in ``<run>/root<n>`` (contained: the host's path is untouched), and
 :meth:`View.escaped` lists it after the run; one into ``/tmp`` is contained in the sandbox's own
 ``/tmp`` and not listed.
 """
@@ -116,7 +117,7 @@ class View:
     """The sandbox's filesystem (see the module docstring).
 
     Args:
-        run: the sandbox's own folder on the host (``root/``, ``tmp/``, ``files/`` go there).
+        run: the sandbox's own folder on the host (``root<n>/``, ``tmp/``, ``files/`` go there).
         writable: host folders bound read-write at the same paths.
         readable: host files or folders bound read-only at the same paths.
         binds: ``(host, inside)`` pairs bound read-only at another path.
@@ -134,7 +135,7 @@ class View:
         home: Path | None = None,
     ) -> None:
         self.run = run
-        self.root = run / "root"
+        self.roots: list[Path] = []
         self.tmp = run / "tmp"
         self.files = run / "files"
         self.writable = [Path(p) for p in writable]
@@ -155,11 +156,14 @@ class View:
         return path
 
     def args(self) -> list[str]:
-        """The bubblewrap arguments that build this view (in order: parents first)."""
-        for folder in (self.root, self.tmp, self.files):
+        """The bubblewrap arguments that build this view (in order: parents first), on a
+        fresh root."""
+        root = self.run / f"root{len(self.roots)}"
+        for folder in (root, self.tmp, self.files):
             folder.mkdir(parents=True, exist_ok=True)
+        self.roots.append(root)
         self.tmp.chmod(0o1777)
-        out = ["--bind", str(self.root), "/"]
+        out = ["--bind", str(root), "/"]
         out += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm"]
         out += ["--bind", str(self.tmp), "/tmp", "--tmpfs", "/run"]
         for made in ("/proc", "/dev", "/tmp", "/run"):
@@ -229,8 +233,16 @@ class View:
         folders, as paths inside the sandbox (in its own root: the host's are untouched), at
         most ``limit``."""
         found: list[str] = []
-        for folder, dirs, files in os.walk(self.root):
-            inside = "/" + os.path.relpath(folder, self.root).removeprefix(".")
+        for root in self.roots:
+            found += self._escaped(root)
+            if len(found) >= limit:
+                break
+        return list(dict.fromkeys(found))[:limit]
+
+    def _escaped(self, root: Path, limit: int = 20) -> list[str]:
+        found: list[str] = []
+        for folder, dirs, files in os.walk(root):
+            inside = "/" + os.path.relpath(folder, root).removeprefix(".")
             made = [
                 os.path.join(inside, n) for n in files if os.path.join(inside, n) not in self._made
             ]
