@@ -242,17 +242,22 @@ print("burner", burn.returncode)
 
 
 def test_no_bwrap_is_one_line_with_the_mend(monkeypatch, tmp_path):
+    from agentgym_envs import doctor
+
+    assert doctor.sandbox_check().ok
     monkeypatch.setenv("PATH", str(tmp_path))
     bwrap.cache_clear()
     try:
         with pytest.raises(SandboxUnavailableError) as caught:
             bwrap()
+        check = doctor.sandbox_check()
     finally:
         monkeypatch.undo()
         bwrap.cache_clear()
     message = str(caught.value)
     assert "\n" not in message
     assert "apt-get install bubblewrap" in message and "--no-sandbox" in message
+    assert not check.ok and "apt-get install bubblewrap" in check.detail
 
 
 def test_one_sandbox_runs_several_commands_each_on_a_fresh_root(home):

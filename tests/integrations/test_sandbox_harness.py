@@ -9,7 +9,10 @@ all of it: the breach the sandbox exists for, kept as a test so that it stays do
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -150,3 +153,18 @@ def test_without_the_sandbox_the_same_model_breaches_the_host(target, tmp_path):
     assert target["secret"] in received and REAL_PASSWD in received
     assert (result.outcome, result.reward_valid) == ("success", True)
     assert result.record["sandbox"] is False
+
+
+def test_a_machine_without_bwrap_is_one_line_with_the_mend(tmp_path):
+    installed("cline")
+    done = subprocess.run(
+        [sys.executable, "-m", "agentgym_envs.cli", "harness", "cline", "--env", "Wordle-v0"]
+        + ["--model", "expert", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PATH": str(tmp_path), "AGENTGYM_HARNESSES": str(harness_dir())},
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "apt-get install bubblewrap" in done.stderr and "--no-sandbox" in done.stderr
+    assert not (tmp_path / "agenttraj.jsonl").exists()  # nothing ran
