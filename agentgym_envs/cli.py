@@ -227,7 +227,7 @@ def run(
 @app.command()
 def doctor() -> None:
     """Check this machine: Python, each family's extra, Java, Chromium, the local model,
-    nats-server and PostgreSQL."""
+    nats-server, PostgreSQL and bubblewrap (the harness sandbox)."""
     from agentgym_envs.doctor import run_checks
 
     table = Table(title="agentgym doctor")

@@ -108,12 +108,24 @@ def postgresql_check() -> Check:
     return _found("postgresql (experience store)", path, f"{APT} postgresql")
 
 
+def sandbox_check() -> Check:
+    """bubblewrap, and user namespaces it can make, for the sandbox harness episodes run in."""
+    from agentgym_envs.integrations.sandbox import SandboxUnavailableError, bwrap
+
+    bwrap.cache_clear()
+    try:
+        return Check("bubblewrap (harness sandbox)", True, bwrap())
+    except SandboxUnavailableError as exc:
+        return Check("bubblewrap (harness sandbox)", False, str(exc))
+
+
 CHECKS: tuple[Callable[[], Check], ...] = (
     java_check,
     chromium_check,
     local_model_check,
     nats_check,
     postgresql_check,
+    sandbox_check,
 )
 
 
