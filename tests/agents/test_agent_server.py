@@ -25,8 +25,25 @@ def expert():
 
 
 @pytest.fixture(scope="module")
-def server(expert):
-    proc = AgentServerProcess("multistep", "--model-url", expert.base_url, "-j", "8")
+def failing(expert):
+    model = FailingModel(expert.base_url, good=3)
+    yield model
+    model.close()
+
+
+@pytest.fixture(scope="module")
+def server(expert, failing):
+    proc = AgentServerProcess(
+        "multistep",
+        "--model-url",
+        expert.base_url,
+        "-j",
+        "8",
+        "--allow-model-url",
+        "http://127.0.0.1:9/v1",
+        "--allow-model-url",
+        f"failing={failing.base_url}",
+    )
     yield proc
     proc.stop()
 
@@ -103,15 +120,9 @@ def test_client_errors_are_one_line(server):
         AgentServerClient(f"http://127.0.0.1:{free_port()}").run({"env_id": "Maze-v0"})
 
 
-def test_a_model_failing_mid_episode_ends_it_as_env_error(server, expert):
-    failing = FailingModel(expert.base_url, good=3)
-    try:
-        with AgentServerClient(server.url) as client:
-            answer = client.run(
-                {"env_id": "Maze-v0", "task_id": 3, "model": {"base_url": failing.base_url}}
-            )
-    finally:
-        failing.close()
+def test_a_model_failing_mid_episode_ends_it_as_env_error(server, failing):
+    with AgentServerClient(server.url) as client:
+        answer = client.run({"env_id": "Maze-v0", "task_id": 3, "model": "failing"})
     assert answer["outcome"] == "env_error" and answer["reward_valid"] is False
     assert "crashed" in answer["error"] and answer["turns"] == 3
     assert len([t for t in answer["conversations"] if t["loss"]]) == 3  # the model's turns
