@@ -163,9 +163,106 @@ async def request_json(
     return parse_json(raw, max_depth, empty)
 
 
+class BodyGuard:
+    """ASGI middleware putting these limits in front of an app we do not own (a hub's server;
+    ``app.add_middleware(BodyGuard, ...)`` on a Starlette app).
+
+    HTTP: the body is read through :func:`read_capped` and its depth checked before the app
+    sees it (the app then gets the bytes it would have read); a refusal is answered with
+    ``http_error(message)`` as JSON and the refusal's status. WebSocket: each frame the client
+    sends must be a JSON object within the depth limit -- any other frame (binary, a list, a
+    number, a string, not JSON, too deep) is answered with ``ws_error(message)`` and dropped,
+    and the session goes on.
+
+    Args:
+        app: the ASGI app.
+        limit: largest HTTP body (bytes).
+        max_depth: deepest JSON nesting, HTTP and WebSocket.
+        http_error: the app's error body for a message.
+        ws_error: the app's error frame for a message (``None``: frames are not checked).
+    """
+
+    def __init__(
+        self,
+        app: Any,
+        *,
+        limit: int = MAX_BODY_BYTES,
+        max_depth: int = MAX_JSON_DEPTH,
+        http_error: Callable[[str], Any] = lambda message: {"detail": message},
+        ws_error: Callable[[str], Any] | None = None,
+    ) -> None:
+        self.app, self.limit, self.max_depth = app, limit, max_depth
+        self.http_error, self.ws_error = http_error, ws_error
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope.get("method") in ("POST", "PUT", "PATCH"):
+            await self._http(scope, receive, send)
+        elif scope["type"] == "websocket" and self.ws_error is not None:
+            await self.app(scope, self._frames(receive, send), send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _http(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            raw = await read_capped(asgi_chunks(receive), self.limit, asgi_headers(scope))
+            if raw.strip():
+                check_depth(raw, self.max_depth)
+        except BodyRefused as exc:
+            payload = json.dumps(self.http_error(str(exc))).encode()
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+            ]
+            if exc.status == 413:  # the rest of the body is not read: the connection ends
+                headers.append((b"connection", b"close"))
+            await send({"type": "http.response.start", "status": exc.status, "headers": headers})
+            await send({"type": "http.response.body", "body": payload})
+            return
+        sent = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": raw, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    def _frames(self, receive: Any, send: Any) -> Any:
+        async def checked() -> dict[str, Any]:
+            while True:
+                message = await receive()
+                if message["type"] != "websocket.receive":
+                    return message
+                problem = self._frame_problem(message)
+                if problem is None:
+                    return message
+                assert self.ws_error is not None
+                await send({"type": "websocket.send", "text": json.dumps(self.ws_error(problem))})
+
+        return checked
+
+    def _frame_problem(self, message: dict[str, Any]) -> str | None:
+        text = message.get("text")
+        if text is None:
+            return "binary frames are not read: send each message as a JSON object in a text frame"
+        try:
+            data = parse_json(text, self.max_depth)
+        except BodyRefused as exc:
+            return str(exc)
+        if not isinstance(data, dict):
+            return (
+                f"a message must be a JSON object with a type, got {type(data).__name__}: "
+                'send {"type": ..., "data": {...}}'
+            )
+        return None
+
+
 __all__ = [
     "MAX_BODY_BYTES",
     "MAX_JSON_DEPTH",
+    "BodyGuard",
     "BodyRefused",
     "NotJSON",
     "asgi_chunks",
