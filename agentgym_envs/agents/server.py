@@ -149,9 +149,7 @@ class _Runner:
             t0 = time.monotonic()
             deadline = t0 + self.timeout
             future = _in_thread(
-                lambda: play(
-                    req, deadline=deadline, timeout=min(120.0, self.timeout), limits=self.limits
-                ),
+                lambda: play(req, deadline=deadline, timeout=self.timeout, limits=self.limits),
                 "agent-episode",
             )
             try:
