@@ -185,10 +185,12 @@ def test_bench_cli_with_an_agent_server_policy(server, tmp_path):
 def test_the_episode_deadline_ends_it_as_time_limit(expert):
     from agentgym_envs.agents import AgentServer
 
-    # a slow model: each call waits 0.2 s, so 11 moves cannot fit in 0.5 s
-    slow = _SlowModel(expert.base_url, 0.2)
+    # a slow model: each call waits 0.5 s, so 11 moves cannot fit in 3 s (and the call in
+    # flight at the deadline is cut there: no call outlives the episode)
+    expert.complete({"messages": []})  # its first-observation index is built before the clock
+    slow = _SlowModel(expert.base_url, 0.5)
     try:
-        with AgentServer(model={"base_url": slow.base_url}, episode_timeout=0.5) as server:
+        with AgentServer(model={"base_url": slow.base_url}, episode_timeout=3.0) as server:
             answer = httpx.post(
                 server.url + "/run", json={"env_id": "Maze-v0", "task_id": 3}, timeout=120
             ).json()
