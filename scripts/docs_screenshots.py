@@ -27,15 +27,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 #: Wide enough for Material to show both sidebars (from 1220 px).
 VIEWPORT = {"width": 1400, "height": 860}
 #: Site pages to shoot: (file name, path in the site); a page the site lacks is skipped.
@@ -89,10 +80,13 @@ def shoot(urls: dict[str, str], folder: Path, full_page: bool = False) -> list[P
     """Open each URL in Chromium and save ``folder/<name>.png``."""
     from playwright.sync_api import sync_playwright
 
+    from agentgym_envs.browser import CHROMIUM_ARGS, chromium_path
+
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = chromium_path(headless_shell=False)
+        browser = p.chromium.launch(executable_path=chromium, args=list(CHROMIUM_ARGS))
         try:
             page = browser.new_page(viewport=VIEWPORT)
             for name, url in urls.items():

@@ -91,6 +91,40 @@ def test_doctor_checks_the_programs_features_run(monkeypatch):
     assert result.exit_code == 0 and "nats-server" in result.stdout and "missing" in result.stdout
 
 
+def test_doctor_install_lines_run_as_printed(tmp_path):
+    """A family whose library is missing: doctor prints its mend with the extra (Rich markup
+    would eat ``[babyai]``), on one line however narrow the terminal, and the line is a
+    valid shell command naming a real extra of this package."""
+    import os
+    import shlex
+    from pathlib import Path
+
+    import tomllib
+    from packaging.requirements import Requirement
+
+    from agentgym_envs.spec import FAMILIES
+
+    family = FAMILIES["babyai"]
+    hide = "".join(f"sys.modules[{m!r}] = None\n" for m in family.requires)
+    code = f"import sys\n{hide}sys.argv = ['agentgym', 'doctor']\nfrom agentgym_envs.cli import main\nmain()\n"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "40"},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    want = f'pip install "agentgym-envs[{family.extra}]"'
+    assert want in done.stdout.splitlines(), done.stdout  # a line of its own, whole
+    words = shlex.split(want)
+    assert subprocess.run(["bash", "-n", "-c", want]).returncode == 0
+    extras = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    requirement = Requirement(words[2])
+    assert words[:2] == ["pip", "install"] and requirement.name == "agentgym-envs"
+    assert requirement.extras <= set(extras["project"]["optional-dependencies"])
+
+
 def test_an_unknown_id_with_no_close_match_is_one_short_line():
     proc = _cli("play", "Nope-v0")
     assert proc.returncode == 2
