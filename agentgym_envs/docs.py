@@ -42,6 +42,8 @@ PARITY_TEXT = {
     "stand-in": "stand-in data (a loader plays AgentGym's data)",
     "ours": "ours (not in AgentGym)",
 }
+#: The same, short enough for the overview table (explained under it).
+PARITY_SHORT = {"agentgym": "AgentGym", "stand-in": "stand-in", "ours": "ours"}
 REPLY_PARSER_TEXT = {
     "single_action": "the one `Action:` line (more than one is an error)",
     "last_action": "the text after the last `Action:`",
@@ -471,16 +473,22 @@ def family_index() -> str:
             "same table for your installation."
         ),
         "",
-        "| id | family | extra | train / test tasks | max rounds | reward | AgentGym parity |",
-        "|---|---|---|---|---|---|---|",
+        "| id (its family's page) | extra | train / test | rounds | reward | parity |",
+        "|---|---|---|---|---|---|",
     ]
     for i in ENV_INFO.values():
         family = FAMILIES[i.family]
         lines.append(
-            f"| `{i.id}` | [{family.display_name}]({family.name}.md) | `{i.extra}` "
+            f"| [`{i.id}`]({family.name}.md) | `{i.extra}` "
             f"| {i.splits.get('train', 0)} / {i.splits.get('test', 0)} | {i.max_rounds} "
-            f"| {i.reward} | {PARITY_TEXT[i.parity]} |"
+            f"| {i.reward} | {PARITY_SHORT[i.parity]} |"
         )
+    lines += [
+        "",
+        "**rounds**: AgentGym's max rounds (the default turn limit). **parity**: "
+        + "; ".join(f"*{PARITY_SHORT[k]}*: {v}" for k, v in PARITY_TEXT.items())
+        + ".",
+    ]
     unregistered = [
         f for f in FAMILIES.values() if not any(i.family == f.name for i in ENV_INFO.values())
     ]

@@ -210,15 +210,17 @@ _ENVS = typer.Option(
 _POLICY = typer.Option(
     "expert",
     "--policy",
-    help="expert, random, openai (any OpenAI-compatible endpoint), local (starts SmolLM2 on "
-    "llama.cpp), agent:<name> (a reference agent over the endpoint, e.g. agent:multiturn) or "
+    help="expert, random, openai (any OpenAI-compatible endpoint), local (SmolLM2 started here: "
+    "transformers, or llama.cpp where that extra is installed), "
+    "agent:<name> (a reference agent over the endpoint, e.g. agent:multiturn) or "
     "agent-server:<url> (episodes played by a running agentgym agent-server).",
 )
 _MODEL_SOURCE = typer.Option(
     "openai",
     "--model-source",
-    help="The model of openai and agent:<name>: openai (--base-url), local (SmolLM2 on "
-    "llama.cpp, started here) or expert (the family's expert behind an OpenAI-compatible "
+    help="The model of openai and agent:<name>: openai (--base-url), local (SmolLM2 started here: "
+    "transformers, or llama.cpp where that extra is installed) "
+    "or expert (the family's expert behind an OpenAI-compatible "
     "server started here: checks the plumbing).",
 )
 _MAX_REASKS = typer.Option(

@@ -16,6 +16,7 @@ import pytest
 import agentgym_envs
 from agentgym_envs.docs import (
     FAMILY_DIR,
+    PARITY_SHORT,
     PARITY_TEXT,
     Example,
     build_site,
@@ -41,7 +42,9 @@ def test_index_lists_every_id_with_its_registry_facts():
         assert f"]({family.name}.md)" in row
         assert f"{info.splits['train']} / {info.splits['test']}" in row
         assert f"| {info.max_rounds} |" in row
-        assert PARITY_TEXT[info.parity] in row
+        assert f"| {PARITY_SHORT[info.parity]} |" in row
+    for text in PARITY_TEXT.values():
+        assert text in page  # the legend under the table
 
 
 def test_family_page_shows_a_real_reset_and_the_expert_steps():
