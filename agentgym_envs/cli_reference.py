@@ -33,7 +33,7 @@ def _default(param: Any) -> str:
         return f"`{param.opts[0] if default else param.secondary_opts[0]}`"
     if isinstance(default, (list, tuple)):
         return ", ".join(f"`{v}`" for v in default) if default else ""
-    if default == "" or isinstance(default, bool) and not default:
+    if default == "" or (isinstance(default, bool) and not default):
         return ""
     return f"`{default}`"
 
@@ -83,7 +83,7 @@ def cli_reference(root: Any | None = None) -> str:
         "# Command-line reference",
         "",
         "Every `agentgym` command, written from the commands themselves while the site builds"
-        " (`agentgym COMMAND --help` prints the same). Commands of an area whose extra is not"
+        " (each command's `--help` prints the same). Commands of an area whose extra is not"
         " installed are missing from `agentgym --help` until it is.",
         "",
         "| command | what it does |",

@@ -75,6 +75,21 @@ def test_a_streamed_reply_is_the_same_reply_as_events(hf_server):
     assert chunks[-1]["choices"][0]["finish_reason"] in ("stop", "length")
 
 
+def test_generation_stops_at_a_stop_string(hf_server):
+    """A stop string ends generation where it appears (fewer tokens generated), and the reply
+    is the text before it, as without the stop string."""
+    messages = [{"role": "user", "content": "Count from one to twenty in words."}]
+    full = _chat(hf_server, messages=messages, max_tokens=48).json()
+    text = full["choices"][0]["message"]["content"]
+    words = text.split()
+    assert len(words) > 4, text
+    stop = words[2]  # a word early in the reply
+    cut = _chat(hf_server, messages=messages, max_tokens=48, stop=[stop]).json()
+    assert cut["choices"][0]["message"]["content"] == text[: text.find(stop)]
+    assert cut["choices"][0]["finish_reason"] == "stop"
+    assert cut["usage"]["completion_tokens"] < full["usage"]["completion_tokens"]
+
+
 def test_bad_requests_are_400_with_the_reason(hf_server):
     long = [{"role": "user", "content": "word " * 600}]
     r = _chat(hf_server, messages=long)
