@@ -152,3 +152,22 @@ def test_play_wordle_shows_the_words_the_game_accepts():
     assert result.exit_code == 0, result.output
     assert "allowed words (40)" in result.stdout
     assert "not in the vocabulary (info['allowed_words']" in result.stdout
+
+
+def test_help_says_which_runtime_serves_the_local_model():
+    """transformers is what the main command installs, so the help names it first; llama.cpp
+    only where its extra is installed (it used to say --policy local starts llama.cpp)."""
+    from agentgym_envs.benchmarks.local_llm import default_runtime, runtime_missing
+    from agentgym_envs.docs_check import cli_commands
+
+    commands = cli_commands()
+    for path, option in (
+        (("bench",), "--policy"),
+        (("bench",), "--model-source"),
+        (("agents", "bench"), "--model-source"),
+    ):
+        text = next(p.help for p in commands[path].params if option in p.opts)
+        local = text[text.index("local (") :]
+        assert local.index("transformers") < local.index("llama.cpp"), text
+    expected = "llama.cpp" if runtime_missing("llama.cpp") is None else "transformers"
+    assert default_runtime() == expected

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from agentgym_envs.browser import SYSTEM_CHROMIUMS
 from agentgym_envs.envs.webarena import actions as act
 from agentgym_envs.envs.webarena.env import WebArenaEnv
 from agentgym_envs.envs.webarena.expert import WebArenaExpert, find
@@ -387,10 +388,7 @@ print(json.dumps(out))
 
 
 @pytest.mark.skipif(
-    not all(
-        os.path.exists(p)
-        for p in ("/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium")
-    ),
+    not all(os.path.exists(p) for p in SYSTEM_CHROMIUMS),
     reason="needs Debian's chromium and chromium-headless-shell",
 )
 def test_the_headless_shell_and_full_chromium_give_the_same_transcripts(tmp_path):
@@ -405,7 +403,7 @@ def test_the_headless_shell_and_full_chromium_give_the_same_transcripts(tmp_path
     script = tmp_path / "transcript.py"
     script.write_text(_TRANSCRIPT)
     runs = []
-    for exe in ("/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium"):
+    for exe in SYSTEM_CHROMIUMS:  # the headless shell, then the full Chromium
         done = subprocess.run(
             [sys.executable, str(script), *map(str, tasks)],
             env={**os.environ, "AGENTGYM_CHROMIUM": exe},
