@@ -513,12 +513,16 @@ def family_pages(play: Callable[[str], Example] = Example.play) -> dict[str, str
 def notebook_pages(folder: str | Path) -> dict[str, tuple[str, str]]:
     """The example notebooks in ``folder`` as site pages: ``{path: (title, markdown)}``.
 
-    Markdown cells stay as they are and code cells become Python blocks; the notebooks are
-    stored without outputs (the notebook tests run them), so the pages show the code to run.
+    Markdown cells stay as they are and code cells become Python blocks, each followed by what
+    it printed and drew when the notebook last ran (:mod:`agentgym_envs.notebook_outputs`: the
+    notebooks themselves are stored without outputs).
     """
+    from agentgym_envs.notebook_outputs import as_markdown, recorded, source_key
+
     pages = {}
     for path in sorted(Path(folder).glob("*.ipynb")):
         book = json.loads(path.read_text(encoding="utf-8"))
+        outputs = recorded(path)
         parts, title = [], path.stem
         for cell in book.get("cells", []):
             source = "".join(cell.get("source", [])).strip("\n")
@@ -530,6 +534,9 @@ def notebook_pages(folder: str | Path) -> dict[str, tuple[str, str]]:
                 parts.append(source)
             elif cell.get("cell_type") == "code":
                 parts.append(_fence(source, "python"))
+                shown = outputs.get(source_key(source))
+                if shown:
+                    parts.append(as_markdown(shown, _fence))
         run = (
             f"*Notebook `examples/notebooks/{path.name}`: open it with `jupyter lab "
             f'examples/notebooks/{path.name}` after `pip install -e ".[notebooks]"`.*'

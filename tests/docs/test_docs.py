@@ -488,6 +488,32 @@ def test_notebook_pages_show_every_cell():
                 assert line in text
 
 
+def test_notebook_pages_show_the_recorded_outputs_of_the_current_code():
+    """Each notebook has its outputs recorded (scripts/notebook_outputs.py), every record
+    belongs to a code cell the notebook still has, and the page shows it under that cell."""
+    import json
+
+    from agentgym_envs.docs import notebook_pages
+    from agentgym_envs.notebook_outputs import recorded, source_key
+
+    folder = ROOT / "examples" / "notebooks"
+    pages = notebook_pages(folder)
+    for book in sorted(folder.glob("*.ipynb")):
+        outputs = recorded(book)
+        assert outputs, f"{book.name}: run python scripts/notebook_outputs.py {book.stem}"
+        cells = json.loads(book.read_text())["cells"]
+        keys = {source_key("".join(c["source"])) for c in cells if c["cell_type"] == "code"}
+        stale = set(outputs) - keys
+        assert not stale, f"{book.name} changed: python scripts/notebook_outputs.py {book.stem}"
+        _, text = pages[f"notebooks/{book.stem}.md"]
+        for shown in outputs.values():
+            for item in shown:
+                if "text" in item:
+                    assert item["text"].strip().splitlines()[0] in text
+                else:
+                    assert "![output](data:image/png;base64," in text
+
+
 def test_the_nav_takes_in_pages_other_areas_add(tmp_path):
     """Pages under docs/agent-server/ join "Agents and agent servers" (index first), guides the
     nav does not list yet join "Guides", and the generated sections are expanded."""
