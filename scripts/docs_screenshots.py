@@ -31,10 +31,10 @@ ROOT = Path(__file__).resolve().parents[1]
 VIEWPORT = {"width": 1400, "height": 860}
 #: Site pages to shoot: (file name, path in the site); a page the site lacks is skipped.
 SITE_PAGES = [
-    ("home", ""),
-    ("family-maze", "families/maze/"),
-    ("agent-server-index", "agent-server/"),
-    ("dashboard-guide", "guides/experience/"),
+    ("home", "index.html"),
+    ("family-maze", "families/maze.html"),
+    ("agent-server-index", "agent-server/index.html"),
+    ("dashboard-guide", "guides/experience.html"),
 ]
 log = logging.getLogger("docs_screenshots")
 
@@ -139,10 +139,10 @@ def dashboard_screenshots(assets: Path) -> list[Path]:
 
 def site_screenshots(site: Path, out: Path) -> list[Path]:
     """The home page, a family page, the agent-server index and the dashboard guide."""
-    present = {n: path for n, path in SITE_PAGES if (site / path / "index.html").is_file()}
+    present = {n: path for n, path in SITE_PAGES if (site / path).is_file()}
     for name, path in SITE_PAGES:
         if name not in present:
-            log.warning("the site has no %s page (%s): skipped", name, path or "/")
+            log.warning("the site has no %s page (%s): skipped", name, path)
     port = free_port()
     command = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"]
     with serving(command, port, site) as url:

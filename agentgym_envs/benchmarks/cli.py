@@ -264,7 +264,16 @@ _TEMPERATURE = typer.Option(
     0.0, "--temperature", help="Sampling temperature (0 = greedy, AgentGym's eval)."
 )
 _TOP_P = typer.Option(1.0, "--top-p")
-_MAX_TOKENS = typer.Option(512, "--max-tokens", help="Tokens per reply.")
+#: Reply tokens of ``--policy local`` unless --max-tokens says otherwise: SmolLM2-135M's replies
+#: (an action, or a thought and an action) are short, and one that rambles costs the whole
+#: budget on a CPU (seconds per turn), so it is cut sooner.
+LOCAL_MAX_TOKENS = 128
+_MAX_TOKENS = typer.Option(
+    None,
+    "--max-tokens",
+    help=f"Tokens per reply (default 512; {LOCAL_MAX_TOKENS} for --policy local).",
+    show_default=False,
+)
 _SAMPLE_SEED = typer.Option(None, "--sample-seed", help="Fixed sampling seed sent to the endpoint.")
 _TIMEOUT = typer.Option(120.0, "--timeout", help="Seconds per model request.")
 _MAX_RETRIES = typer.Option(4, "--max-retries", help="Retries on transient endpoint errors.")
@@ -321,7 +330,7 @@ def bench(
     api_key: str | None = _API_KEY,
     temperature: float = _TEMPERATURE,
     top_p: float = _TOP_P,
-    max_tokens: int = _MAX_TOKENS,
+    max_tokens: int | None = _MAX_TOKENS,
     sample_seed: int | None = _SAMPLE_SEED,
     timeout: float = _TIMEOUT,
     max_retries: int = _MAX_RETRIES,
@@ -345,6 +354,8 @@ def bench(
 
     target = _target(ctx, policy, envs, items, allow_stand_in, model_source, max_rounds, out)
     endpoint = {"base_url": base_url, "model": model, "api_key": api_key, "timeout": timeout}
+    if max_tokens is None:
+        max_tokens = LOCAL_MAX_TOKENS if policy == "local" else 512
     sampling = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens}
     agent = {"max_retries": max_retries, "history": history, "max_reasks": max_reasks}
     model_options = {**endpoint, **sampling, **agent, "sample_seed": sample_seed}

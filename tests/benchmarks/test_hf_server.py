@@ -133,11 +133,13 @@ def test_bench_policy_local_plays_on_the_transformers_runtime(tmp_path, monkeypa
     app.command("noop")(lambda: None)
     register_cli(app)
     args = ["bench", "--envs", "Maze-v0", "--policy", "local", "--limit", "1"]
-    args += ["--max-rounds", "1", "--max-tokens", "8", "--out", str(tmp_path), "--no-progress"]
+    args += ["--max-rounds", "1", "--out", str(tmp_path), "--no-progress"]
     r = CliRunner().invoke(app, args, catch_exceptions=False)
     assert r.exit_code == 0, r.output
     (record,) = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
-    assert record["turns"] == 1 and record["tokens"]["completion_tokens"] > 0
+    assert record["turns"] == 1 and 0 < record["tokens"]["completion_tokens"] <= 128
+    settings = json.loads((tmp_path / "run.json").read_text())
+    assert settings["policy"]["max_tokens"] == 128  # the local policy's shorter default
 
 
 def test_a_checkpoint_folder_is_served_and_answers_as_its_gguf_does(hf_server):
