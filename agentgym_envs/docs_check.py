@@ -16,6 +16,8 @@ problem is a warning there, so the strict build fails):
 * :func:`name_errors` finds the package's dotted names (``agentgym_envs.rollout.collect``)
   anywhere in a page and says which one does not exist, or names a module kept only for older
   imports (one with a ``MOVED_TO``: the page should name where its contents live now).
+* :func:`default_errors` finds number defaults the prose states for an option
+  (``"`--max-reasks` re-asks (default 2)"``) and says which one no command has.
 """
 
 from __future__ import annotations
@@ -375,4 +377,35 @@ def name_errors(markdown: str) -> list[str]:
             problem = name_problem(name)
             if problem:
                 errors.append(f"line {number}: {problem}")
+    return errors
+
+
+# --- defaults the text states -------------------------------------------------------------------
+
+#: "`--option` ... (default 256" as prose writes a number default.
+STATED_DEFAULT = re.compile(
+    r"`(--[a-z][\w-]*)`[^.()`\n]{0,40}\(default:?\s+`?(-?\d+(?:\.\d+)?)`?\s*(?:s\b)?[,;)]"
+)
+
+
+def default_errors(markdown: str, root: Any | None = None) -> list[str]:
+    """One message per number default ``markdown`` states for an option (``"`--max-reasks`
+    re-asks (default 2)"``) that no command with that option has."""
+    root = root or cli_command()
+    defaults: dict[str, set[str]] = {}
+    for command in cli_commands(root).values():
+        for param in getattr(command, "params", ()):
+            default = getattr(param, "default", None)
+            if isinstance(default, (int, float)) and not isinstance(default, bool):
+                for opt in getattr(param, "opts", ()):
+                    defaults.setdefault(opt, set()).add(f"{float(default):g}")
+    errors = []
+    for number, line in enumerate(_outside_blocks(markdown).splitlines(), 1):
+        for option, value in STATED_DEFAULT.findall(line):
+            known = defaults.get(option)
+            if known and f"{float(value):g}" not in known:
+                errors.append(
+                    f"line {number}: `{option}` is said to default to {value}; the CLI's "
+                    f"default is {' or '.join(sorted(known))}"
+                )
     return errors

@@ -10,7 +10,13 @@ from mkdocs.structure.files import File, Files
 
 from agentgym_envs import cli_reference
 from agentgym_envs.docs import FAMILY_DIR, family_pages, notebook_pages
-from agentgym_envs.docs_check import cli_command, cli_errors, code_blocks, name_errors
+from agentgym_envs.docs_check import (
+    cli_command,
+    cli_errors,
+    code_blocks,
+    default_errors,
+    name_errors,
+)
 from agentgym_envs.spec import FAMILIES
 
 #: Counted by MkDocs: under ``strict`` a warning fails the build.
@@ -87,14 +93,15 @@ def on_files(files: Files, config) -> Files:
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    """Warn (strict: fail) on a docs-test marker mistake, a command the CLI does not have, or
-    a stale name of the package."""
+    """Warn (strict: fail) on a docs-test marker mistake, a command or option the CLI does not
+    have, a stale name of the package, or a number default the CLI does not have."""
     global _cli
     where = page.file.src_uri
     if not page.file.generated_by:
         for error in code_blocks(markdown).errors:
             log.warning("%s: %s", where, error)
     _cli = _cli or cli_command()
-    for error in cli_errors(markdown, _cli) + name_errors(markdown):
+    problems = cli_errors(markdown, _cli) + name_errors(markdown) + default_errors(markdown, _cli)
+    for error in problems:
         log.warning("%s: %s", where, error)
     return markdown

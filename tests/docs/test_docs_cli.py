@@ -179,3 +179,17 @@ def test_every_page_names_only_current_package_names():
 
     for page in [*sorted(DOCS.rglob("*.md")), ROOT / "README.md"]:
         assert name_errors(page.read_text(encoding="utf-8")) == [], page
+
+
+def test_a_stated_default_the_cli_does_not_have_is_refused():
+    from agentgym_envs.docs_check import default_errors
+
+    page = (
+        "`--max-reasks` re-asks (default 7) and `--timeout` (default 600 s) is the deadline.\n"
+        "```sh\n`--max-reasks` (default 9)\n```\n"
+    )
+    assert default_errors(page) == [
+        "line 1: `--max-reasks` is said to default to 7; the CLI's default is 2"
+    ]  # the block is not prose; 600 s is the harness's real default
+    for page in [*sorted(DOCS.rglob("*.md")), ROOT / "README.md"]:
+        assert default_errors(page.read_text(encoding="utf-8")) == [], page
