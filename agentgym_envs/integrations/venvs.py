@@ -193,5 +193,3 @@ def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:
 def ecosystem_script(name: str, script: str, extras: tuple[str, ...] = ("tools",)) -> Path:
     """A console script (``vf-eval``, ``openenv``, ``orwd``...) of the ecosystem's venv."""
     return ecosystem_python(name, extras).parent / script
-
-

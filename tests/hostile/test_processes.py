@@ -55,9 +55,7 @@ def test_a_sigkilled_llm_serve_leaves_no_llama_server_behind():
         assert children, "llm serve started no server process"
         cli.send_signal(signal.SIGKILL)  # no cleanup code runs in the CLI
         cli.wait()
-        assert _wait_until(
-            lambda: not alive(children), 60
-        )
+        assert _wait_until(lambda: not alive(children), 60)
         assert not _answers(url)
     finally:
         if cli.poll() is None:
