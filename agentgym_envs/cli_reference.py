@@ -15,14 +15,22 @@ from typing import Any
 PAGE = "reference/cli.md"
 
 
+#: A code span of help text (left as it is).
+_CODE = re.compile(r"(`[^`]*`)")
+
+
 def _clean(text: str | None) -> str:
-    """Help text as Markdown: Click's ``\\b`` markers dropped, table pipes escaped."""
+    """Help text as Markdown: Click's ``\\b`` markers dropped; outside code spans, ``<name>``
+    and ``*`` shown as typed (not read as HTML or emphasis)."""
     lines = [line for line in (text or "").splitlines() if line.strip() != "\b"]
-    return "\n".join(lines).strip()
+    parts = _CODE.split("\n".join(lines).strip())
+    for i in range(0, len(parts), 2):  # the text between code spans
+        parts[i] = parts[i].replace("<", "&lt;").replace(">", "&gt;").replace("*", "\\*")
+    return "".join(parts)
 
 
 def _cell(text: str) -> str:
-    return re.sub(r"\s+", " ", text).replace("|", "\\|").strip()
+    return re.sub(r"\s+", " ", _clean(text)).replace("|", "\\|").strip()
 
 
 def _default(param: Any) -> str:
@@ -91,7 +99,7 @@ def cli_reference(root: Any | None = None) -> str:
     ]
     for path, command in commands.items():
         anchor = "-".join(("agentgym", *path))
-        summary = _cell(_clean(command.help).split("\n\n")[0])
+        summary = _cell((command.help or "").split("\n\n")[0])
         out.append(f"| [`agentgym {' '.join(path)}`](#{anchor}) | {summary} |")
     for path, command in commands.items():
         parents = [root] + [commands[path[:i]] for i in range(1, len(path))]
