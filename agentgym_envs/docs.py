@@ -536,7 +536,7 @@ def notebook_pages(folder: str | Path) -> dict[str, tuple[str, str]]:
                 parts.append(_fence(source, "python"))
                 shown = outputs.get(source_key(source))
                 if shown:
-                    parts.append(as_markdown(shown, _fence))
+                    parts.append(as_markdown(shown))
         run = (
             f"*Notebook `examples/notebooks/{path.name}`: open it with `jupyter lab "
             f'examples/notebooks/{path.name}` after `pip install -e ".[notebooks]"`.*'

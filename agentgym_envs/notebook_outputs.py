@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,14 @@ def recorded(path: str | Path) -> dict[str, list[dict[str, str]]]:
     return json.loads(target.read_text(encoding="utf-8")).get("cells", {})
 
 
-def as_markdown(shown: list[dict[str, str]], fence: Any) -> str:
+def _output_fence(text: str) -> str:
+    """Printed text as a block the stylesheet leaves unwrapped (tables keep their columns)."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}text {{.notebook-output}}\n{text}\n{ticks}"
+
+
+def as_markdown(shown: list[dict[str, str]], fence: Any = _output_fence) -> str:
     """A cell's recorded outputs as Markdown: text in a ``text`` block, figures as images."""
     parts, text = [], ""
     for item in shown:
