@@ -86,7 +86,9 @@ def one_run(cache: bool, all_extras: bool) -> dict[str, float]:
 def report(runs: list[dict[str, float]]) -> str:
     """min / median / max of each part over ``runs``, and each run's figures."""
     names = [n for n in runs[0] if not n.startswith("load")]
-    lines = [f"{'part':<12} {'min':>7} {'median':>7} {'max':>7}   (seconds, {len(runs)} runs)"]
+    lines = [
+        f"{'part':<12} {'min':>7} {'median':>7} {'max':>7}   (seconds, {len(runs)} run{'s' * (len(runs) != 1)})"
+    ]
     for name in names:
         values = [r[name] for r in runs]
         lines.append(
