@@ -24,7 +24,8 @@ _ENVS = typer.Option("agenteval", "--envs", help="Env ids (comma-separated), age
 _MODEL_SRC = typer.Option(
     "openai",
     "--model-source",
-    help="openai (--base-url), local (SmolLM2 on llama.cpp, started here) or expert (the "
+    help="openai (--base-url), local (SmolLM2 started here: "
+    "transformers, or llama.cpp where that extra is installed) or expert (the "
     "family's expert behind an OpenAI-compatible server started here: checks the plumbing).",
 )
 _BASE_URL = typer.Option(None, "--base-url", help="The endpoint's /v1 root ($OPENAI_BASE_URL).")
