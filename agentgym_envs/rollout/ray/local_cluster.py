@@ -411,11 +411,10 @@ class LocalCluster:
 
 def state_dir() -> Path:
     """Where ``agentgym ray up`` records the clusters it keeps (one JSON file per cluster)."""
+    from agentgym_envs.paths import cache_root
+
     home = os.environ.get("AGENTGYM_HOME")
-    if home:
-        return Path(home).expanduser() / "ray"
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "agentgym-envs" / "ray"
+    return Path(home).expanduser() / "ray" if home else cache_root("ray")
 
 
 def _state_file(address: str) -> Path:
