@@ -21,8 +21,6 @@ needs 3.12) gets its environment made from the oldest new-enough interpreter fou
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import functools
 import hashlib
 import logging
@@ -32,6 +30,8 @@ import subprocess
 import sys
 import venv
 from pathlib import Path
+
+from agentgym_envs.locks import file_lock
 
 logger = logging.getLogger(__name__)
 
@@ -168,7 +168,7 @@ def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:
     if ready.exists():
         return python
     target.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(target.with_suffix(".lock")):
+    with file_lock(target.with_suffix(".lock")):
         if ready.exists():
             return python
         shutil.rmtree(target, ignore_errors=True)
@@ -191,13 +191,3 @@ def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:
 def ecosystem_script(name: str, script: str, extras: tuple[str, ...] = ("tools",)) -> Path:
     """A console script (``vf-eval``, ``openenv``, ``orwd``...) of the ecosystem's venv."""
     return ecosystem_python(name, extras).parent / script
-
-
-@contextlib.contextmanager
-def _locked(path: Path):
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
