@@ -29,6 +29,9 @@ DEFAULT_STEP_BUDGET = 10.0
 REGEX_TIMEOUT = 1.0
 #: Longest user regular expression accepted.
 MAX_REGEX_CHARS = 1_000
+#: Deepest ``[``/``{`` nesting a JSON text from outside (a request body) may have by default:
+#: ``json.loads`` recurses, so a 100k-deep text would end in ``RecursionError``.
+MAX_JSON_DEPTH = 32
 
 _deadline: ContextVar[tuple[float, float] | None] = ContextVar(
     "agentgym_step_deadline", default=None
@@ -119,15 +122,61 @@ def regex_search(compiled: Any, text: str, timeout: float = REGEX_TIMEOUT) -> bo
         ) from None
 
 
+def json_depth(raw: bytes | str, limit: int = MAX_JSON_DEPTH) -> int:
+    """Deepest ``[``/``{`` nesting of a JSON text (brackets inside strings not counted); stops
+    counting once past ``limit``."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in data:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    return deepest
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
+class JsonTooDeep(ValueError):
+    """A JSON text nested deeper than allowed (refused before it is parsed)."""
+
+
+def json_loads_bounded(raw: bytes | str, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``json.loads`` for text from outside: :class:`JsonTooDeep` (a ``ValueError``) for one
+    nested deeper than ``max_depth``, instead of a ``RecursionError`` deep inside the parser."""
+    import json
+
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if data.count(b"[") + data.count(b"{") > max_depth and json_depth(data, max_depth) > max_depth:
+        raise JsonTooDeep(f"the JSON text is nested deeper than {max_depth} levels")
+    return json.loads(raw)
+
+
 __all__ = [
     "DEFAULT_STEP_BUDGET",
+    "MAX_JSON_DEPTH",
     "MAX_REGEX_CHARS",
     "REGEX_TIMEOUT",
+    "JsonTooDeep",
     "LimitExceeded",
     "StepBudgetExceeded",
     "check_limit",
     "checkpoint",
     "compile_user_regex",
+    "json_depth",
+    "json_loads_bounded",
     "regex_search",
     "remaining",
     "step_budget",

@@ -42,6 +42,7 @@ from anyio import to_thread
 from fastapi import FastAPI
 from starlette.types import Receive, Scope, Send
 
+from agentgym_envs.bounds import MAX_JSON_DEPTH, JsonTooDeep, json_loads_bounded
 from agentgym_envs.errors import AgentGymError
 from agentgym_envs.server.deadline import (
     REQUEST_TIMEOUT,
@@ -64,8 +65,6 @@ FAST_SECONDS = 0.002
 FAST_CALLS = 16
 #: Largest request body read (bytes); AgentGym's requests are a few hundred bytes.
 MAX_BODY_BYTES = 1 << 20
-#: Deepest ``[``/``{`` nesting accepted in a request body.
-MAX_JSON_DEPTH = 32
 _HEADERS = [(b"content-type", b"application/json")]
 
 
@@ -306,38 +305,13 @@ async def _read_body(receive: Receive) -> bytes:
             return b"".join(chunks)
 
 
-def json_depth(raw: bytes) -> int:
-    """Deepest ``[``/``{`` nesting of a JSON text (brackets inside strings not counted);
-    stops counting once past :data:`MAX_JSON_DEPTH`."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for byte in raw:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:  # quote
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):  # [ {
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_JSON_DEPTH:
-                    return deepest
-        elif byte in (0x5D, 0x7D):
-            depth -= 1
-    return deepest
-
-
 def _parse_body(raw: bytes) -> dict[str, Any]:
     if not raw.strip():
         return {}
-    if raw.count(b"[") + raw.count(b"{") > MAX_JSON_DEPTH and json_depth(raw) > MAX_JSON_DEPTH:
-        raise BadRequest(f"request body nested deeper than {MAX_JSON_DEPTH} levels")
-    data = json.loads(raw)
+    try:
+        data = json_loads_bounded(raw, MAX_JSON_DEPTH)
+    except JsonTooDeep:
+        raise BadRequest(f"request body nested deeper than {MAX_JSON_DEPTH} levels") from None
     if not isinstance(data, dict):
         raise TypeError(f"request body must be a JSON object, got {type(data).__name__}")
     return data
