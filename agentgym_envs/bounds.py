@@ -164,6 +164,21 @@ def json_loads_bounded(raw: bytes | str, max_depth: int = MAX_JSON_DEPTH) -> Any
     return json.loads(raw)
 
 
+def json_dumps_utf8(obj: Any, **kwargs: Any) -> str:
+    """``json.dumps`` with non-ASCII text kept as it is, whose result always encodes as UTF-8:
+    a text holding a lone surrogate (``"\\ud800"`` in a JSON body decodes to one) is written
+    with ASCII escapes instead -- valid JSON that decodes back to the same string -- where
+    UTF-8 encoding would fail."""
+    import json
+
+    text = json.dumps(obj, ensure_ascii=False, **kwargs)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(obj, ensure_ascii=True, **kwargs)
+    return text
+
+
 __all__ = [
     "DEFAULT_STEP_BUDGET",
     "MAX_JSON_DEPTH",
@@ -176,6 +191,7 @@ __all__ = [
     "checkpoint",
     "compile_user_regex",
     "json_depth",
+    "json_dumps_utf8",
     "json_loads_bounded",
     "regex_search",
     "remaining",
