@@ -365,10 +365,11 @@ def create_app(gateway: Gateway) -> Any:
     from starlette.routing import Mount
 
     from agentgym_envs.integrations.gateway_routes import ROUTES
-    from agentgym_envs.integrations.mcp import session_manager
+    from agentgym_envs.integrations.mcp import bounded, session_manager
 
     manager = session_manager(gateway.store.env_id, gateway.store)
-    app = Starlette(routes=[*ROUTES, Mount("/mcp", app=manager.handle_request)], lifespan=_lifespan)
+    mcp = Mount("/mcp", app=bounded(manager.handle_request))
+    app = Starlette(routes=[*ROUTES, mcp], lifespan=_lifespan)
     app.state.gateway = gateway
     app.state.mcp = manager
     app.state.client = httpx.AsyncClient(timeout=httpx.Timeout(gateway.timeout, connect=10.0))
