@@ -40,6 +40,7 @@ from agentgym_envs.benchmarks.report import (
     summarize,
     write_reports,
 )
+from agentgym_envs.bounds import json_dumps_utf8
 from agentgym_envs.datasets.items import ItemResolver, default_resolver
 from agentgym_envs.errors import AgentGymError, BadDataError
 from agentgym_envs.interrupts import CtrlC
@@ -703,7 +704,7 @@ class ResultStore:
         return self
 
     def append(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False) + "\n"
+        line = json_dumps_utf8(record) + "\n"  # a lone surrogate a model sent stays writable
         with self._lock:
             if self._sink is not None:
                 self._sink.write(line)

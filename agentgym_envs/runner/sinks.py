@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from agentgym_envs.bounds import json_dumps_utf8
 from agentgym_envs.errors import require
 
 logger = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ class JsonlSink:
 
     def deliver(self, event: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps(event, ensure_ascii=False) + "\n"
+        line = json_dumps_utf8(event) + "\n"
         with self._lock, self.path.open("a", encoding="utf-8") as f:
             f.write(line)
             f.flush()
@@ -194,7 +195,7 @@ class NatsSink:
 
     async def _publish(self, event: dict[str, Any]) -> None:
         await self._connect()
-        data = json.dumps(event, ensure_ascii=False).encode()
+        data = json_dumps_utf8(event).encode()
         headers = {"Nats-Msg-Id": event["event_id"]}
         subject = self.subject(event["event"])
         if self._js is not None:
@@ -282,7 +283,7 @@ class Outbox:
         name = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.json"
         tmp = self.directory / f".{name}.tmp"
         try:
-            tmp.write_text(json.dumps(event, ensure_ascii=False), encoding="utf-8")
+            tmp.write_text(json_dumps_utf8(event), encoding="utf-8")
             os.replace(tmp, self.directory / name)
         except OSError:
             logger.exception("cannot buffer an event for %s in %s", self.sink.name, self.directory)
