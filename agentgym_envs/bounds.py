@@ -119,6 +119,21 @@ def regex_search(compiled: Any, text: str, timeout: float = REGEX_TIMEOUT) -> bo
         ) from None
 
 
+def json_dumps_utf8(obj: Any, **kwargs: Any) -> str:
+    """``json.dumps`` with non-ASCII text kept as it is, whose result always encodes as UTF-8:
+    a text holding a lone surrogate (``"\\ud800"`` in a JSON body decodes to one) is written
+    with ASCII escapes instead -- valid JSON that decodes back to the same string -- where
+    UTF-8 encoding would fail."""
+    import json
+
+    text = json.dumps(obj, ensure_ascii=False, **kwargs)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(obj, ensure_ascii=True, **kwargs)
+    return text
+
+
 __all__ = [
     "DEFAULT_STEP_BUDGET",
     "MAX_REGEX_CHARS",
@@ -128,6 +143,7 @@ __all__ = [
     "check_limit",
     "checkpoint",
     "compile_user_regex",
+    "json_dumps_utf8",
     "regex_search",
     "remaining",
     "step_budget",

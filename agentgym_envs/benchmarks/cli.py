@@ -350,7 +350,7 @@ def bench(
     JSON, Markdown and a PNG chart. Subcommands: compare, report."""
     if ctx.invoked_subcommand is not None:
         return
-    from agentgym_envs.benchmarks.runner import run_benchmark
+    from agentgym_envs.benchmarks.runner import BenchInterrupted, run_benchmark
 
     target = _target(ctx, policy, envs, items, allow_stand_in, model_source, max_rounds, out)
     endpoint = {"base_url": base_url, "model": model, "api_key": api_key, "timeout": timeout}
@@ -361,19 +361,23 @@ def bench(
     model_options = {**endpoint, **sampling, **agent, "sample_seed": sample_seed}
     loop = {"parser": parser, "prompts": prompts, "prompts_source": prompts_source}
     runs = {"n_samples": n_samples, "concurrency": concurrency, "limit": limit, "seed": seed}
-    with _policy(policy, fmt, target, split=split, n_ctx=n_ctx, **model_options) as spec:
-        result = run_benchmark(
-            target.envs,
-            spec,
-            out=target.out,
-            split=split,
-            max_rounds=target.rounds,
-            items=target.items,
-            progress=progress,
-            ray=False if ray is None else (True if ray == RAY_DEFAULT else ray),
-            **runs,
-            **loop,
-        )
+    try:
+        with _policy(policy, fmt, target, split=split, n_ctx=n_ctx, **model_options) as spec:
+            result = run_benchmark(
+                target.envs,
+                spec,
+                out=target.out,
+                split=split,
+                max_rounds=target.rounds,
+                items=target.items,
+                progress=progress,
+                ray=False if ray is None else (True if ray == RAY_DEFAULT else ray),
+                **runs,
+                **loop,
+            )
+    except BenchInterrupted as exc:
+        Console(stderr=True, soft_wrap=True).print(f"error: {exc}", markup=False, highlight=False)
+        raise typer.Exit(130) from None
     _print_run(result, split, target.out)
 
 

@@ -40,8 +40,10 @@ from agentgym_envs.benchmarks.report import (
     summarize,
     write_reports,
 )
+from agentgym_envs.bounds import json_dumps_utf8
 from agentgym_envs.datasets.items import ItemResolver, default_resolver
 from agentgym_envs.errors import AgentGymError, BadDataError
+from agentgym_envs.interrupts import CtrlC
 from agentgym_envs.locks import LockHeld, hold_lock
 from agentgym_envs.spec import ENV_INFO, env_info, resolve_id
 from agentgym_envs.wrappers.record import repair_torn_tail
@@ -690,7 +692,7 @@ class ResultStore:
         return self
 
     def append(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False) + "\n"
+        line = json_dumps_utf8(record) + "\n"  # a lone surrogate a model sent stays writable
         with self._lock:
             if self._sink is not None:
                 self._sink.write(line)
@@ -760,19 +762,54 @@ class _Executor:
         bar.update(item.env_id, res.success)
 
     def run(self, todo: list[tuple[BenchItem, int]], concurrency: int, bar: _Progress) -> None:
-        if concurrency == 1:
-            for it, s in todo:
-                self.one(it, s, bar)
-            return
-        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="agentgym-bench") as ex:
-            futures = [ex.submit(self.one, it, s, bar) for it, s in todo]
-            wait(futures, return_when=FIRST_EXCEPTION)
-            for f in futures:
-                if f.done() and f.exception() is not None:
-                    self.stop.set()
-                    for g in futures:
-                        g.cancel()
-                    raise f.exception()  # type: ignore[misc]
+        """Play ``todo``. Ctrl-C (SIGINT, even one the process inherited as ignored): no new
+        episode starts, the ones in flight finish and are saved (a second Ctrl-C abandons
+        them), then :class:`BenchInterrupted` is raised."""
+        with CtrlC(raise_again=True) as ctrl_c:
+            if concurrency == 1:
+                for it, s in todo:
+                    if ctrl_c.pressed.is_set():
+                        break
+                    self.one(it, s, bar)
+            else:
+                self._threads(todo, concurrency, bar, ctrl_c)
+        if ctrl_c.pressed.is_set():
+            self.stop.set()
+            raise BenchInterrupted(len(self.store.new), self.store.out)
+
+    def _threads(
+        self, todo: list[tuple[BenchItem, int]], concurrency: int, bar: _Progress, ctrl_c: CtrlC
+    ) -> None:
+        ex = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="agentgym-bench")
+        try:
+            pending = {ex.submit(self.one, it, s, bar) for it, s in todo}
+            while pending and not ctrl_c.pressed.is_set():
+                done, pending = wait(pending, timeout=0.5, return_when=FIRST_EXCEPTION)
+                for f in done:
+                    if f.exception() is not None:
+                        self.stop.set()
+                        raise f.exception()  # type: ignore[misc]
+            if ctrl_c.pressed.is_set():
+                self.stop.set()  # episodes not started return at once
+                for f in pending:
+                    f.cancel()
+                in_flight = [f for f in pending if not f.cancelled()]
+                logger.warning(
+                    "interrupted: finishing %d episode(s) in flight (Ctrl-C again to abandon them)",
+                    len(in_flight),
+                )
+                wait(in_flight)  # a second Ctrl-C raises KeyboardInterrupt here
+        finally:
+            self.stop.set()
+            ex.shutdown(wait=False, cancel_futures=True)
+
+
+class BenchInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run; the episodes that finished are saved (a rerun resumes)."""
+
+    def __init__(self, saved: int, out: Path | None) -> None:
+        where = f" in {out}; run the same command again to resume" if out is not None else ""
+        super().__init__(f"interrupted: {saved} new episode(s) saved{where}")
 
 
 def _failed(item: BenchItem, sample: int, seed: int, exc: Exception) -> EpisodeResult:
@@ -970,6 +1007,7 @@ def sweep(
 
 
 __all__ = [
+    "BenchInterrupted",
     "EpisodeResult",
     "LoopOptions",
     "ResultStore",

@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
 from agentgym_envs.errors import AgentGymError, require
+from agentgym_envs.locks import file_lock
 
 logger = logging.getLogger(__name__)
 
@@ -23,6 +24,8 @@ URL_ENV = "AGENTGYM_EXPERIENCE_URL"
 #: Environment variable naming agentgym's data folder (default: the platform's user data dir).
 HOME_ENV = "AGENTGYM_HOME"
 _MIGRATIONS = Path(__file__).with_name("migrations")
+#: PostgreSQL advisory lock key the migrations run under (one migration at a time per database).
+MIGRATION_LOCK_KEY = 0x61676D6967  # "agmig"
 
 
 def data_dir() -> Path:
@@ -106,9 +109,21 @@ class ExperienceStore:
         from alembic import command
 
         cfg = _alembic_config(self.url)
-        with self.engine.begin() as conn:
+        with self._migration_lock(), self.engine.begin() as conn:
+            if self.dialect == "postgresql":  # held until this transaction ends
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})")
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, revision)
+
+    def _migration_lock(self) -> AbstractContextManager[None]:
+        """Processes opening one SQLite file migrate it one at a time (a lock file next to it:
+        two first opens would both create the tables); PostgreSQL takes an advisory lock in
+        the migration's transaction instead."""
+        database = self.engine.url.database if self.dialect == "sqlite" else None
+        if not database or database == ":memory:" or database.startswith("file:"):
+            return nullcontext()
+        path = Path(database).expanduser().resolve()
+        return file_lock(path.with_name(path.name + ".migrate.lock"))
 
     def revision(self) -> str | None:
         """The schema revision the database is at (``None`` before the first migration)."""

@@ -27,13 +27,13 @@ after expiring what is idle, is refused with 429).
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import threading
 from pathlib import Path
 from typing import Any
 
+from agentgym_envs.bounds import json_dumps_utf8
 from agentgym_envs.errors import require
 from agentgym_envs.integrations.mcp import EpisodeStore, SessionError, swept
 from agentgym_envs.integrations.ownership import CALL_TIMEOUT
@@ -61,11 +61,11 @@ class SessionLog:
 
     def append(self, entry: dict[str, Any]) -> None:
         try:
-            line = json.dumps(entry, ensure_ascii=False) + "\n"
+            line = json_dumps_utf8(entry) + "\n"
         except (TypeError, ValueError, RecursionError) as exc:
             entry = {k: entry.get(k) for k in ("time", "stream", "latency")}
             entry.update(request=None, response=None, error=f"not recordable: {exc!r:.200}")
-            line = json.dumps(entry, ensure_ascii=False) + "\n"
+            line = json_dumps_utf8(entry) + "\n"
         with self.lock:
             self.calls.append(entry)
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -112,8 +112,8 @@ def chat_to_agenttraj(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     kept = []
     for m in messages:
         if isinstance(m.get("content"), list):  # content parts: their text
-            parts = m["content"]
-            m = {**m, "content": "".join(p.get("text", "") for p in parts if isinstance(p, dict))}
+            texts = [p.get("text") for p in m["content"] if isinstance(p, dict)]
+            m = {**m, "content": "".join(t for t in texts if isinstance(t, str))}
         try:
             kept.append(Message.from_chat(m))
         except (KeyError, TypeError, ValueError, AttributeError):
@@ -251,6 +251,17 @@ class Gateway:
             episode.broken = f"session {name!r} is finished: use a new session name"
         try:
             return self._records(name, log, episode, extra)
+        except Exception as exc:  # an odd message the records cannot hold: still one record
+            logger.exception("gateway session %r: its records could not be built", name)
+            record = {
+                "session": name,
+                "env_id": self.store.env_id,
+                "model_calls": len(log.calls),
+                "error": f"the session could not be recorded: {type(exc).__name__}: {exc}"[:500],
+                **(extra or {}),
+            }
+            self._append({"agenttraj.jsonl": record})
+            return record
         finally:
             self._drop(name, reason)
 
@@ -317,11 +328,12 @@ class Gateway:
 
     def _append(self, records: dict[str, dict[str, Any]]) -> None:
         """Append each record to its file (file name -> record) under ``out``."""
+        lines = {file: json_dumps_utf8(rec) + "\n" for file, rec in records.items()}
         with self._write:
             self.out.mkdir(parents=True, exist_ok=True)
-            for file, rec in records.items():
+            for file, line in lines.items():
                 with (self.out / file).open("a", encoding="utf-8") as f:
-                    f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                    f.write(line)
 
     def finish_all(self) -> None:
         """Write every open session that made a chat call or played the env; one session
@@ -353,10 +365,11 @@ def create_app(gateway: Gateway) -> Any:
     from starlette.routing import Mount
 
     from agentgym_envs.integrations.gateway_routes import ROUTES
-    from agentgym_envs.integrations.mcp import session_manager
+    from agentgym_envs.integrations.mcp import bounded, session_manager
 
     manager = session_manager(gateway.store.env_id, gateway.store)
-    app = Starlette(routes=[*ROUTES, Mount("/mcp", app=manager.handle_request)], lifespan=_lifespan)
+    mcp = Mount("/mcp", app=bounded(manager.handle_request))
+    app = Starlette(routes=[*ROUTES, mcp], lifespan=_lifespan)
     app.state.gateway = gateway
     app.state.mcp = manager
     app.state.client = httpx.AsyncClient(timeout=httpx.Timeout(gateway.timeout, connect=10.0))

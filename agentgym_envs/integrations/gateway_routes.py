@@ -195,7 +195,7 @@ async def _forward(
     entry["latency"] = time.perf_counter() - started
     try:
         data = r.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
         data = None
     if r.status_code >= 400 or not isinstance(data, dict):
         entry.update(response=None, error=f"HTTP {r.status_code}: {r.text[:300]}")

@@ -35,6 +35,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from agentgym_envs.bounds import json_dumps_utf8
 from agentgym_envs.errors import AgentGymError, require
 from agentgym_envs.integrations.ownership import (
     CALL_TIMEOUT,
@@ -202,6 +203,7 @@ class EpisodeStore:
         self.episodes: dict[str, EnvEpisode] = {}
         self._lock = threading.Lock()
         self._write = threading.Lock()
+        self._resets: dict[str, threading.Lock] = {}
 
     async def call(self, fn: Any, *args: Any, key: str | None = None) -> Any:
         """``fn(*args)`` off the event loop within ``call_timeout``; past it the episode
@@ -229,6 +231,14 @@ class EpisodeStore:
         Raises:
             LimitError: when no episode can be evicted to make room (all in use).
         """
+        with self._lock:
+            resetting = self._resets.setdefault(key, threading.Lock())
+        with resetting:  # concurrent resets of one key: one after the other, each recorded once
+            return self._reset(key, task_id, split, seed, client)
+
+    def _reset(
+        self, key: str, task_id: int | None, split: str, seed: int | None, client: str
+    ) -> tuple[EnvEpisode, str, dict[str, Any]]:
         from agentgym_envs.wrappers import FunctionCalling
         from agentgym_envs.wrappers.conversation import Conversation
 
@@ -299,20 +309,23 @@ class EpisodeStore:
 
     def finish(self, episode: EnvEpisode) -> None:
         """Append the episode's record to the JSONL file (once; only played episodes)."""
-        if self.record_path is None or episode.recorded or not episode.steps:
+        if self.record_path is None or not episode.steps:
             return
-        line = json.dumps(episode.record(), ensure_ascii=False) + "\n"
-        with self._write:
+        with self._write:  # checked and set under the lock: two closers write it once
+            if episode.recorded:
+                return
+            episode.recorded = True
+            line = json_dumps_utf8(episode.record()) + "\n"
             self.record_path.parent.mkdir(parents=True, exist_ok=True)
             with self.record_path.open("a", encoding="utf-8") as f:
                 f.write(line)
                 f.flush()
-            episode.recorded = True
 
     def close(self, key: str) -> None:
         """Close ``key``'s episode (its record written) and release its claim."""
         with self._lock:
             episode = self.episodes.pop(key, None)
+            self._resets.pop(key, None)
         self.claims.release(key)
         if episode is not None:
             self.finish(episode)
@@ -664,6 +677,60 @@ async def swept(store: Any) -> AsyncIterator[None]:
         store.close_all()
 
 
+#: Largest MCP request body over HTTP (bytes) and its deepest JSON nesting: a deeper body would
+#: end in a ``RecursionError`` (HTTP 500) inside the SDK's parser.
+MAX_BODY_BYTES = 4 << 20
+MAX_JSON_DEPTH = 64
+
+
+def bounded(app: Any) -> Any:
+    """Wrap the SDK's streamable-HTTP handler: a POST body over :data:`MAX_BODY_BYTES` is
+    refused with 413 and one nested deeper than :data:`MAX_JSON_DEPTH` with 400 (a JSON-RPC
+    parse error), before the SDK parses it; other bodies reach it unchanged."""
+    from agentgym_envs.bodies import (
+        BodyRefused,
+        asgi_chunks,
+        asgi_headers,
+        check_depth,
+        read_capped,
+    )
+
+    async def refuse(send: Any, status: int, message: str) -> None:
+        body = json.dumps(
+            {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": message}}
+        ).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        if status == 413:
+            headers.append((b"connection", b"close"))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    async def handle(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await app(scope, receive, send)
+            return
+        try:
+            raw = await read_capped(asgi_chunks(receive), MAX_BODY_BYTES, asgi_headers(scope))
+            check_depth(raw, MAX_JSON_DEPTH)
+        except BodyRefused as exc:
+            if str(exc) != "client disconnected":
+                prefix = "" if exc.status == 413 else "Parse error: "
+                await refuse(send, exc.status, f"{prefix}{exc}")
+            return
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": raw, "more_body": False}
+            return await receive()
+
+        await app(scope, replay, send)
+
+    return handle
+
+
 def http_app(env_id: str, *, store: EpisodeStore | None = None, path: str = "/mcp") -> Any:
     """A Starlette app serving ``env_id`` over streamable HTTP at ``path``."""
     from starlette.applications import Starlette
@@ -677,7 +744,7 @@ def http_app(env_id: str, *, store: EpisodeStore | None = None, path: str = "/mc
         async with manager.run(), swept(store):
             yield
 
-    app = Starlette(routes=[Mount(path, app=manager.handle_request)], lifespan=lifespan)
+    app = Starlette(routes=[Mount(path, app=bounded(manager.handle_request))], lifespan=lifespan)
     app.state.store = store
     return app
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import signal
 import statistics
 import threading
 import uuid
@@ -29,6 +28,7 @@ from typing import Any
 
 from agentgym_envs.benchmarks.report import count_outcomes, outcome_of
 from agentgym_envs.errors import AgentGymError
+from agentgym_envs.interrupts import CtrlC
 from agentgym_envs.locks import LockHeld, hold_lock
 from agentgym_envs.runner.catalog import Category, family_category
 from agentgym_envs.runner.endpoints import EndpointsDownError, PolicyChain
@@ -344,31 +344,6 @@ class _EnvPool:
                 logger.debug("closing %s failed", env, exc_info=True)
 
 
-class _CtrlC:
-    """SIGINT as two events (first press, second press) for the ``with`` block's duration.
-
-    Off the main thread (where Python cannot install handlers) the events never fire and a
-    KeyboardInterrupt, if any, goes to the main thread as usual.
-    """
-
-    def __init__(self) -> None:
-        self.pressed = threading.Event()
-        self.again = threading.Event()
-        self._previous: Any = None
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        (self.again if self.pressed.is_set() else self.pressed).set()
-
-    def __enter__(self) -> _CtrlC:
-        if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handle)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-
-
 class FieldRunner:
     """Plays the plans of one profile into one output folder, sending events to ``bus``.
 
@@ -615,7 +590,7 @@ class FieldRunner:
         executor = ThreadPoolExecutor(self.profile.concurrency, thread_name_prefix="agentgym-field")
         # Ctrl-C only sets flags here: a KeyboardInterrupt raised at an arbitrary point of the
         # main thread can leave a future's lock held and the workers waiting on it for good.
-        with _CtrlC() as ctrl_c:
+        with CtrlC() as ctrl_c:
             try:
                 pending = {executor.submit(self._play, pool, *job) for job in todo}
                 while pending and not ctrl_c.pressed.is_set() and self.fatal is None:
@@ -630,7 +605,7 @@ class FieldRunner:
                 self.stop.set()
                 executor.shutdown(wait=False, cancel_futures=True)
 
-    def _finish_in_flight(self, pending: set[Future[None]], ctrl_c: _CtrlC) -> None:
+    def _finish_in_flight(self, pending: set[Future[None]], ctrl_c: CtrlC) -> None:
         """After a first Ctrl-C: start nothing new, let running episodes end unless a second
         Ctrl-C abandons them."""
         self.stop.set()

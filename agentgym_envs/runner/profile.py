@@ -209,7 +209,8 @@ class Profile(_Strict):
     output: str = "runs/field"
     record: bool = True
     sinks: list[SinkConfig] = Field(default_factory=list)
-    #: Seconds to keep delivering buffered events when the run ends (the rest stay on disk).
+    #: When the run ends, buffered events are delivered for as long as each sink takes them;
+    #: a sink that delivers none for this many seconds is left (its events stay on disk).
     flush_seconds: float = Field(10.0, ge=0)
 
     @field_validator("backend")

@@ -49,10 +49,11 @@ def play_on_ray(runner: Any, todo: list[tuple[Any, Any, int]]) -> bool:
     """Play ``todo`` (the runner's ``(plan, item, repeat)`` list) on Ray; True when Ctrl-C
     stopped it."""
     from agentgym_envs.benchmarks import EndpointError
+    from agentgym_envs.interrupts import CtrlC
     from agentgym_envs.rollout.ray import ActorPool, Group, Job, connect, needs, preflight
     from agentgym_envs.rollout.ray.cluster import alive_nodes
     from agentgym_envs.runner.endpoints import EndpointsDownError
-    from agentgym_envs.runner.field import _CtrlC, error_record
+    from agentgym_envs.runner.field import error_record
 
     profile, chain = runner.profile, runner.chain
     fmt = "plain" if chain.scripted else profile.model.format
@@ -73,7 +74,7 @@ def play_on_ray(runner: Any, todo: list[tuple[Any, Any, int]]) -> bool:
     jobs = (
         Job((p.env_id, item.item_id, r), p.env_id, (item, r, chain.spec)) for p, item, r in todo
     )
-    with _CtrlC() as ctrl_c:
+    with CtrlC() as ctrl_c:
         for outcome in pool.stream(jobs):
             item, repeat, spec = outcome.job.payload
             plan = plans[outcome.job.group]

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from agentgym_envs.bounds import json_dumps_utf8
 from agentgym_envs.errors import require
 
 logger = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ class JsonlSink:
 
     def deliver(self, event: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps(event, ensure_ascii=False) + "\n"
+        line = json_dumps_utf8(event) + "\n"
         with self._lock, self.path.open("a", encoding="utf-8") as f:
             f.write(line)
             f.flush()
@@ -124,6 +125,7 @@ class NatsSink:
         self.name = name
         self._nc: Any = None
         self._js: Any = None
+        self._warned_core = False
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name=f"agentgym-{name}", daemon=True
@@ -140,6 +142,14 @@ class NatsSink:
         if self._nc is not None and self._nc.is_connected:
             return
         if self._nc is not None:
+            if not self.jetstream and not self._warned_core:
+                self._warned_core = True
+                logger.warning(
+                    "NATS sink %s reconnects: core NATS keeps nothing for a subscriber that is "
+                    "not connected, so one still reconnecting misses the events sent meanwhile "
+                    "(set jetstream: true for a stream that keeps every event)",
+                    self.name,
+                )
             try:
                 await self._nc.close()
             except Exception:
@@ -185,7 +195,7 @@ class NatsSink:
 
     async def _publish(self, event: dict[str, Any]) -> None:
         await self._connect()
-        data = json.dumps(event, ensure_ascii=False).encode()
+        data = json_dumps_utf8(event).encode()
         headers = {"Nats-Msg-Id": event["event_id"]}
         subject = self.subject(event["event"])
         if self._js is not None:
@@ -273,7 +283,7 @@ class Outbox:
         name = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.json"
         tmp = self.directory / f".{name}.tmp"
         try:
-            tmp.write_text(json.dumps(event, ensure_ascii=False), encoding="utf-8")
+            tmp.write_text(json_dumps_utf8(event), encoding="utf-8")
             os.replace(tmp, self.directory / name)
         except OSError:
             logger.exception("cannot buffer an event for %s in %s", self.sink.name, self.directory)
@@ -348,10 +358,18 @@ class Outbox:
                 shutil.rmtree(path, ignore_errors=True)
 
     def flush(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds until nothing is pending; ``True`` if so."""
-        deadline = time.monotonic() + timeout
+        """Wait until nothing is pending, for as long as the sink keeps taking events and at
+        most ``timeout`` seconds without one delivered; ``True`` if all were delivered.
+
+        A sink that is up drains any backlog (a rerun delivers everything an earlier run left
+        on disk); one that is down costs ``timeout`` seconds."""
         self._wake.set()
+        progress = self.delivered
+        deadline = time.monotonic() + timeout
         while self.pending():
+            if self.delivered != progress:  # the sink is taking events: keep going
+                progress = self.delivered
+                deadline = time.monotonic() + timeout
             left = deadline - time.monotonic()
             if left <= 0 or not self._thread.is_alive():
                 return False
@@ -393,13 +411,20 @@ class EventBus:
             box.put(event)
 
     def close(self, timeout: float = 10.0) -> dict[str, int]:
-        """Flush every sink for up to ``timeout`` seconds in all; per sink, events left on disk."""
-        deadline = time.monotonic() + timeout
+        """Flush every sink (each for as long as it keeps taking events, at most ``timeout``
+        seconds without one delivered, the down ones together); per sink, events left on
+        disk."""
         for box in self.outboxes:
             box.begin_closing()
-        return {
-            box.sink.name: box.close(max(0.0, deadline - time.monotonic())) for box in self.outboxes
-        }
+        threads = [
+            threading.Thread(target=box.flush, args=(timeout,), daemon=True)
+            for box in self.outboxes
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return {box.sink.name: box.close(0.0) for box in self.outboxes}
 
 
 def build_bus(sinks: list[Any], output: Path, *, node_outbox: Path | None = None) -> EventBus:

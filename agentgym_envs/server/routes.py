@@ -30,7 +30,6 @@ its simulators share JVMs, and a frozen JVM holds every call into it) always run
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -50,6 +49,7 @@ from agentgym_envs.bodies import (
     parse_json,
     read_capped,
 )
+from agentgym_envs.bounds import json_dumps_utf8
 from agentgym_envs.errors import AgentGymError
 from agentgym_envs.server.deadline import (
     REQUEST_TIMEOUT,
@@ -123,7 +123,9 @@ class AgentGymApp(FastAPI):
 
 
 def _dumps(reply: Any) -> bytes:
-    return json.dumps(reply, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+    # a lone surrogate (an action sent as "\\ud800" is echoed back) travels as a JSON escape:
+    # AgentGym's server fails with a 500 there
+    return json_dumps_utf8(reply, allow_nan=False, separators=(",", ":")).encode()
 
 
 def add_routes(

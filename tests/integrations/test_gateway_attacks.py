@@ -66,6 +66,27 @@ ANSWERS = {
 }
 
 
+def _completion_with(message_json: str) -> str:
+    return (
+        '{"id": "c2", "object": "chat.completion", "choices": [{"index": 0, '
+        f'"finish_reason": "stop", "message": {message_json}}}]}}'
+    )
+
+
+#: Chat completions whose message is malformed in one way each (``msg-<how>`` models).
+ODD_MESSAGES = {
+    "msg-surrogate": '{"role": "assistant", "content": "Action: \\ud800 move\\u0000 up\\u001b"}',
+    "msg-parts": '{"role": "assistant", "content": [1, {"text": 5}, {"text": null}, {"text": "x"}]}',
+    "msg-tools": '{"role": 7, "content": null, "tool_calls": [5, {"function": 3}]}',
+    "msg-content-object": '{"role": "assistant", "content": {"x": 1}}',
+    "msg-deep": '{"role": "assistant", "content": "x", "extra": '
+    + "[" * 100_000
+    + "]" * 100_000
+    + "}",
+}
+ANSWERS.update({k: (200, "application/json", _completion_with(m)) for k, m in ODD_MESSAGES.items()})
+
+
 class OddUpstream:
     """A real HTTP chat upstream that answers per :data:`ANSWERS`."""
 
@@ -417,3 +438,45 @@ def test_sigint_writes_every_session_even_with_a_bad_one(tmp_path):
     records = {r["session"]: r for r in _read(tmp_path / "agenttraj.jsonl")}
     assert set(records) == {"bad", "good", "envonly"}
     assert records["envonly"]["env_steps"] == 1 and records["good"]["model_calls"] == 1
+
+
+def test_sigint_writes_every_session_once_when_upstream_messages_are_malformed(tmp_path):
+    """Each session's model answered with a malformed message (a lone surrogate, content parts
+    that are not text, tool calls that are not objects, a 100k-deep reply...): at SIGINT every
+    session, the well-formed one too, is written exactly once."""
+    with OddUpstream() as upstream:
+        port = free_port()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from agentgym_envs.cli import main; main()", "gateway"]
+            + ["--env", "Maze-v0", "--upstream", upstream, "--out", str(tmp_path)]
+            + ["--port", str(port)],
+            env={**os.environ, "PYTHONPATH": os.getcwd()},
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(600):
+                try:
+                    httpx.get(f"{base}/v1/models")
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            names = {"plain": "plain", **{m.removeprefix("msg-"): m for m in ODD_MESSAGES}}
+            for name, model in names.items():
+                assert _chat(base, name, model).status_code == 200, name
+                step = {"action": "move up"}
+                httpx.post(f"{base}/s/{name}/env/reset", json={"task_id": 0}, headers=_key(name))
+                assert (
+                    httpx.post(
+                        f"{base}/s/{name}/env/step", json=step, headers=_key(name)
+                    ).status_code
+                    == 200
+                )
+        finally:
+            proc.send_signal(signal.SIGINT)
+            assert proc.wait(timeout=120) == 0
+    written = [r["session"] for r in _read(tmp_path / "agenttraj.jsonl")]
+    assert sorted(written) == sorted(names)  # each once
+    chat = [r["session"] for r in _read(tmp_path / "chat.jsonl")]
+    assert len(chat) == len(set(chat))
+    lines = (tmp_path / "sessions" / "surrogate.jsonl").read_text(encoding="utf-8")
+    assert json.loads(lines)["response"]["content"] == "Action: \ud800 move\x00 up\x1b"

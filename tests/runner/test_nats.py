@@ -116,3 +116,61 @@ def test_server_killed_mid_batch_loses_no_event(tmp_path, nats_server):
     assert set(counts.values()) == {1}  # JetStream dropped any redelivered copy
     assert set(counts) == {event["event_id"] for event in bus.emitted}
     assert Counter(e["event"] for e in stored)[EPISODE_COMPLETED] == 12
+
+
+def test_server_killed_mid_batch_of_a_thousand_then_a_rerun_delivers_each_event_once(
+    tmp_path, nats_server
+):
+    """kill -9 while 1,000 episodes stream events: what the server had stays, what it never
+    acked stays in the outbox, and a rerun after the restart drains it: every event of both
+    runs is in the stream exactly once (JetStream drops a resent copy by ``Nats-Msg-Id``)."""
+    profile = parse_profile(
+        {
+            "node": "test-node",
+            "model": {"policy": "expert"},
+            "envs": ["Maze"],
+            "episodes": 25,
+            "repeat": 40,
+            "output": str(tmp_path / "out"),
+            "flush_seconds": 1,
+            "sinks": [
+                {
+                    "type": "nats",
+                    "servers": [nats_server.url],
+                    "retry_max_seconds": 1,
+                    "jetstream": True,
+                    "stream": "FIELD",
+                }
+            ],
+        }
+    )
+    out = tmp_path / "out"
+    chain = PolicyChain(profile.model)
+    chain.start()
+    bus = build_bus(profile.sinks, out)
+    results = out / "results.jsonl"
+
+    def kill_mid_batch():
+        while not results.is_file() or results.read_bytes().count(b"\n") < 300:
+            threading.Event().wait(0.02)
+        nats_server.kill()  # SIGKILL, with publishes in flight
+
+    killer = threading.Thread(target=kill_mid_batch)
+    killer.start()
+    try:
+        first = FieldRunner(profile, plan_field(profile), out, bus, chain).run()
+    finally:
+        killer.join(120)
+        left = bus.close(profile.flush_seconds)
+        chain.close()
+    assert first.exit_code == 0 and first.ran == 1000
+    assert left["nats"] > 0  # the server stayed down: these wait on disk
+    nats_server.start()  # same port, same store
+    second, undelivered = run_profile(profile)
+    assert second.ran == 0 and second.skipped == 1000 and undelivered == {"nats": 0}
+    stored = read_stream(nats_server.url, "FIELD")
+    counts = Counter(event["event_id"] for event in stored)
+    assert set(counts.values()) == {1}, "an event is in the stream twice"
+    first_ids = {event["event_id"] for event in bus.emitted}
+    assert len(first_ids) == 1003 and first_ids <= set(counts)  # 1,000 episodes, 1 batch, 2 status
+    assert len(counts) == 1003 + 2  # and the rerun's two status events

@@ -139,3 +139,15 @@ def test_nats_subjects_follow_the_prefix(prefix):
     finally:
         sink.close()
     assert subject == (f"{prefix}.{EPISODE_COMPLETED}" if prefix else EPISODE_COMPLETED)
+
+
+def test_an_event_with_a_lone_surrogate_and_control_characters_is_delivered(tmp_path):
+    """A model's text decoded from JSON can hold a lone surrogate: the event still reaches
+    the sink (as a JSON escape) instead of failing to be buffered."""
+    sink = JsonlSink(tmp_path / "events.jsonl")
+    box = Outbox(sink, tmp_path / "outbox", retry_initial=0.05, retry_max=0.2)
+    text = "Action: \ud800 move\x00 up\x1b"
+    box.put({"event": "agentgym.field.status.v1", "event_id": "e1", "note": text})
+    assert box.close(60) == 0
+    (line,) = (tmp_path / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(line)["note"] == text

@@ -123,3 +123,22 @@ def test_bad_serve_options_are_one_line_errors(options):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and options[0] in lines[0]
     assert "Traceback" not in done.stderr
+
+
+def test_endless_chunked_body_is_answered_413_not_cut(url):
+    """A body sent chunked that never ends: the server answers 413 once it is over the limit
+    (the client reading alongside sees the answer, not a reset connection), then serves on."""
+    from urllib.parse import urlsplit
+
+    from tests.raw_http import endless_chunks, send_raw
+
+    port = urlsplit(url).port
+    for path in (b"/step", b"/reset", b"/create"):
+        head = (
+            b"POST " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
+        reply, sent = send_raw(port, head, endless_chunks())
+        assert reply.startswith(b"HTTP/1.1 413"), (path, reply[:200], sent)
+        assert sent < 64 * MAX_BODY_BYTES  # it stopped reading long before that
+    assert httpx.get(url + "/", timeout=60).json()["env_id"] == "AgentGym/Maze-v0"

@@ -52,6 +52,9 @@ JAVA_OPTS_ENV = "AGENTGYM_SCIWORLD_JAVA_OPTS"
 DEFAULT_CALL_TIMEOUT = 120.0
 #: Environment variable overriding :data:`DEFAULT_CALL_TIMEOUT`.
 CALL_TIMEOUT_ENV = "AGENTGYM_SCIWORLD_CALL_TIMEOUT"
+#: Seconds between two looks at the process state of a JVM while a call into it is under way:
+#: a JVM that is stopped (SIGSTOP, a debugger) is killed at the next look, not at the deadline.
+FREEZE_POLL = 0.25
 
 
 def _call_timeout(value: float | None) -> float:
@@ -125,6 +128,9 @@ class JVM:
         self.java_opts = tuple(opts)
         self._lock = threading.RLock()
         self._owner: Simulator | None = None
+        #: Set while a call is under way (the watchdog looks at the process state then).
+        self._calling = threading.Event()
+        self._frozen = False
         self.simulators: weakref.WeakSet[Simulator] = weakref.WeakSet()
         self.closed = False
         started = time.perf_counter()
@@ -143,6 +149,9 @@ class JVM:
             jvm.java.io.PrintStream(jvm.java.io.FileOutputStream(os.devnull))
         )
         self._uuid = jvm.util.UniqueIdentifier
+        threading.Thread(
+            target=_watch_frozen, args=(weakref.ref(self),), name="sciworld-jvm-watch", daemon=True
+        ).start()
         logger.info(
             "started ScienceWorld JVM pid %s in %.2fs (%s)",
             proc.pid,
@@ -211,6 +220,7 @@ class JVM:
                 self._set_count(sim._uuid_count)
                 self._owner = sim
             started = time.monotonic()
+            self._calling.set()
             try:
                 yield sim._j
             except Exception as exc:
@@ -218,12 +228,16 @@ class JVM:
                     "py4j"
                 ):
                     raise  # the simulator's own exception: the JVM is fine
+                if self._frozen:  # the watchdog killed it mid-call
+                    self._abandon("was stopped (frozen) during a call")
                 if time.monotonic() - started >= 0.9 * self.call_timeout:
                     self._abandon(f"did not answer within {self.call_timeout:g} s")
                 with suppress(subprocess.TimeoutExpired):  # a killed JVM closes its socket first
                     self.process.wait(timeout=5)
                 self._check_alive()
                 self._abandon(f"lost its gateway connection ({type(exc).__name__})")
+            finally:
+                self._calling.clear()
 
     def _check_alive(self) -> None:
         """Raise :class:`SimulatorError` (and drop the JVM) when it has exited or is stopped."""
@@ -234,6 +248,17 @@ class JVM:
             )
         if _process_state(self.pid) in ("T", "t"):
             self._abandon("is stopped (frozen)")
+
+    def kill_if_frozen(self) -> bool:
+        """Kill the Java process when it is stopped (frozen); ``True`` if it was. The call
+        under way then fails at once and :meth:`using` reports it."""
+        if self.closed or _process_state(self.pid) not in ("T", "t"):
+            return False
+        self._frozen = True
+        logger.warning("the ScienceWorld JVM (pid %s) is stopped mid-call: killing it", self.pid)
+        with suppress(OSError):
+            self.process.kill()
+        return True
 
     def _abandon(self, why: str) -> None:
         """Kill a JVM that no longer answers and raise the one-line error saying why."""
@@ -289,6 +314,27 @@ class JVM:
             except Exception:
                 proc.kill()
                 proc.wait(timeout=5)
+
+
+def _watch_frozen(ref: weakref.ref[JVM]) -> None:
+    """A JVM's watchdog: while a call into it is under way, look at its process state every
+    :data:`FREEZE_POLL` seconds and kill it once it is stopped (see :meth:`JVM.kill_if_frozen`).
+    Ends with the JVM (closed or garbage)."""
+    while True:
+        jvm = ref()
+        if jvm is None or jvm.closed:
+            return
+        calling = jvm._calling
+        del jvm  # hold no reference while waiting
+        if not calling.wait(1.0):
+            continue
+        time.sleep(FREEZE_POLL)
+        jvm = ref()
+        if jvm is None:
+            return
+        if jvm._calling.is_set():
+            jvm.kill_if_frozen()
+        del jvm
 
 
 @dataclass

@@ -137,7 +137,9 @@ class BirdSQLEnv(TextEnv):
     each followed by example rows, notes on cryptic columns, ``Question:`` and ``Evidence:``.
     Step, by default (``result="agentgym"``): ``str(rows)`` of the result (a Python list of
     tuples) or sqlite's error message, cut at 100 characters followed by ``...``, as
-    AgentGym's server sends it. With ``result="table"``: the result as a table with its row
+    AgentGym's server sends it -- control characters and NULs of the query that sqlite names
+    in its error stay in it, as they do in AgentGym's (parity); over ``agentgym serve`` a
+    lone surrogate travels as a JSON ``\\udXXX`` escape. With ``result="table"``: the result as a table with its row
     count (first 20 rows shown) or ``Error: <message>``, and on the final answer whether it
     matches.
 

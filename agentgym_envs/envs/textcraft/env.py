@@ -61,7 +61,10 @@ class TextCraftEnv(TextEnv):
     anything.``, ``Could not find stick`` (``get`` of something craftable, a group or an
     unknown item), ``Could not find enough items to craft minecraft:stick``, ``Could not find a
     valid recipe for ItemTagWithCount(...)`` (wrong ingredients, or a group named instead of a
-    member), ``Wrong item format: planks``, ``Could not execute <action>``.
+    member), ``Wrong item format: planks``, ``Could not execute <action>``. The action's text
+    is echoed as sent -- control characters and NULs included -- as AgentGym's server echoes
+    it (parity); over ``agentgym serve`` a lone surrogate travels as a JSON ``\\udXXX``
+    escape (AgentGym's server answers HTTP 500 there).
 
     ## Starting State
     An empty inventory; the goal of the chosen task.
