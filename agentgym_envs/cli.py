@@ -49,6 +49,7 @@ _PLUGINS = (
     "agentgym_envs.integrations.export",
     "agentgym_envs.integrations.harnesses.cli",
     "agentgym_envs.server.cli",
+    "agentgym_envs.train.cli",
 )
 
 

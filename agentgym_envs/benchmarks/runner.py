@@ -430,6 +430,7 @@ class _Progress:
                 Progress,
                 TextColumn,
                 TimeElapsedColumn,
+                TimeRemainingColumn,
             )
         except ImportError:
             logger.info('rich is not installed: no progress bar (pip install "agentgym-envs[cli]")')
@@ -440,6 +441,7 @@ class _Progress:
             MofNCompleteColumn(),
             TextColumn("success {task.fields[rate]}"),
             TimeElapsedColumn(),
+            TimeRemainingColumn(),
         )
         for env_id, total in totals.items():
             self._tasks[env_id] = self._bar.add_task(
