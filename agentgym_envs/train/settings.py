@@ -53,10 +53,10 @@ class TrainSettings:
     eval_items: int = 50
     max_rounds: int = 3
     max_tokens: int = 24
-    sft_epochs: float = 2.0
+    sft_epochs: float = 1.0
     sft_lr: float = 2e-4
-    sft_batch: int = 4
-    rl_steps: int = 5
+    sft_batch: int = 2
+    rl_steps: int = 4
     rl_generations: int = 4
     rl_lr: float = 1e-5
     rl_temperature: float = 1.0
