@@ -120,6 +120,7 @@ def gather(lines, run_dir, settings, wall, load) -> dict:
         "rl_reward_per_step": rl.get("reward_per_step", []),
         "rl_success_per_step": rl.get("success_per_step", []),
         "rl_max_turns_per_step": rl.get("max_turns_per_step", []),
+        "rl_rewards_per_step": rl.get("rewards_per_step", []),
         "collect": {k: by_label.get("collect", {}).get(k) for k in ("played", "kept")},
         "sft": {
             k: by_label.get("sft", {}).get(k)
