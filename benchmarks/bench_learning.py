@@ -266,8 +266,8 @@ def main() -> None:
     results: dict[str, Any] = json.loads(file.read_text()) if file.is_file() else {}
     results["machine"] = {"cpus": os.cpu_count()}
     run_dir = args.run_dir or out / "run"
-    if args.report_only:
-        results.update(report_only(run_dir))
+    if args.report_only:  # keep the load and wall time the run itself measured
+        results.update({k: v for k, v in report_only(run_dir).items() if v is not None})
     elif "persona-a" in parts:
         results.update(persona_a(out, run_dir, settings, args.concurrency))
         file.write_text(json.dumps(results, indent=2) + "\n")
