@@ -50,6 +50,7 @@ _PLUGINS = (
     "agentgym_envs.integrations.harnesses.cli",
     "agentgym_envs.rollout.ray.cli",
     "agentgym_envs.server.cli",
+    "agentgym_envs.train.cli",
 )
 
 

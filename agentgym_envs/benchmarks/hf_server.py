@@ -292,10 +292,33 @@ class ChatModel:
             del self._slots[best]
         return cache
 
-    def complete(self, request: dict[str, Any]) -> dict[str, Any]:
-        """An OpenAI ``chat.completion`` for ``request`` (raises ValueError on a bad one)."""
+    def _generate(
+        self, inputs: Any, max_tokens: int, sampling: dict[str, Any], seed: Any
+    ) -> tuple[Any, int]:
+        """The reply's token ids and how many prompt tokens came from a kept cache."""
         import torch
 
+        ids = inputs["input_ids"][0].tolist()
+        with self.lock, torch.inference_mode():
+            if seed is not None:
+                torch.manual_seed(int(seed))
+            cache = self._reusable_cache(ids)
+            reused = cache.get_seq_length() if cache is not None else 0
+            out = self.model.generate(
+                **inputs,
+                max_new_tokens=max_tokens,
+                pad_token_id=self.tokenizer.eos_token_id,
+                past_key_values=cache,
+                return_dict_in_generate=True,
+                **sampling,
+            )
+            sequence, kept = out.sequences[0], out.past_key_values
+            self._slots.append((sequence[: kept.get_seq_length()].tolist(), kept))
+            del self._slots[:-CACHE_SLOTS]
+        return sequence[len(ids) :], reused
+
+    def complete(self, request: dict[str, Any]) -> dict[str, Any]:
+        """An OpenAI ``chat.completion`` for ``request`` (raises ValueError on a bad one)."""
         tools = request.get("tools") or []
         max_tokens = int(
             request.get("max_tokens") or request.get("max_completion_tokens") or DEFAULT_MAX_TOKENS
@@ -314,27 +337,10 @@ class ChatModel:
         sampling = {"do_sample": temperature > 0}
         if temperature > 0:
             sampling |= {"temperature": temperature, "top_p": float(request.get("top_p") or 1.0)}
-        ids = inputs["input_ids"][0].tolist()
         stops = _stop_strings(request.get("stop"))
         if stops:  # generation ends at the first stop string, not max_tokens later
             sampling |= {"stop_strings": stops, "tokenizer": self.tokenizer}
-        with self.lock, torch.inference_mode():
-            if request.get("seed") is not None:
-                torch.manual_seed(int(request["seed"]))
-            cache = self._reusable_cache(ids)
-            reused = cache.get_seq_length() if cache is not None else 0
-            out = self.model.generate(
-                **inputs,
-                max_new_tokens=max_tokens,
-                pad_token_id=self.tokenizer.eos_token_id,
-                past_key_values=cache,
-                return_dict_in_generate=True,
-                **sampling,
-            )
-            sequence, kept = out.sequences[0], out.past_key_values
-            self._slots.append((sequence[: kept.get_seq_length()].tolist(), kept))
-            del self._slots[:-CACHE_SLOTS]
-        new = sequence[n_prompt:]
+        new, reused = self._generate(inputs, max_tokens, sampling, request.get("seed"))
         text = self.tokenizer.decode(new, skip_special_tokens=True)
         finish = "length" if len(new) >= max_tokens else "stop"
         text, stopped = _cut_at_stop(text, request.get("stop"))

@@ -433,6 +433,7 @@ class _Progress:
                 Progress,
                 TextColumn,
                 TimeElapsedColumn,
+                TimeRemainingColumn,
             )
         except ImportError:
             logger.info('rich is not installed: no progress bar (pip install "agentgym-envs[cli]")')
@@ -443,6 +444,7 @@ class _Progress:
             MofNCompleteColumn(),
             TextColumn("success {task.fields[rate]}"),
             TimeElapsedColumn(),
+            TimeRemainingColumn(),
         )
         for env_id, total in totals.items():
             self._tasks[env_id] = self._bar.add_task(

@@ -372,6 +372,7 @@ class TextRollout:
                 ids: list[int] = []
                 logprobs: list[float] = []
                 mask: list[int] = []
+                cache = None  # the episode's key/value cache: each turn reads only its new tokens
                 for _ in range(self.max_turns):
                     context = torch.tensor([prompt_ids + ids])
                     with torch.no_grad():
@@ -385,7 +386,9 @@ class TextRollout:
                             output_logits=True,
                             pad_token_id=tok.pad_token_id,
                             eos_token_id=eos,
+                            past_key_values=cache,
                         )
+                    cache = gen.past_key_values
                     new = gen.sequences[0, context.shape[1] :].tolist()
                     logits = torch.stack(gen.logits, dim=1)[0].float() / self.temperature
                     lps = torch.log_softmax(logits, dim=-1)

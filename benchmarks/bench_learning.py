@@ -1,0 +1,298 @@
+"""Does it learn? Behaviour cloning then RL, scored on held-out items, end to end.
+
+Persona A (``persona-a``): ``agentgym train`` on SmolLM2-135M -- the base model scored on the
+held-out test items, the expert's train-split episodes collected, behaviour cloning, scored
+again, GRPO, scored again -- then success and score per family and stage with 95% intervals
+(Wilson for success, bootstrap for score), the paired McNemar p-value of each change, and the
+RL reward per step. The other parts run through their modules' ``run(out, **settings)``:
+``harness`` (:mod:`agentgym_envs.train.harness_loop`, Persona B) and ``experience``
+(:mod:`agentgym_envs.train.experience_loop`); a part whose module is missing is skipped
+with a message.
+
+Writes ``<out>/results.json`` (keys ``families`` -> env id -> ``before`` / ``after_bc`` /
+``after_rl``, ``rl_reward_per_step``, ``times``, ``load_average``, ``harness``,
+``experience``; parts not run keep what an earlier run wrote) and two plots,
+``success_per_stage.png`` and ``rl_reward_per_step.png``. The training run folder
+(``<out>/run`` by default) resumes: run the script again after an interruption.
+
+    python benchmarks/bench_learning.py                          # every part, defaults
+    python benchmarks/bench_learning.py --parts persona-a        # Persona A only
+    python benchmarks/bench_learning.py --eval-items 90 --train-items 100 --rl-steps 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import statistics
+import threading
+import time
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from agentgym_envs.train.settings import TrainSettings
+from agentgym_envs.train.stats import mcnemar
+
+PARTS = ("persona-a", "harness", "experience")
+#: results.jsonl labels -> results.json stage keys.
+STAGE_KEYS = {"eval:base": "before", "eval:sft": "after_bc", "eval:rl": "after_rl"}
+DEFAULT_OUT = Path(__file__).parent / "results" / "learning"
+
+
+class LoadSampler:
+    """The 1-minute load average every ``every`` seconds, in a daemon thread."""
+
+    def __init__(self, every: float = 30.0) -> None:
+        self.every, self.samples = every, [os.getloadavg()[0]]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self.samples.append(os.getloadavg()[0])
+
+    def __enter__(self) -> LoadSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self.samples.append(os.getloadavg()[0])
+
+    def summary(self) -> dict[str, float]:
+        s = self.samples
+        return {
+            "min": round(min(s), 2),
+            "median": round(statistics.median(s), 2),
+            "max": round(max(s), 2),
+            "samples": len(s),
+        }
+
+
+def persona_a(out: Path, run_dir: Path, settings: TrainSettings, concurrency: int) -> dict:
+    """Run (or resume) the training run and gather its figures."""
+    from agentgym_envs.train.pipeline import run_stages
+
+    started = time.perf_counter()
+    with LoadSampler() as load:
+        lines = run_stages(run_dir, settings, "all", concurrency=concurrency, progress=True)
+    wall = time.perf_counter() - started
+    return gather(lines, run_dir, settings, wall, load.summary())
+
+
+def report_only(run_dir: Path) -> dict:
+    """The figures of the stages a run folder has finished so far (nothing is run)."""
+    from agentgym_envs.train.folder import RESULTS_FILE, RUN_FILE
+
+    kept = json.loads((run_dir / RUN_FILE).read_text())["settings"]
+    settings = TrainSettings.from_dict(kept)
+    lines = [json.loads(x) for x in (run_dir / RESULTS_FILE).read_text().splitlines() if x]
+    return gather(lines, run_dir, settings, None, None)
+
+
+def gather(lines, run_dir, settings, wall, load) -> dict:
+    """results.json's Persona A part from the run's ``results.jsonl`` lines."""
+    by_label = {line["label"]: line for line in lines}
+    families: dict[str, Any] = {}
+    for env_id in settings.envs:
+        fam: dict[str, Any] = {}
+        for label, key in STAGE_KEYS.items():
+            if label in by_label:
+                e = dict(by_label[label]["envs"][env_id])
+                fam[key] = {k: e[k] for k in ("n", "success", "success_ci", "score", "score_ci")}
+                fam[key]["success_ci"] = [round(x, 4) for x in e["success_ci"]]
+                fam[key]["score_ci"] = [round(x, 4) for x in e["score_ci"]]
+                fam[key]["outcomes"] = e.get("outcomes")
+                fam[f"_{key}"] = e["successes"]
+        for a, b in (("before", "after_bc"), ("after_bc", "after_rl"), ("before", "after_rl")):
+            if f"_{a}" in fam and f"_{b}" in fam:
+                fam[f"p_{a}_vs_{b}"] = round(mcnemar(fam[f"_{a}"], fam[f"_{b}"]), 5)
+        for key in STAGE_KEYS.values():
+            fam.pop(f"_{key}", None)
+        fam["shared_with_training"] = shared_tasks(Path(run_dir), env_id)
+        families[env_id] = fam
+    rl = by_label.get("rl", {})
+    return {
+        "families": families,
+        "rl_reward_per_step": rl.get("reward_per_step", []),
+        "rl_success_per_step": rl.get("success_per_step", []),
+        "rl_max_turns_per_step": rl.get("max_turns_per_step", []),
+        "rl_rewards_per_step": rl.get("rewards_per_step", []),
+        "collect": {k: by_label.get("collect", {}).get(k) for k in ("played", "kept")},
+        "sft": {
+            k: by_label.get("sft", {}).get(k)
+            for k in ("episodes", "tokens", "steps", "loss_first", "loss_last", "trainable_params")
+        },
+        "times": {label: line.get("seconds") for label, line in by_label.items()},
+        "wall_seconds_this_call": None if wall is None else round(wall, 1),
+        "load_average": load,
+        "settings": settings.as_dict(),
+        "run_dir": str(run_dir),
+    }
+
+
+def shared_tasks(run_dir: Path, env_id: str) -> dict[str, int] | None:
+    """Held-out items whose id or first observation a training episode also had (0 and 0:
+    the evaluation saw no task the expert played for cloning)."""
+
+    def episodes(path: Path) -> list[dict]:
+        if not path.is_file():
+            return []
+        rows = (json.loads(x) for x in path.read_text().splitlines() if x.strip())
+        return [r for r in rows if r.get("env_id") == env_id and r.get("conversations")]
+
+    trained = episodes(run_dir / "collect" / "bench" / "results.jsonl")
+    scored = episodes(run_dir / "eval" / "base" / "results.jsonl")
+    if not trained or not scored:
+        return None
+    first = {r["conversations"][2]["value"] for r in trained}
+    ids = {r["item_id"] for r in trained}
+    return {
+        "eval_items": len(scored),
+        "train_episodes": len(trained),
+        "same_item_id": sum(r["item_id"] in ids for r in scored),
+        "same_first_observation": sum(r["conversations"][2]["value"] in first for r in scored),
+    }
+
+
+def other_part(name: str, out: Path, settings: dict[str, Any]) -> dict | None:
+    """``agentgym_envs.train.<name>.run(out, **settings)``, or ``None`` when it is missing."""
+    module_name = f"agentgym_envs.train.{name}"
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        print(f"skipping {name}: {module_name} is not installed on this branch")
+        return None
+    started = time.perf_counter()
+    with LoadSampler() as load:
+        result = module.run(out / name.replace("_", "-"), **settings)
+    result = dict(result)
+    result.setdefault("seconds", round(time.perf_counter() - started, 1))
+    result.setdefault("load_average", load.summary())
+    return result
+
+
+def plots(results: dict, out: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    families = results.get("families") or {}
+    if families:
+        fig, ax = plt.subplots(figsize=(6, 3.4), dpi=100)
+        stages = list(STAGE_KEYS.values())
+        width = 0.8 / max(len(families), 1)
+        for i, (env_id, fam) in enumerate(families.items()):
+            xs, ys, lo, hi = [], [], [], []
+            for j, key in enumerate(stages):
+                if key in fam:
+                    s = fam[key]
+                    xs.append(j + (i - (len(families) - 1) / 2) * width)
+                    ys.append(s["success"])
+                    lo.append(max(0.0, s["success"] - s["success_ci"][0]))
+                    hi.append(max(0.0, s["success_ci"][1] - s["success"]))
+            ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=env_id.split("/")[-1])
+        ax.set_xticks(range(len(stages)), ["before", "after BC", "after RL"])
+        ax.set_ylabel("held-out success (95% CI)")
+        ax.set_ylim(0, 1)
+        ax.legend(fontsize=8)
+        n = next(iter(families.values())).get("before", {}).get("n", "?")
+        ax.set_title(f"SmolLM2-135M, {n} held-out test items per family", fontsize=9)
+        fig.tight_layout()
+        written.append(out / "success_per_stage.png")
+        fig.savefig(written[-1])
+        plt.close(fig)
+    rewards = results.get("rl_reward_per_step") or []
+    if rewards:
+        fig, ax = plt.subplots(figsize=(6, 3), dpi=100)
+        steps = range(1, len(rewards) + 1)
+        ax.plot(
+            steps,
+            [r if r is not None else float("nan") for r in rewards],
+            marker="o",
+            label="mean episode score",
+        )
+        succ = results.get("rl_success_per_step") or []
+        if succ:
+            ax.plot(steps, succ, marker="s", linestyle="--", label="success")
+        ax.set_xlabel("GRPO step")
+        ax.set_ylabel("train-task reward")
+        ax.set_ylim(-0.05, 1.05)
+        ax.legend(fontsize=8)
+        ax.set_title("RL from the behaviour-cloned model (train tasks)", fontsize=9)
+        fig.tight_layout()
+        written.append(out / "rl_reward_per_step.png")
+        fig.savefig(written[-1])
+        plt.close(fig)
+    return written
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated: {PARTS}")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--run-dir", type=Path, default=None, help="default: <out>/run")
+    parser.add_argument("--concurrency", type=int, default=8, help="eval episodes in flight")
+    parser.add_argument("--env", action="append", default=None, help="env id (repeat)")
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="write results.json from the run folder's finished stages, running nothing",
+    )
+    defaults = TrainSettings()
+    for f in fields(TrainSettings):
+        if f.name in ("envs",):
+            continue
+        value = getattr(defaults, f.name)
+        parser.add_argument(f"--{f.name.replace('_', '-')}", type=type(value), default=value)
+    args = parser.parse_args()
+    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:
+        parser.error(f"unknown part {unknown[0]!r}: use {', '.join(PARTS)}")
+    values = {f.name: getattr(args, f.name) for f in fields(TrainSettings) if f.name != "envs"}
+    settings = TrainSettings(envs=tuple(args.env or defaults.envs), **values)
+
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    file = out / "results.json"
+    results: dict[str, Any] = json.loads(file.read_text()) if file.is_file() else {}
+    results["machine"] = {"cpus": os.cpu_count()}
+    run_dir = args.run_dir or out / "run"
+    if args.report_only:  # keep the load and wall time the run itself measured
+        results.update({k: v for k, v in report_only(run_dir).items() if v is not None})
+    elif "persona-a" in parts:
+        results.update(persona_a(out, run_dir, settings, args.concurrency))
+        file.write_text(json.dumps(results, indent=2) + "\n")
+    other = {"seed": settings.seed}
+    for part, key in (("harness", "harness_loop"), ("experience", "experience_loop")):
+        if part in parts and not args.report_only:
+            got = other_part(key, out, other)
+            if got is not None:
+                results[part] = got
+                file.write_text(json.dumps(results, indent=2) + "\n")
+    file.write_text(json.dumps(results, indent=2) + "\n")
+    for path in plots(results, out):
+        print("wrote", path)
+    print("wrote", file)
+    for env_id, fam in (results.get("families") or {}).items():
+        row = [env_id.split("/")[-1]]
+        for key in STAGE_KEYS.values():
+            if key in fam:
+                s = fam[key]
+                row.append(
+                    f"{key} {s['success']:.2f} [{s['success_ci'][0]:.2f}, {s['success_ci'][1]:.2f}]"
+                )
+        print("  ".join(row))
+    print("load average (1 min):", results.get("load_average"))
+
+
+if __name__ == "__main__":
+    main()
