@@ -59,9 +59,7 @@ class _Shadow:
 def _consistent(shadow: _Shadow, turns: list[Any]) -> bool:
     """Whether each observation of the replay appears in the conversation's text after the
     action that led to it."""
-    return all(
-        obs.strip()[:200] in text for obs, (_, text) in zip(shadow.observations[1:], turns)
-    )
+    return all(obs.strip()[:200] in text for obs, (_, text) in zip(shadow.observations[1:], turns))
 
 
 def _text(message: dict[str, Any]) -> str:
