@@ -1,0 +1,156 @@
+"""An OpenAI-compatible chat server over llama.cpp (``llama-cpp-python``): the fast local model.
+
+``python -m agentgym_envs.benchmarks.llama_server --model FILE.gguf --port N`` loads the GGUF
+file with ``llama_cpp.Llama`` and answers ``GET /v1/models`` and ``POST /v1/chat/completions``
+(plain and ``stream``) exactly as :mod:`~agentgym_envs.benchmarks.hf_server` does -- the same
+request handling (content parts, tool calls and results in the history, ``tools`` offered in
+the system prompt, ``tool_choice``, parallel tool calls, a 400 for a prompt that does not fit),
+the same replies -- with llama.cpp computing them. The conversation is rendered by the model's
+own chat template (the GGUF file's ``tokenizer.chat_template``; ChatML when it has none).
+llama-cpp-python's own server refuses what harnesses send (content parts, an assistant turn
+with only tool calls, ``tool_choice: "required"``: HTTP 500), hence this one.
+
+Requests are served one at a time; llama.cpp keeps the last prompt's key/value cache, so an
+agent's next request computes only the tokens after the prefix it shares with the last one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from agentgym_envs.benchmarks.hf_server import (
+    DEFAULT_MAX_TOKENS,
+    _messages,
+    build_app,
+    check_context,
+    offered_tools,
+    reply_message,
+    reply_start,
+)
+
+logger = logging.getLogger(__name__)
+
+#: ChatML, for a GGUF file without a chat template of its own.
+CHATML = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{{ message['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+class LlamaChatModel:
+    """One GGUF model in llama.cpp, one request at a time: chat messages in, a completion out.
+
+    Args:
+        model_path: the GGUF file.
+        alias: the model name it answers to.
+        n_ctx: most prompt plus reply tokens of a request (400 past it).
+        n_threads: CPU threads (``None``: llama.cpp's default).
+    """
+
+    def __init__(self, model_path: Path, alias: str, n_ctx: int, n_threads: int | None) -> None:
+        from llama_cpp import Llama
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        self.llm = Llama(
+            model_path=str(model_path),
+            n_ctx=n_ctx,
+            n_threads=n_threads,
+            n_threads_batch=n_threads,
+            verbose=False,
+        )
+        self.alias, self.n_ctx = alias, n_ctx
+        metadata = self.llm.metadata
+
+        def token(key: str) -> str:
+            found = metadata.get(f"tokenizer.ggml.{key}_token_id")
+            return self.llm._model.token_get_text(int(found)) if found is not None else ""
+
+        self.formatter = Jinja2ChatFormatter(
+            template=metadata.get("tokenizer.chat_template") or CHATML,
+            eos_token=token("eos"),
+            bos_token=token("bos"),
+            stop_token_ids=[self.llm.token_eos()],
+        )
+        self.lock = threading.Lock()
+
+    def _prompt(self, request: dict[str, Any], tools: list[dict[str, Any]], start: str) -> Any:
+        """The token ids of the request's conversation (tools offered), the reply begun with
+        ``start``, and the template's stop strings."""
+        rendered = self.formatter(messages=_messages(request, tools))
+        ids = self.llm.tokenize(
+            (rendered.prompt + start).encode("utf-8"),
+            add_bos=not rendered.added_special,
+            special=True,
+        )
+        stop = rendered.stop if isinstance(rendered.stop, list) else [rendered.stop]
+        return ids, [s for s in stop if s]
+
+    def complete(self, request: dict[str, Any]) -> dict[str, Any]:
+        """An OpenAI ``chat.completion`` for ``request`` (raises ValueError on a bad one)."""
+        tools, forced = offered_tools(request)
+        start = reply_start(forced)
+        max_tokens = int(
+            request.get("max_tokens") or request.get("max_completion_tokens") or DEFAULT_MAX_TOKENS
+        )
+        ids, stop = self._prompt(request, tools, start)
+        check_context(len(ids), max_tokens, self.n_ctx)
+        temperature = float(request.get("temperature", 1.0) or 0.0)
+        seed = request.get("seed")
+        with self.lock:
+            held = list(self.llm.input_ids[: self.llm.n_tokens])
+            reused = next((i for i, (a, b) in enumerate(zip(held, ids)) if a != b), len(held))
+            out = self.llm.create_completion(
+                ids,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                top_p=float(request.get("top_p") or 1.0),
+                stop=stop,
+                seed=int(seed) if seed is not None else None,
+            )
+        choice = out["choices"][0]
+        n_new = int(out["usage"]["completion_tokens"])
+        finish = "length" if choice.get("finish_reason") == "length" else "stop"
+        message, finish = reply_message(start + choice["text"], finish, request, tools)
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": self.alias,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {
+                "prompt_tokens": len(ids),
+                "completion_tokens": n_new,
+                "total_tokens": len(ids) + n_new,
+                "prompt_tokens_details": {"cached_tokens": min(reused, len(ids) - 1)},
+            },
+        }
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve a GGUF model (the arguments of llama-cpp-python's server that this one uses)."""
+    import uvicorn
+
+    parser = argparse.ArgumentParser(prog="python -m agentgym_envs.benchmarks.llama_server")
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--model_alias", default="local")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--n_ctx", type=int, default=4096)
+    parser.add_argument("--n_threads", type=int, default=None)
+    args = parser.parse_args(argv)
+    chat = LlamaChatModel(Path(args.model), args.model_alias, args.n_ctx, args.n_threads)
+    app = build_app(chat)  # type: ignore[arg-type]  # the same interface: alias, complete
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    main()
