@@ -257,15 +257,18 @@ def reply_start(forced: str | None, tool_format: str = "json") -> str:
     return f'{head}{{"name": "'
 
 
-def check_context(n_prompt: int, max_tokens: int, n_ctx: int) -> None:
-    """A :class:`ValueError` (a 400) when the prompt and the reply's ``max_tokens`` do not fit
-    the context window."""
-    if n_prompt + max_tokens > n_ctx:
+def fit_reply(n_prompt: int, max_tokens: int, n_ctx: int) -> int:
+    """The reply tokens that fit the context window after a prompt of ``n_prompt`` tokens:
+    ``max_tokens``, or what room is left (the reply then ends with ``length``, as llama.cpp's
+    own server does: Hermes Agent asks for its whole 64K context). A prompt that leaves no room
+    is a :class:`ValueError` (a 400) that says so."""
+    if n_prompt >= n_ctx:
         raise ValueError(
-            f"Requested tokens ({n_prompt + max_tokens}: a prompt of {n_prompt} and max_tokens "
-            f"{max_tokens}) exceed context window of {n_ctx}: shorten the conversation, ask for "
-            "fewer tokens, or serve the model with a larger n_ctx"
+            f"Requested tokens ({n_prompt + max_tokens}) exceed context window of {n_ctx}: the "
+            f"prompt alone is {n_prompt} tokens; shorten the conversation or serve the model "
+            "with a larger n_ctx"
         )
+    return min(max_tokens, n_ctx - n_prompt)
 
 
 def template_tool_calls(text: str) -> tuple[str, list[dict[str, Any]]]:
@@ -445,7 +448,7 @@ class ChatModel:
             max_tokens = min(max_tokens, self.max_tokens)
         inputs = self._inputs(request, tools, start)
         n_prompt = int(inputs["input_ids"].shape[1])
-        check_context(n_prompt, max_tokens, self.n_ctx)
+        max_tokens = fit_reply(n_prompt, max_tokens, self.n_ctx)
         temperature = self.temperature
         if temperature is None:
             temperature = float(request.get("temperature", 1.0) or 0.0)

@@ -4,8 +4,8 @@
 file with ``llama_cpp.Llama`` and answers ``GET /v1/models`` and ``POST /v1/chat/completions``
 (plain and ``stream``) exactly as :mod:`~agentgym_envs.benchmarks.hf_server` does -- the same
 request handling (content parts, tool calls and results in the history, ``tools`` offered in
-the system prompt, ``tool_choice``, parallel tool calls, a 400 for a prompt that does not fit),
-the same replies -- with llama.cpp computing them. The conversation is rendered by the model's
+the system prompt, ``tool_choice``, parallel tool calls, ``max_tokens`` cut to the room the
+prompt leaves, a 400 for a prompt that leaves none), the same replies -- with llama.cpp computing them. The conversation is rendered by the model's
 own chat template (the GGUF file's ``tokenizer.chat_template``; ChatML when it has none).
 llama-cpp-python's own server refuses what harnesses send (content parts, an assistant turn
 with only tool calls, ``tool_choice: "required"``: HTTP 500), hence this one.
@@ -29,7 +29,7 @@ from agentgym_envs.benchmarks.hf_server import (
     DEFAULT_MAX_TOKENS,
     _messages,
     build_app,
-    check_context,
+    fit_reply,
     offered_tools,
     reply_message,
     reply_start,
@@ -94,44 +94,110 @@ class LlamaChatModel:
         return ids, [s for s in stop if s]
 
     def complete(self, request: dict[str, Any]) -> dict[str, Any]:
-        """An OpenAI ``chat.completion`` for ``request`` (raises ValueError on a bad one)."""
+        """An OpenAI ``chat.completion`` for ``request`` (raises ValueError on a bad one).
+
+        ``logprobs`` (with ``top_logprobs``) adds each reply token's logprob as OpenAI's
+        ``choices[0].logprobs.content``; ``return_token_ids`` (vLLM's) adds the prompt's
+        ``prompt_token_ids`` and the reply's ``choices[0].token_ids``."""
         tools, forced = offered_tools(request)
         start = reply_start(forced)
         max_tokens = int(
             request.get("max_tokens") or request.get("max_completion_tokens") or DEFAULT_MAX_TOKENS
         )
         ids, stop = self._prompt(request, tools, start)
-        check_context(len(ids), max_tokens, self.n_ctx)
-        temperature = float(request.get("temperature", 1.0) or 0.0)
-        seed = request.get("seed")
+        max_tokens = fit_reply(len(ids), max_tokens, self.n_ctx)
+        top = int(request.get("top_logprobs") or 1) if request.get("logprobs") else 0
         with self.lock:
             held = list(self.llm.input_ids[: self.llm.n_tokens])
             reused = next((i for i, (a, b) in enumerate(zip(held, ids)) if a != b), len(held))
-            out = self.llm.create_completion(
-                ids,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                top_p=float(request.get("top_p") or 1.0),
-                stop=stop,
-                seed=int(seed) if seed is not None else None,
-            )
-        choice = out["choices"][0]
-        n_new = int(out["usage"]["completion_tokens"])
-        finish = "length" if choice.get("finish_reason") == "length" else "stop"
-        message, finish = reply_message(start + choice["text"], finish, request, tools)
-        return {
+            new, text, finish, logprobs = self._generate(ids, request, max_tokens, stop, top)
+        message, finish = reply_message(start + text, finish, request, tools)
+        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish}
+        if top:
+            choice["logprobs"] = {"content": logprobs}
+        completion: dict[str, Any] = {
             "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": self.alias,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "choices": [choice],
             "usage": {
                 "prompt_tokens": len(ids),
-                "completion_tokens": n_new,
-                "total_tokens": len(ids) + n_new,
+                "completion_tokens": len(new),
+                "total_tokens": len(ids) + len(new),
                 "prompt_tokens_details": {"cached_tokens": min(reused, len(ids) - 1)},
             },
         }
+        if request.get("return_token_ids"):
+            completion["prompt_token_ids"] = list(ids)
+            choice["token_ids"] = new
+        return completion
+
+    def _generate(
+        self, ids: list[int], request: dict[str, Any], max_tokens: int, stop: list[str], top: int
+    ) -> tuple[list[int], str, str, list[dict[str, Any]]]:
+        """Sample the reply to ``ids`` token by token (llama.cpp reuses the prefix it shares
+        with the last prompt): its token ids, its text (cut at a stop string), its finish
+        reason, and each token's logprob with the ``top`` likeliest (when ``top``)."""
+        import llama_cpp
+        import numpy as np
+
+        scores: list[Any] = []
+
+        def keep(_: Any, logits: Any) -> Any:
+            if top:
+                scores.append(np.array(logits, dtype=np.float32))
+            return logits
+
+        if request.get("seed") is not None:
+            self.llm.set_seed(int(request["seed"]))
+        temperature = float(request.get("temperature", 1.0) or 0.0)
+        stops = [*stop, *_stop_strings(request.get("stop"))]
+        new: list[int] = []
+        logprobs: list[dict[str, Any]] = []
+        text, finish = "", "length"
+        for token in self.llm.generate(
+            ids,
+            temp=temperature,
+            top_p=float(request.get("top_p") or 1.0),
+            logits_processor=llama_cpp.LogitsProcessorList([keep]),
+        ):
+            if llama_cpp.llama_token_is_eog(self.llm._model.vocab, token):
+                finish = "stop"
+                break
+            new.append(token)
+            if top:
+                logprobs.append(self._logprob(token, scores[-1], top))
+            text = self.llm.detokenize(new, prev_tokens=ids).decode("utf-8", errors="ignore")
+            cut = min((i for i in (text.find(s) for s in stops if s) if i >= 0), default=-1)
+            if cut >= 0:
+                text, finish = text[:cut], "stop"
+                break
+            if len(new) >= max_tokens:
+                break
+        return new, text, finish, logprobs
+
+    def _logprob(self, token: int, logits: Any, top: int) -> dict[str, Any]:
+        """OpenAI's logprob entry of ``token`` sampled from ``logits``."""
+        import numpy as np
+
+        shifted = logits - logits.max()
+        logsoftmax = shifted - np.log(np.exp(shifted).sum())
+
+        def entry(t: int) -> dict[str, Any]:
+            piece = self.llm.detokenize([t])
+            return {
+                "token": piece.decode("utf-8", errors="replace"),
+                "logprob": float(logsoftmax[t]),
+                "bytes": list(piece),
+            }
+
+        best = np.argsort(-logsoftmax)[:top]
+        return {**entry(token), "top_logprobs": [entry(int(t)) for t in best]}
+
+
+def _stop_strings(stop: Any) -> list[str]:
+    return [stop] if isinstance(stop, str) else [s for s in stop or [] if isinstance(s, str)]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,8 +1,9 @@
 """Both local model servers (transformers and llama.cpp, the real SmolLM2-135M on 127.0.0.1)
 take what agent harnesses send: a system message as content parts, an assistant turn with only
 tool calls and the tool results after it, ``tool_choice`` (none / required / a named function),
-streamed tool calls that end with a finish reason, several tool calls in one reply, and a prompt
-too long for the window as a one-line 400."""
+streamed tool calls that end with a finish reason, several tool calls in one reply, a reply
+asked longer than the room left (cut to it), and a prompt too long for the window as a one-line
+400."""
 
 from __future__ import annotations
 
@@ -134,9 +135,13 @@ def test_a_prompt_too_long_for_the_window_is_a_400_that_says_so(server):
     r = _post(server, messages=long)
     assert r.status_code == 400
     message = r.json()["error"]["message"]
-    assert "exceed context window of 1024" in message and "\n" not in message
-    fits = _post(server, messages=[{"role": "user", "content": "Hi"}], max_tokens=4)
-    assert fits.status_code == 200  # the server lives on
+    assert "exceed context window of 1024" in message and "prompt alone" in message
+    assert "\n" not in message
+    # a reply asked for more than the room left gets the room left (Hermes asks for 64K)
+    fits = _post(server, messages=[{"role": "user", "content": "Hi"}], max_tokens=65536)
+    assert fits.status_code == 200, fits.text  # and the server lives on
+    usage = fits.json()["usage"]
+    assert usage["prompt_tokens"] + usage["completion_tokens"] <= 1024
 
 
 def test_several_calls_in_a_reply_are_parallel_calls_unless_refused():
@@ -174,3 +179,20 @@ def test_requests_are_read_as_harnesses_send_them():
         '{"name": "act", "arguments": {"action": "go north"}}',
     ]
     assert messages[4]["content"] == "You win."
+
+
+def test_llama_cpp_returns_logprobs_and_token_ids_when_asked(server):
+    if server.runtime != "llama.cpp":
+        pytest.skip("the transformers runtime's token ids are another change's")
+    messages = [{"role": "user", "content": "Say one word."}]
+    r = _post(server, messages=messages, logprobs=True, top_logprobs=2, return_token_ids=True)
+    data = r.json()
+    choice = data["choices"][0]
+    assert len(data["prompt_token_ids"]) == data["usage"]["prompt_tokens"]
+    assert len(choice["token_ids"]) == data["usage"]["completion_tokens"]
+    content = choice["logprobs"]["content"]
+    assert len(content) == len(choice["token_ids"])
+    assert all(c["logprob"] <= 0 and len(c["top_logprobs"]) == 2 for c in content)
+    assert "".join(c["token"] for c in content).strip() == choice["message"]["content"].strip()
+    plain = _post(server, messages=messages).json()
+    assert "logprobs" not in plain["choices"][0] and "prompt_token_ids" not in plain

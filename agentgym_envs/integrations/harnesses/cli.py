@@ -14,13 +14,14 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import typer
 
 #: The context window the local model is served with for a harness (their prompts are long).
-LOCAL_CONTEXT = 16384
+LOCAL_CONTEXT = 32768
 
 
 @contextlib.contextmanager
@@ -58,13 +59,17 @@ def install_harnesses(names: list[str], everything: bool) -> None:
     failed = []
     for harness in harnesses:
         typer.echo(f"{harness.name}: {harness.package} into {harness.prefix()}")
+        started = time.monotonic()
         try:
-            done = install(harness)
+            done = install(
+                harness, progress=lambda line, h=harness: typer.echo(f"{h.name}: {line}")
+            )
         except HarnessInstallError as exc:
             sys.stderr.write(f"error: {harness.title} could not be installed: {exc}\n")
             failed.append(harness.name)
             continue
-        typer.echo(f"{harness.name}: {'installed' if done else 'already installed'}")
+        took = f" in {time.monotonic() - started:.0f} s" if done else ""
+        typer.echo(f"{harness.name}: {'installed' + took if done else 'already installed'}")
     if failed:
         sys.stderr.write(f"error: not installed into {harness_dir()}: {', '.join(failed)}\n")
         raise typer.Exit(1)
