@@ -567,13 +567,46 @@ def _cut_at_stop(text: str, stop: Any) -> tuple[str, bool]:
     return (text[:cut], True) if cut >= 0 else (text, False)
 
 
+#: Seconds a streamed request waits for its reply before its stream starts with keep-alives.
+STREAM_WAIT = 2.0
+#: Seconds between the keep-alive comments of a stream whose reply is still being computed.
+KEEPALIVE = 5.0
+
+
 def build_app(chat: ChatModel):
-    """The FastAPI app: ``/v1/models`` and ``/v1/chat/completions``."""
+    """The FastAPI app: ``/v1/models`` and ``/v1/chat/completions``.
+
+    A streamed request whose reply takes more than :data:`STREAM_WAIT` seconds (a long prompt
+    on a CPU, or requests queued for the one model) gets its stream at once, with an SSE comment
+    every :data:`KEEPALIVE` seconds until the reply's chunks follow: clients that give up on a
+    silent connection (harnesses wait about 300 s) keep waiting. A request found bad by then is a
+    400; one found bad later ends its stream with an error event."""
+    import asyncio
+
     from fastapi import FastAPI, Request
     from fastapi.concurrency import run_in_threadpool
     from fastapi.responses import JSONResponse, StreamingResponse
 
+    from agentgym_envs.integrations.sse import DONE, completion_chunks, event
+
     app = FastAPI(title="agentgym local model (transformers)")
+
+    def refused(exc: ValueError) -> JSONResponse:
+        error = {"message": str(exc), "type": "invalid_request_error"}
+        return JSONResponse({"error": error}, status_code=400)
+
+    async def later(reply: asyncio.Future):
+        while not reply.done():
+            yield b": keep-alive\n\n"
+            await asyncio.wait([reply], timeout=KEEPALIVE)
+        try:
+            completion = reply.result()
+        except ValueError as exc:
+            yield event({"error": {"message": str(exc), "type": "invalid_request_error"}})
+        else:
+            for chunk in completion_chunks(completion):
+                yield event(chunk)
+        yield DONE
 
     @app.get("/v1/models")
     def models() -> dict[str, Any]:
@@ -588,13 +621,18 @@ def build_app(chat: ChatModel):
             body = await request.json()
             if not isinstance(body, dict):
                 raise ValueError("the body must be a JSON object")
-            completion = await run_in_threadpool(chat.complete, body)
         except ValueError as exc:
-            error = {"message": str(exc), "type": "invalid_request_error"}
-            return JSONResponse({"error": error}, status_code=400)
+            return refused(exc)
+        reply = asyncio.ensure_future(run_in_threadpool(chat.complete, body))
         if body.get("stream"):
-            from agentgym_envs.integrations.sse import DONE, completion_chunks, event
-
+            await asyncio.wait([reply], timeout=STREAM_WAIT)
+            if not reply.done():
+                return StreamingResponse(later(reply), media_type="text/event-stream")
+        try:
+            completion = await reply
+        except ValueError as exc:
+            return refused(exc)
+        if body.get("stream"):
             events = [*map(event, completion_chunks(completion)), DONE]
             return StreamingResponse(iter(events), media_type="text/event-stream")
         return completion

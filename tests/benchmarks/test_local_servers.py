@@ -196,3 +196,52 @@ def test_llama_cpp_returns_logprobs_and_token_ids_when_asked(server):
     assert "".join(c["token"] for c in content).strip() == choice["message"]["content"].strip()
     plain = _post(server, messages=messages).json()
     assert "logprobs" not in plain["choices"][0] and "prompt_token_ids" not in plain
+
+
+class _SlowModel:
+    """Stands in for a model that takes its time over a long prompt (the real one's speed
+    depends on the machine); its reply is a real completion of the server's shape."""
+
+    alias = LOCAL_MODEL_ALIAS
+
+    def complete(self, request):
+        import time
+
+        time.sleep(1.5)
+        if request.get("bad"):
+            raise ValueError("found bad late")
+        message = {"role": "assistant", "content": "done"}
+        return {
+            "id": "chatcmpl-slow",
+            "object": "chat.completion",
+            "created": 0,
+            "model": self.alias,
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+
+
+def test_a_slow_streamed_reply_keeps_the_connection_alive(monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from agentgym_envs.benchmarks import hf_server
+
+    monkeypatch.setattr(hf_server, "STREAM_WAIT", 0.1)
+    monkeypatch.setattr(hf_server, "KEEPALIVE", 0.2)
+    client = TestClient(hf_server.build_app(_SlowModel()))
+    body = {"model": LOCAL_MODEL_ALIAS, "messages": [{"role": "user", "content": "Hi"}]}
+    with client.stream("POST", "/v1/chat/completions", json={**body, "stream": True}) as r:
+        assert r.status_code == 200
+        lines = [x for x in r.iter_lines() if x]
+    assert lines[0] == ": keep-alive" and lines.count(": keep-alive") >= 2
+    data = [json.loads(x[6:]) for x in lines if x.startswith("data: {")]
+    assert data[0]["choices"][0]["delta"]["content"] == "done"
+    assert data[-1]["choices"][0]["finish_reason"] == "stop" and lines[-1] == "data: [DONE]"
+    with client.stream(
+        "POST", "/v1/chat/completions", json={**body, "stream": True, "bad": 1}
+    ) as r:
+        late = [x for x in r.iter_lines() if x.startswith("data: ")]
+    assert json.loads(late[0][6:])["error"]["message"] == "found bad late"
+    assert late[-1] == "data: [DONE]"
+    plain = client.post("/v1/chat/completions", json=body).json()  # no stream: no keep-alive
+    assert plain["choices"][0]["message"]["content"] == "done"
