@@ -471,11 +471,12 @@ def _policy(
     harness = policy.startswith("harness:")
     try:
         if source == "local":
-            if harness:  # a harness's prompts are long
-                from agentgym_envs.integrations.harnesses.cli import LOCAL_CONTEXT
+            cap = None
+            if harness:  # a harness's prompts are long, its replies asked up to its context
+                from agentgym_envs.integrations.harnesses.cli import LOCAL_CONTEXT, LOCAL_MAX_TOKENS
 
-                n_ctx = max(n_ctx, LOCAL_CONTEXT)
-            server = _start_local(n_ctx)
+                n_ctx, cap = max(n_ctx, LOCAL_CONTEXT), LOCAL_MAX_TOKENS
+            server = _start_local(n_ctx, cap)
             base_url, model = server.base_url, model or server.alias
         elif source == "expert":
             from agentgym_envs.agents.expert_server import ExpertChatServer
@@ -493,12 +494,12 @@ def _policy(
             server.stop()
 
 
-def _start_local(n_ctx: int):
+def _start_local(n_ctx: int, max_tokens: int | None = None):
     from agentgym_envs.benchmarks.local_llm import LocalLLMServer, default_runtime
 
     runtime = default_runtime()
     console.print(f"[dim]starting the local model server (SmolLM2-135M on {runtime})...[/]")
-    return LocalLLMServer(n_ctx=n_ctx, runtime=runtime).start()
+    return LocalLLMServer(n_ctx=n_ctx, runtime=runtime, max_tokens=max_tokens).start()
 
 
 def _items(items: Path | None, envs: str, allow_stand_in: bool):

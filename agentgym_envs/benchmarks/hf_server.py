@@ -651,8 +651,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--n_ctx", type=int, default=4096)
     parser.add_argument("--n_threads", type=int, default=None)
+    parser.add_argument("--max_tokens", type=int, default=None, help="most tokens of any reply")
     args = parser.parse_args(argv)
     chat = ChatModel(Path(args.model), args.model_alias, args.n_ctx, args.n_threads)
+    chat.max_tokens = args.max_tokens
     uvicorn.run(build_app(chat), host=args.host, port=args.port, log_level="warning")
 
 

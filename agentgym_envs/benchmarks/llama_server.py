@@ -80,6 +80,8 @@ class LlamaChatModel:
             stop_token_ids=[self.llm.token_eos()],
         )
         self.lock = threading.Lock()
+        #: Most tokens of any reply, whatever a request asks (``None``: as asked).
+        self.max_tokens: int | None = None
 
     def _prompt(self, request: dict[str, Any], tools: list[dict[str, Any]], start: str) -> Any:
         """The token ids of the request's conversation (tools offered), the reply begun with
@@ -104,6 +106,8 @@ class LlamaChatModel:
         max_tokens = int(
             request.get("max_tokens") or request.get("max_completion_tokens") or DEFAULT_MAX_TOKENS
         )
+        if self.max_tokens is not None:
+            max_tokens = min(max_tokens, self.max_tokens)
         ids, stop = self._prompt(request, tools, start)
         max_tokens = fit_reply(len(ids), max_tokens, self.n_ctx)
         top = int(request.get("top_logprobs") or 1) if request.get("logprobs") else 0
@@ -211,8 +215,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--n_ctx", type=int, default=4096)
     parser.add_argument("--n_threads", type=int, default=None)
+    parser.add_argument("--max_tokens", type=int, default=None, help="most tokens of any reply")
     args = parser.parse_args(argv)
     chat = LlamaChatModel(Path(args.model), args.model_alias, args.n_ctx, args.n_threads)
+    chat.max_tokens = args.max_tokens
     app = build_app(chat)  # type: ignore[arg-type]  # the same interface: alias, complete
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 

@@ -120,6 +120,9 @@ class LocalLLMServer:
             with the model's own chat template and offer ``tools`` in its system prompt.
         startup_timeout: seconds to wait for the server to answer.
         runtime: ``"transformers"`` or ``"llama.cpp"`` (default: :func:`default_runtime`).
+        max_tokens: most tokens of any reply, whatever a request asks (``None``: as asked; a
+            harness asks for up to its whole context, and a 135M model sampling at
+            temperature 1 may not stop).
     """
 
     def __init__(
@@ -134,6 +137,7 @@ class LocalLLMServer:
         startup_timeout: float = 300.0,
         alias: str = LOCAL_MODEL_ALIAS,
         runtime: str | None = None,
+        max_tokens: int | None = None,
     ) -> None:
         if runtime is not None:
             runtime_missing(runtime)  # an unknown name fails here, not at start
@@ -146,6 +150,7 @@ class LocalLLMServer:
         self.startup_timeout = startup_timeout
         self.alias = alias
         self.runtime = runtime
+        self.max_tokens = max_tokens
         self.process: subprocess.Popen[bytes] | None = None
         self._log: tempfile._TemporaryFileWrapper[bytes] | None = None  # type: ignore[name-defined]
 
@@ -179,6 +184,8 @@ class LocalLLMServer:
             str(self.n_ctx),
         ]
         cmd += ["--n_threads", str(self.n_threads or _default_threads(runtime))]
+        if self.max_tokens:
+            cmd += ["--max_tokens", str(self.max_tokens)]
         return cmd
 
     def start(self, stop: threading.Event | None = None) -> LocalLLMServer:

@@ -245,3 +245,15 @@ def test_a_slow_streamed_reply_keeps_the_connection_alive(monkeypatch):
     assert late[-1] == "data: [DONE]"
     plain = client.post("/v1/chat/completions", json=body).json()  # no stream: no keep-alive
     assert plain["choices"][0]["message"]["content"] == "done"
+
+
+def test_a_server_wide_reply_cap_reaches_both_runtimes(tmp_path):
+    from pathlib import Path
+
+    for runtime in ("transformers", "llama.cpp"):
+        if runtime_missing(runtime):
+            continue
+        server = LocalLLMServer(Path("model.gguf"), runtime=runtime, port=1, max_tokens=7)
+        command = server.command()
+        assert command[command.index("--max_tokens") + 1] == "7"
+        assert "--max_tokens" not in LocalLLMServer(Path("m.gguf"), runtime=runtime).command()

@@ -16,7 +16,7 @@ pytest.importorskip("uvicorn")
 
 from agentgym_envs.benchmarks.local_llm import LocalLLMServer, local_llm_available
 from agentgym_envs.integrations.harnesses import names
-from agentgym_envs.integrations.harnesses.cli import LOCAL_CONTEXT
+from agentgym_envs.integrations.harnesses.cli import LOCAL_CONTEXT, LOCAL_MAX_TOKENS
 from agentgym_envs.integrations.harnesses.runner import run_harness
 from tests.integrations.test_harnesses import installed
 
@@ -26,7 +26,9 @@ def local_model():
     reason = local_llm_available()
     if reason:
         pytest.skip(reason)
-    with LocalLLMServer(n_ctx=LOCAL_CONTEXT, startup_timeout=900) as server:
+    with LocalLLMServer(
+        n_ctx=LOCAL_CONTEXT, max_tokens=LOCAL_MAX_TOKENS, startup_timeout=900
+    ) as server:
         yield server
 
 

@@ -22,6 +22,9 @@ import typer
 
 #: The context window the local model is served with for a harness (their prompts are long).
 LOCAL_CONTEXT = 32768
+#: Most tokens of one reply of the local model to a harness (harnesses ask for up to their
+#: whole context; SmolLM2-135M sampling at temperature 1 can ramble on for thousands).
+LOCAL_MAX_TOKENS = 1024
 
 
 @contextlib.contextmanager
@@ -35,7 +38,7 @@ def model_endpoint(model: str, env_id: str, split: str = "test") -> Iterator[str
     elif model == "local":
         from agentgym_envs.benchmarks.local_llm import LocalLLMServer
 
-        with LocalLLMServer(n_ctx=LOCAL_CONTEXT) as server:
+        with LocalLLMServer(n_ctx=LOCAL_CONTEXT, max_tokens=LOCAL_MAX_TOKENS) as server:
             yield server.base_url
     elif model.startswith(("http://", "https://")):
         yield model
