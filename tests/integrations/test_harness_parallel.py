@@ -149,3 +149,55 @@ def test_pruning_keeps_the_named_sessions_and_drops_torn_lines(tmp_path):
     assert prune_records(tmp_path, {"a"}) == 1
     assert (tmp_path / "sft.jsonl").read_text() == '{"session": "a", "n": 1}\n'
     assert prune_records(tmp_path, {"a"}) == 0
+
+
+@pytest.mark.parametrize(
+    "args,says",
+    [
+        (
+            ["bench", "--policy", "harness:cline", "--envs", "Wordle-v0"],
+            "harness:cline needs a model",
+        ),
+        (
+            [
+                "bench",
+                "--policy",
+                "harness:clien",
+                "--envs",
+                "Wordle-v0",
+                "--base-url",
+                "http://x/v1",
+            ],
+            "did you mean 'cline'",
+        ),
+        (
+            ["harness", "cline", "--env", "Wordle-v0", "--tasks", "3-1", "--model", "expert"],
+            "runs backwards",
+        ),
+        (
+            [
+                "harness",
+                "cline",
+                "--env",
+                "Wordle-v0",
+                "--task",
+                "1",
+                "--tasks",
+                "2",
+                "--model",
+                "expert",
+            ],
+            "not both",
+        ),
+    ],
+)
+def test_bad_harness_runs_are_one_line_errors(args, says, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "agentgym_envs.cli", *args, "--out", str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "300"},
+    )
+    assert done.returncode != 0 and says in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
