@@ -201,3 +201,21 @@ def test_bad_harness_runs_are_one_line_errors(args, says, tmp_path):
     )
     assert done.returncode != 0 and says in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_harness_that_gives_up_on_a_reply_cut_at_its_token_limit_is_a_token_limit(tmp_path):
+    from agentgym_envs.integrations.gateway import Gateway
+    from agentgym_envs.integrations.harnesses.runner import _ending
+
+    gateway = Gateway(WORDLE, "http://127.0.0.1:9/v1", tmp_path, session_auth=False)
+    log = tmp_path / "harness.log"
+    log.write_text('{"type":"error","message":"Model reached the maximum output token limit"}\n')
+    session = gateway.session("cline-cut")
+    reply = {"role": "assistant", "content": "ramble"}
+    session.append({"request": {}, "response": reply, "finish_reason": "stop"})
+    assert _ending(gateway, "cline-cut", 1, None, log)["outcome"] == "env_error"
+    session.append({"request": {}, "response": reply, "finish_reason": "length"})
+    ending = _ending(gateway, "cline-cut", 1, None, log)
+    assert (ending["outcome"], ending["reward_valid"]) == ("token_limit", True)
+    assert "maximum output token limit" in ending["error"]
+    assert _ending(gateway, "cline-cut", 0, None, log)["outcome"] == "failure"  # it stopped itself

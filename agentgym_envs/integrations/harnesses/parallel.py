@@ -177,7 +177,8 @@ class HarnessPolicy:
             "wall_time": result.wall_time,
             "tokens": result.tokens,
             "conversations": result.record.get("conversations") or [],
-            "error": result.error,
+            # an error marks an episode to play again on resume: only one whose reward is void
+            "error": None if result.reward_valid else result.error,
             "session": result.session,
         }
 

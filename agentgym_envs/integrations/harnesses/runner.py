@@ -13,8 +13,11 @@ How an episode ends:
 * the env ended it: the env's ``outcome`` and ``reward_valid``; a harness still running is
   stopped after a short grace period;
 * the deadline passed first: ``time_limit``, ``reward_valid`` false;
-* the harness exited non-zero (crashed), or no model call ever succeeded: ``env_error``,
-  ``reward_valid`` false, with the tail of its log as the ``error``;
+* the harness exited non-zero right after the model's reply ran out of tokens (its last
+  answered call ended with ``finish_reason: length``; Cline then stops with "Model reached the
+  maximum output token limit"): ``token_limit``, ``reward_valid`` true -- the model's doing;
+* the harness exited non-zero otherwise (crashed), or no model call ever succeeded:
+  ``env_error``, ``reward_valid`` false, with the tail of its log as the ``error``;
 * the harness stopped by itself before the env ended: ``failure`` (the agent gave up).
 
 Records carry ``harness``, ``outcome``, ``reward_valid``, ``wall_time``, ``tokens``,
@@ -454,6 +457,13 @@ def _ending(
             "outcome": "time_limit",
             "reward_valid": False,
             "error": "the harness did not finish the episode before its deadline",
+        }
+    answered = [c for c in calls if c.get("response") is not None and not c.get("error")]
+    if returncode != 0 and answered and answered[-1].get("finish_reason") == "length":
+        return {  # the model's own doing: its reply ran out of tokens and the harness gave up
+            "outcome": "token_limit",
+            "reward_valid": True,
+            "error": f"the model's last reply reached its token limit: {_tail(log_path)}",
         }
     if returncode != 0:
         return {
