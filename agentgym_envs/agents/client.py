@@ -19,6 +19,8 @@ from agentgym_envs.errors import AgentGymError
 logger = logging.getLogger(__name__)
 #: How ``agentgym bench --policy`` names an agent server: ``agent-server:<url>``.
 SERVER_PREFIX = "agent-server:"
+#: What a run records of the agent server's ``/health`` (its settings, not its counters).
+SERVER_SETTINGS = ("agent", "agents", "concurrency")
 
 
 class AgentServerClient:
@@ -212,11 +214,13 @@ def agent_server_spec(
 
     def check() -> None:
         try:
-            spec.config["server"] = client.health()
+            health = client.health()
         except Exception as exc:
             raise AgentGymError(
                 f"cannot reach the agent server at {url} ({exc}): start it with agentgym agent-server"
             ) from None
+        # the run's settings: the server's own (its live counters would refuse every resume)
+        spec.config["server"] = {k: health[k] for k in SERVER_SETTINGS if k in health}
 
     fmt = AGENTS.get(agent or "multistep", "tools")
     spec = PolicySpec(

@@ -7,8 +7,11 @@ answering, the score must be the expert's.
 For each ``POST /v1/chat/completions`` the server finds the episode in the conversation: the
 task whose first observation the conversation carries (among the test tasks of its env ids;
 tasks sharing a first observation are told apart by replaying the conversation), replays the
-agent's actions on its own copy of the env, and answers with the expert's next action. Replay
-state is cached per conversation, so each request costs one env step. Replies carry ``usage``
+agent's actions on its own copy of the env, and answers with the expert's next action. A replay
+depends only on the task and the actions, so replays are cached by those (each request then
+costs one env step) and shared by conversations that took the same actions; whether a task's
+observations are the conversation's is decided per request. With ``cache=False`` the server is
+stateless, as a model is: every answer is computed from its request alone. Replies carry ``usage``
 (whitespace token counts); a request with ``"stream": true`` gets them as a server-sent event
 stream of ``chat.completion.chunk`` objects ending in ``[DONE]``.
 """
@@ -53,6 +56,12 @@ class _Shadow:
         self.next = "" if terminated or truncated else str(self.expert(self.obs, self.info))
 
 
+def _consistent(shadow: _Shadow, turns: list[Any]) -> bool:
+    """Whether each observation of the replay appears in the conversation's text after the
+    action that led to it."""
+    return all(obs.strip()[:200] in text for obs, (_, text) in zip(shadow.observations[1:], turns))
+
+
 def _text(message: dict[str, Any]) -> str:
     content = message.get("content")
     if isinstance(content, list):  # content parts
@@ -67,6 +76,9 @@ class ExpertChatServer:
         env_ids: the env ids whose test tasks conversations may be about.
         split: the split the tasks come from.
         port: TCP port (default: a free one). ``base_url`` is the ``/v1`` root.
+        max_cached: most replays kept between requests.
+        cache: keep replays between requests (``False``: stateless, each answer from its
+            request alone -- slower, the proof that nothing leaks between conversations).
 
     Use as a context manager (``with ExpertChatServer([...]) as server: server.base_url``).
     """
@@ -79,6 +91,7 @@ class ExpertChatServer:
         host: str = "127.0.0.1",
         port: int = 0,
         max_cached: int = 256,
+        cache: bool = True,
     ) -> None:
         from agentgym_envs.spec import resolve_id
 
@@ -86,6 +99,7 @@ class ExpertChatServer:
         self.split = split
         self.host, self.port = host, port
         self.max_cached = max_cached
+        self.cache = cache
         self._firsts: dict[str, list[tuple[str, int]]] | None = None
         self._cache: OrderedDict[tuple[Any, ...], _Shadow] = OrderedDict()
         self._lock = threading.Lock()
@@ -152,40 +166,46 @@ class ExpertChatServer:
             return None
         best: _Shadow | None = None
         for env_id, task_id in found:
-            shadow = self._replay(env_id, task_id, messages, start)
-            if shadow is not None and (best is None or len(found) == 1):
+            replayed = self._replay(env_id, task_id, messages, start)
+            if replayed is None:
+                continue
+            shadow, turns = replayed
+            if best is None or len(found) == 1:
                 best = shadow
-            if shadow is not None and shadow.consistent:  # type: ignore[attr-defined]
+            # whether this task's observations are the ones the conversation shows: a fact of
+            # this conversation, never of the cached replay (other conversations share it)
+            if _consistent(shadow, turns):
                 return shadow
         return best
 
     def _replay(
         self, env_id: str, task_id: int, messages: list[dict[str, Any]], start: int
-    ) -> _Shadow | None:
+    ) -> tuple[_Shadow, list[Any]] | None:
+        """Task ``task_id`` replayed through the conversation's actions, and the
+        conversation's turns (action, texts that came back). A replay depends on the task and
+        the actions only, so one cached for another conversation with the same ones is
+        reused; with ``cache=False`` nothing outlives the request."""
         probe = gym.make(env_id)
         probe.reset(seed=0, options={"task_id": task_id, "split": self.split})
         turns = self._actions(probe, messages, start)
         probe.close()
         actions = tuple(a if a is not None else "" for a, _ in turns)
-        key = (env_id, task_id, messages[start].get("content"), actions)
+        key = (env_id, task_id, _text(messages[start]), actions)
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
-                return self._cache[key]
+                return self._cache[key], turns
             prev = self._cache.pop((*key[:3], actions[:-1]), None) if actions else None
         shadow = prev or _Shadow(env_id, task_id, self.split)
         for action in actions[len(shadow.actions) :]:
             if shadow.next == "" and shadow.actions:
                 break
             shadow.step(action)
-        shadow.consistent = all(  # type: ignore[attr-defined]
-            obs.strip()[:200] in text for obs, (_, text) in zip(shadow.observations[1:], turns)
-        )
         with self._lock:
             self._cache[key] = shadow
-            while len(self._cache) > self.max_cached:
+            while self.cache and len(self._cache) > max(self.max_cached, 1):
                 self._cache.popitem(last=False)[1].env.close()
-        return shadow
+        return shadow, turns
 
     # -- answering -------------------------------------------------------------------------------
     def _hinted(self, episode: str, messages: list[dict[str, Any]]) -> _Shadow | None:
@@ -202,7 +222,8 @@ class ExpertChatServer:
             if m.get("role") != "assistant" or m.get("tool_calls") or "Action:" in _text(m)
         ]
         start = next((i for i, m in enumerate(acting) if m.get("role") == "user"), 0)
-        return self._replay(env_id, task_id, acting, start)
+        replayed = self._replay(env_id, task_id, acting, start)
+        return replayed[0] if replayed is not None else None
 
     def _board(self, messages: list[dict[str, Any]]) -> _Shadow | None:
         """Tic-tac-toe from the last position (the opponent may be anyone)."""
@@ -270,6 +291,13 @@ class ExpertChatServer:
             },
         }
 
+    def _answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        """:meth:`complete` on the worker thread; a stateless server first drops the replays
+        of the requests before."""
+        if not self.cache:
+            self._close_all()
+        return self.complete(body)
+
     # -- serving ---------------------------------------------------------------------------------
     def start(self) -> ExpertChatServer:
         server = self
@@ -299,7 +327,7 @@ class ExpertChatServer:
                 try:
                     length = int(self.headers.get("Content-Length") or 0)
                     body = json.loads(self.rfile.read(length) or b"{}")
-                    reply = server._worker.submit(server.complete, body).result()
+                    reply = server._worker.submit(server._answer, body).result()
                     if isinstance(body, dict) and body.get("stream"):
                         send_stream(self, reply)
                     else:

@@ -110,6 +110,16 @@ def _policy_spec(
             max_tokens=max_tokens,
             temperature=temperature,
         )
+    if policy.startswith("harness:"):  # a pre-built harness plays whole episodes
+        from agentgym_envs.integrations.harnesses.parallel import POLICY_PREFIX, harness_spec
+
+        if not base_url:
+            raise AgentGymError(
+                f"{policy} needs a model: --base-url <its /v1 root> or --model-source expert|local"
+            )
+        return harness_spec(
+            policy.removeprefix(POLICY_PREFIX), base_url, model=model, api_key=api_key
+        )
     if policy.startswith("agent:"):
         from agentgym_envs.agents.specs import AGENTS, POLICY_PREFIX, agent_spec, unknown_agent
 
@@ -125,7 +135,8 @@ def _policy_spec(
         return agent_spec(name, max_reasks=max_reasks, **endpoint)
     raise AgentGymError(
         f"unknown policy {policy!r}: use expert, random, openai, local, agent:<name> "
-        "(a reference agent, e.g. agent:multiturn) or agent-server:<url>"
+        "(a reference agent, e.g. agent:multiturn), agent-server:<url> or harness:<name> "
+        "(a pre-built harness, e.g. harness:cline)"
     )
 
 
@@ -212,14 +223,15 @@ _POLICY = typer.Option(
     "--policy",
     help="expert, random, openai (any OpenAI-compatible endpoint), local (SmolLM2 started here: "
     "transformers, or llama.cpp where that extra is installed), "
-    "agent:<name> (a reference agent over the endpoint, e.g. agent:multiturn) or "
-    "agent-server:<url> (episodes played by a running agentgym agent-server).",
+    "agent:<name> (a reference agent over the endpoint, e.g. agent:multiturn), "
+    "agent-server:<url> (episodes played by a running agentgym agent-server) or harness:<name> "
+    "(a pre-built harness, e.g. harness:cline, over --base-url or --model-source).",
 )
 _MODEL_SOURCE = typer.Option(
     "openai",
     "--model-source",
-    help="The model of openai and agent:<name>: openai (--base-url), local (SmolLM2 started here: "
-    "transformers, or llama.cpp where that extra is installed) "
+    help="The model of openai, agent:<name> and harness:<name>: openai (--base-url), local "
+    "(SmolLM2 started here: transformers, or llama.cpp where that extra is installed) "
     "or expert (the family's expert behind an OpenAI-compatible "
     "server started here: checks the plumbing).",
 )
@@ -444,8 +456,8 @@ def _model_source(policy: str, source: str) -> str:
         return "local"
     if source != "openai" and policy in ("expert", "random"):
         raise AgentGymError(
-            f"--model-source {source} gives a model to openai and agent:<name> policies, "
-            f"not to --policy {policy}"
+            f"--model-source {source} gives a model to openai, agent:<name> and harness:<name> "
+            f"policies, not to --policy {policy}"
         )
     return source
 
@@ -473,14 +485,22 @@ def _policy(
     """The policy spec of ``--policy``, with the model server of ``--model-source`` (the
     local model, or the experts behind the OpenAI interface) running until the block ends."""
     server, source = None, target.source
+    harness = policy.startswith("harness:")
     try:
         if source == "local":
-            server = _start_local(n_ctx)
+            cap = None
+            if harness:  # a harness's prompts are long, its replies asked up to its context
+                from agentgym_envs.integrations.harnesses.cli import LOCAL_CONTEXT, LOCAL_MAX_TOKENS
+
+                n_ctx, cap = max(n_ctx, LOCAL_CONTEXT), LOCAL_MAX_TOKENS
+            server = _start_local(n_ctx, cap)
             base_url, model = server.base_url, model or server.alias
         elif source == "expert":
             from agentgym_envs.agents.expert_server import ExpertChatServer
+            from agentgym_envs.agents.harness_expert import HarnessExpertServer
 
-            server = ExpertChatServer(target.env_ids, split=split).start()
+            expert = HarnessExpertServer if harness else ExpertChatServer
+            server = expert(target.env_ids, split=split).start()
             base_url = server.base_url
         spec = _policy_spec(policy, fmt, base_url=base_url, model=model, **kw)
         if source == "expert" and "tag_requests" in spec.config:
@@ -491,12 +511,12 @@ def _policy(
             server.stop()
 
 
-def _start_local(n_ctx: int):
+def _start_local(n_ctx: int, max_tokens: int | None = None):
     from agentgym_envs.benchmarks.local_llm import LocalLLMServer, default_runtime
 
     runtime = default_runtime()
     console.print(f"[dim]starting the local model server (SmolLM2-135M on {runtime})...[/]")
-    return LocalLLMServer(n_ctx=n_ctx, runtime=runtime).start()
+    return LocalLLMServer(n_ctx=n_ctx, runtime=runtime, max_tokens=max_tokens).start()
 
 
 def _items(items: Path | None, envs: str, allow_stand_in: bool):

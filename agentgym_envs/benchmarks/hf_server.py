@@ -10,7 +10,14 @@ gguf), which is why it is the default runtime of ``agentgym llm serve``; llama.c
 faster option when ``llama-cpp-python`` is installed.
 
 Requests are served one at a time (one model, CPU); ``tools`` are offered to the model in the
-system prompt and a ``{"name": ..., "arguments": ...}`` object in its reply becomes a tool call.
+system prompt and each ``{"name": ..., "arguments": ...}`` object in its reply becomes a tool
+call (several: parallel calls, unless ``parallel_tool_calls`` is false). ``tool_choice``:
+``"none"`` offers no tools, ``"required"`` starts the reply with a call's opening, and a named
+function starts it with that function's call (:func:`offered_tools`). Messages may carry content
+parts (their text is used), tool calls and tool results, in any role a harness sends
+(``developer`` is read as ``system``). A prompt that, with the reply's ``max_tokens``, does not
+fit the context window is a 400 that says so. :mod:`~agentgym_envs.benchmarks.llama_server`
+serves GGUF files through llama.cpp with the same request handling.
 
 A model already in memory (one just fine-tuned in this process) is served with
 :meth:`ChatModel.from_loaded`; its ``tool_format="template"`` leaves tools, tool calls and tool
@@ -106,16 +113,52 @@ def _save(tokenizer: Any, model: Any, folder: Path) -> None:
         shutil.rmtree(partial, ignore_errors=True)
 
 
+#: The longest tool description the tools prompt keeps (the first sentence, cut there).
+DESCRIPTION_CHARS = 200
+
+
 def tools_prompt(tools: list[dict[str, Any]]) -> str:
-    """The system-prompt text that offers ``tools`` (OpenAI function schemas) to the model."""
+    """The system-prompt text that offers ``tools`` (OpenAI function schemas) to the model:
+    one line per tool -- its name, the first sentence of its description and its arguments'
+    types (``?``: optional). Compact on purpose: a harness offers dozens of tools whose full
+    schemas run to thousands of tokens, each of which a small model on a CPU must read."""
     lines = [
-        "You can call one of these functions. To call one, reply with only a JSON object "
-        '{"name": <function name>, "arguments": {<argument>: <value>, ...}}.'
+        "You can call these functions. To call one, reply with only a JSON object "
+        '{"name": <function name>, "arguments": {<argument>: <value>, ...}}; to call several, '
+        "one such object per line."
     ]
     for tool in tools:
         fn = tool.get("function", tool)
-        lines.append(json.dumps({k: fn.get(k) for k in ("name", "description", "parameters")}))
+        params = fn.get("parameters") or {}
+        required = set(params.get("required") or [])
+        arguments = {
+            name + ("" if name in required else "?"): _type_of(schema)
+            for name, schema in (params.get("properties") or {}).items()
+        }
+        text = {"name": fn.get("name"), "description": _first_sentence(fn.get("description"))}
+        lines.append(json.dumps({**text, "arguments": arguments}))
     return "\n".join(lines)
+
+
+def _first_sentence(text: Any) -> str:
+    text = " ".join(str(text or "").split())
+    cut = text.find(". ")
+    text = text[: cut + 1] if cut >= 0 else text
+    return text if len(text) <= DESCRIPTION_CHARS else text[: DESCRIPTION_CHARS - 3] + "..."
+
+
+def _type_of(schema: Any) -> str:
+    """A JSON schema's type in a few words (``string``, ``"a"|"b"``, ``array of string``)."""
+    if not isinstance(schema, dict):
+        return "any"
+    if schema.get("enum"):
+        return "|".join(json.dumps(v) for v in schema["enum"][:8])
+    kind = schema.get("type") or "any"
+    if isinstance(kind, list):
+        kind = "|".join(map(str, kind))
+    if kind == "array":
+        return f"array of {_type_of(schema.get('items'))}"
+    return str(kind)
 
 
 def parse_tool_call(text: str, tools: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -136,6 +179,96 @@ def parse_tool_call(text: str, tools: list[dict[str, Any]]) -> dict[str, Any] | 
         "type": "function",
         "function": {"name": call["name"], "arguments": json.dumps(arguments)},
     }
+
+
+def parse_tool_calls(text: str, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every tool call read off a reply: each JSON object (or list of objects) in it that
+    names one of ``tools`` with an object of arguments, in order."""
+    names = {t.get("function", t).get("name") for t in tools}
+    decoder = json.JSONDecoder()
+    found: list[Any] = []
+    at = 0
+    while True:
+        at = min((i for i in (text.find("{", at), text.find("[", at)) if i >= 0), default=-1)
+        if at < 0:
+            break
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except ValueError:
+            at += 1
+            continue
+        found += value if isinstance(value, list) else [value]
+        at = end
+    calls = []
+    for call in found:
+        if not isinstance(call, dict) or call.get("name") not in names:
+            continue
+        arguments = call.get("arguments", call.get("parameters", {}))
+        if isinstance(arguments, str):
+            arguments = _arguments({"arguments": arguments})
+        if not isinstance(arguments, dict):
+            continue  # a call's arguments are an object: this is text, not a call
+        calls.append(
+            {
+                "id": f"call_{uuid.uuid4().hex[:12]}",
+                "type": "function",
+                "function": {"name": call["name"], "arguments": json.dumps(arguments)},
+            }
+        )
+    return calls
+
+
+def offered_tools(request: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
+    """The tools a request offers the model and the one its reply must call, by its
+    ``tool_choice``: ``"auto"`` (or none given) -- every tool, no call forced; ``"none"`` -- no
+    tools; ``"required"`` -- every tool, a call of any (``""``); ``{"type": "function",
+    "function": {"name": N}}`` -- that tool, a call of it (``N``). A ``tool_choice`` that is none
+    of these, or names a tool not offered, is a :class:`ValueError`."""
+    tools = request.get("tools") or []
+    if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
+        raise ValueError("'tools' must be a list of objects")
+    choice = request.get("tool_choice")
+    if choice in (None, "auto"):
+        return tools, None
+    if choice == "none":
+        return [], None
+    if choice == "required":
+        if not tools:
+            raise ValueError("tool_choice 'required' needs tools")
+        return tools, ""
+    name = ((choice or {}).get("function") or {}).get("name") if isinstance(choice, dict) else None
+    chosen = [t for t in tools if t.get("function", t).get("name") == name]
+    if not name or not chosen:
+        raise ValueError(
+            f"tool_choice {json.dumps(choice)[:120]}: use 'auto', 'none', 'required' or "
+            '{"type": "function", "function": {"name": <one of the tools>}}'
+        )
+    return chosen, str(name)
+
+
+def reply_start(forced: str | None, tool_format: str = "json") -> str:
+    """The text a reply is made to start with so that it calls a tool (``forced``: ``""`` any,
+    a name that one; ``None``: nothing forced)."""
+    if forced is None:
+        return ""
+    head = "<tool_call>\n" if tool_format == "template" else ""
+    if forced:
+        return f'{head}{{"name": {json.dumps(forced)}, "arguments": '
+    return f'{head}{{"name": "'
+
+
+def fit_reply(n_prompt: int, max_tokens: int, n_ctx: int) -> int:
+    """The reply tokens that fit the context window after a prompt of ``n_prompt`` tokens:
+    ``max_tokens``, or what room is left (the reply then ends with ``length``, as llama.cpp's
+    own server does: Hermes Agent asks for its whole 64K context). A prompt that leaves no room
+    is a :class:`ValueError` (a 400) that says so."""
+    if n_prompt >= n_ctx:
+        raise ValueError(
+            f"Requested tokens ({n_prompt + max_tokens}) exceed context window of {n_ctx}: the "
+            f"prompt alone is {n_prompt} tokens; shorten the conversation or serve the model "
+            "with a larger n_ctx"
+        )
+    return min(max_tokens, n_ctx - n_prompt)
 
 
 def template_tool_calls(text: str) -> tuple[str, list[dict[str, Any]]]:
@@ -249,12 +382,15 @@ class ChatModel:
         self.lock = threading.Lock()
         self._slots: list[tuple[list[int], Any]] = []  # (token ids cached, cache), oldest first
 
-    def _inputs(self, request: dict[str, Any], tools: list[dict[str, Any]]) -> Any:
-        """The request's conversation (and tools) rendered and tokenized for generation."""
+    def _inputs(self, request: dict[str, Any], tools: list[dict[str, Any]], start: str = "") -> Any:
+        """The request's conversation (and tools) rendered and tokenized for generation, the
+        reply begun with ``start`` (:func:`reply_start`)."""
+        import torch
+
         if self.tool_format == "template":
             messages = _checked(request)
             try:
-                return self.tokenizer.apply_chat_template(
+                inputs = self.tokenizer.apply_chat_template(
                     chat_messages(messages),
                     tools=tools or None,
                     add_generation_prompt=True,
@@ -265,12 +401,19 @@ class ChatModel:
                 raise ValueError(
                     f"the messages do not fit the model's chat template: {exc!r:.200}"
                 ) from None
-        messages = _messages(request)
-        if tools:
-            messages = [{"role": "system", "content": tools_prompt(tools)}, *messages]
-        return self.tokenizer.apply_chat_template(
-            messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
-        )
+        else:
+            inputs = self.tokenizer.apply_chat_template(
+                _messages(request, tools),
+                add_generation_prompt=True,
+                return_tensors="pt",
+                return_dict=True,
+            )
+        if start:
+            more = self.tokenizer(start, add_special_tokens=False, return_tensors="pt")["input_ids"]
+            mask = inputs["attention_mask"]
+            inputs["input_ids"] = torch.cat([inputs["input_ids"], more], dim=1)
+            inputs["attention_mask"] = torch.cat([mask, torch.ones_like(more, dtype=mask.dtype)], 1)
+        return inputs
 
     def _reusable_cache(self, ids: list[int]) -> Any:
         """A cache of the longest prefix ``ids`` shares with a kept one (at least one token of
@@ -319,18 +462,16 @@ class ChatModel:
 
     def complete(self, request: dict[str, Any]) -> dict[str, Any]:
         """An OpenAI ``chat.completion`` for ``request`` (raises ValueError on a bad one)."""
-        tools = request.get("tools") or []
+        tools, forced = offered_tools(request)
+        start = reply_start(forced, self.tool_format)
         max_tokens = int(
             request.get("max_tokens") or request.get("max_completion_tokens") or DEFAULT_MAX_TOKENS
         )
         if self.max_tokens is not None:
             max_tokens = min(max_tokens, self.max_tokens)
-        inputs = self._inputs(request, tools)
+        inputs = self._inputs(request, tools, start)
         n_prompt = int(inputs["input_ids"].shape[1])
-        if n_prompt + max_tokens > self.n_ctx:
-            raise ValueError(
-                f"Requested tokens ({n_prompt + max_tokens}) exceed context window of {self.n_ctx}"
-            )
+        max_tokens = fit_reply(n_prompt, max_tokens, self.n_ctx)
         temperature = self.temperature
         if temperature is None:
             temperature = float(request.get("temperature", 1.0) or 0.0)
@@ -341,22 +482,9 @@ class ChatModel:
         if stops:  # generation ends at the first stop string, not max_tokens later
             sampling |= {"stop_strings": stops, "tokenizer": self.tokenizer}
         new, reused = self._generate(inputs, max_tokens, sampling, request.get("seed"))
-        text = self.tokenizer.decode(new, skip_special_tokens=True)
+        text = start + self.tokenizer.decode(new, skip_special_tokens=True)
         finish = "length" if len(new) >= max_tokens else "stop"
-        text, stopped = _cut_at_stop(text, request.get("stop"))
-        finish = "stop" if stopped else finish
-        message: dict[str, Any] = {"role": "assistant", "content": text}
-        if tools and self.tool_format == "template":
-            content, calls = template_tool_calls(text)
-            if calls:
-                message = {"role": "assistant", "content": content, "tool_calls": calls}
-                finish = "tool_calls"
-        call = parse_tool_call(text, tools) if tools and self.tool_format == "json" else None
-        if call is not None:
-            message, finish = (
-                {"role": "assistant", "content": None, "tool_calls": [call]},
-                "tool_calls",
-            )
+        message, finish = reply_message(text, finish, request, tools, self.tool_format)
         return {
             "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
             "object": "chat.completion",
@@ -372,6 +500,32 @@ class ChatModel:
         }
 
 
+def reply_message(
+    text: str,
+    finish: str,
+    request: dict[str, Any],
+    tools: list[dict[str, Any]],
+    tool_format: str = "json",
+) -> tuple[dict[str, Any], str]:
+    """The assistant message of a reply's text (cut at the request's ``stop``; its tool calls
+    read back, only the first unless ``parallel_tool_calls`` allows more) and its finish
+    reason."""
+    text, stopped = _cut_at_stop(text, request.get("stop"))
+    finish = "stop" if stopped else finish
+    content: str | None = text
+    calls: list[dict[str, Any]] = []
+    if tools and tool_format == "template":
+        content, calls = template_tool_calls(text)
+    elif tools:
+        calls = parse_tool_calls(text, tools)
+        content = None
+    if not calls:
+        return {"role": "assistant", "content": text}, finish
+    if request.get("parallel_tool_calls") is False:
+        calls = calls[:1]
+    return {"role": "assistant", "content": content, "tool_calls": calls}, "tool_calls"
+
+
 def _checked(request: dict[str, Any]) -> list[dict[str, Any]]:
     """The request's messages: a non-empty list of objects (ValueError otherwise)."""
     messages = request.get("messages")
@@ -382,21 +536,37 @@ def _checked(request: dict[str, Any]) -> list[dict[str, Any]]:
     return messages
 
 
-def _messages(request: dict[str, Any]) -> list[dict[str, str]]:
-    """The request's messages as role + text (tool results and calls rendered as text)."""
+#: How a role a client sends is read: the chat template knows system, user and assistant.
+_ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant"}
+
+
+def _messages(
+    request: dict[str, Any], tools: list[dict[str, Any]] | None = None
+) -> list[dict[str, str]]:
+    """The request's messages as role + text: content parts joined, tool calls written as the
+    JSON objects the tools prompt asks for, tool results as user turns, other roles as user
+    ones; ``tools`` offered in the (first) system message."""
     out = []
     for m in _checked(request):
         role, content = m.get("role"), m.get("content")
         if isinstance(content, list):  # content parts: keep the text ones
             content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        if m.get("tool_calls"):
-            content = (content or "") + "".join(
-                json.dumps({"name": c["function"]["name"], "arguments": c["function"]["arguments"]})
-                for c in m["tool_calls"]
-            )
-        if role == "tool":
-            role = "user"
-        out.append({"role": str(role or "user"), "content": str(content or "")})
+        elif not isinstance(content, str):
+            content = "" if content is None else json.dumps(content)
+        calls = [c for c in m.get("tool_calls") or [] if isinstance(c, dict)]
+        if calls:
+            written = [
+                json.dumps({"name": fn.get("name"), "arguments": _arguments(fn)})
+                for fn in (c.get("function") or {} for c in calls)
+            ]
+            content = "\n".join([content, *written] if content else written)
+        out.append({"role": _ROLES.get(str(role), "user"), "content": content})
+    if tools:
+        offer = tools_prompt(tools)
+        if out[0]["role"] == "system":
+            out[0] = {"role": "system", "content": f"{out[0]['content']}\n\n{offer}"}
+        else:
+            out.insert(0, {"role": "system", "content": offer})
     return out
 
 
@@ -412,13 +582,46 @@ def _cut_at_stop(text: str, stop: Any) -> tuple[str, bool]:
     return (text[:cut], True) if cut >= 0 else (text, False)
 
 
+#: Seconds a streamed request waits for its reply before its stream starts with keep-alives.
+STREAM_WAIT = 2.0
+#: Seconds between the keep-alive comments of a stream whose reply is still being computed.
+KEEPALIVE = 5.0
+
+
 def build_app(chat: ChatModel):
-    """The FastAPI app: ``/v1/models`` and ``/v1/chat/completions``."""
+    """The FastAPI app: ``/v1/models`` and ``/v1/chat/completions``.
+
+    A streamed request whose reply takes more than :data:`STREAM_WAIT` seconds (a long prompt
+    on a CPU, or requests queued for the one model) gets its stream at once, with an SSE comment
+    every :data:`KEEPALIVE` seconds until the reply's chunks follow: clients that give up on a
+    silent connection (harnesses wait about 300 s) keep waiting. A request found bad by then is a
+    400; one found bad later ends its stream with an error event."""
+    import asyncio
+
     from fastapi import FastAPI, Request
     from fastapi.concurrency import run_in_threadpool
     from fastapi.responses import JSONResponse, StreamingResponse
 
+    from agentgym_envs.integrations.sse import DONE, completion_chunks, event
+
     app = FastAPI(title="agentgym local model (transformers)")
+
+    def refused(exc: ValueError) -> JSONResponse:
+        error = {"message": str(exc), "type": "invalid_request_error"}
+        return JSONResponse({"error": error}, status_code=400)
+
+    async def later(reply: asyncio.Future):
+        while not reply.done():
+            yield b": keep-alive\n\n"
+            await asyncio.wait([reply], timeout=KEEPALIVE)
+        try:
+            completion = reply.result()
+        except ValueError as exc:
+            yield event({"error": {"message": str(exc), "type": "invalid_request_error"}})
+        else:
+            for chunk in completion_chunks(completion):
+                yield event(chunk)
+        yield DONE
 
     @app.get("/v1/models")
     def models() -> dict[str, Any]:
@@ -433,13 +636,18 @@ def build_app(chat: ChatModel):
             body = await request.json()
             if not isinstance(body, dict):
                 raise ValueError("the body must be a JSON object")
-            completion = await run_in_threadpool(chat.complete, body)
         except ValueError as exc:
-            error = {"message": str(exc), "type": "invalid_request_error"}
-            return JSONResponse({"error": error}, status_code=400)
+            return refused(exc)
+        reply = asyncio.ensure_future(run_in_threadpool(chat.complete, body))
         if body.get("stream"):
-            from agentgym_envs.integrations.sse import DONE, completion_chunks, event
-
+            await asyncio.wait([reply], timeout=STREAM_WAIT)
+            if not reply.done():
+                return StreamingResponse(later(reply), media_type="text/event-stream")
+        try:
+            completion = await reply
+        except ValueError as exc:
+            return refused(exc)
+        if body.get("stream"):
             events = [*map(event, completion_chunks(completion)), DONE]
             return StreamingResponse(iter(events), media_type="text/event-stream")
         return completion
@@ -458,8 +666,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--n_ctx", type=int, default=4096)
     parser.add_argument("--n_threads", type=int, default=None)
+    parser.add_argument("--max_tokens", type=int, default=None, help="most tokens of any reply")
     args = parser.parse_args(argv)
     chat = ChatModel(Path(args.model), args.model_alias, args.n_ctx, args.n_threads)
+    chat.max_tokens = args.max_tokens
     uvicorn.run(build_app(chat), host=args.host, port=args.port, log_level="warning")
 
 

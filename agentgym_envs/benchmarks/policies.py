@@ -50,6 +50,12 @@ class PolicySpec:
     config: dict[str, Any] = field(default_factory=dict)
     #: Called once before a run (e.g. to check the endpoint answers); may raise.
     check: Callable[[], None] | None = None
+    #: Called once the run folder is locked, before any episode: ``prepare(out, done)`` with
+    #: the folder (``None``: in memory) and the episode records already done there.
+    prepare: Callable[[Any, dict[Any, dict[str, Any]]], None] | None = None
+    #: Called once the run's episodes are over (even after an error): release what
+    #: ``prepare`` or the episodes started.
+    finish: Callable[[], None] | None = None
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "format": self.format, **self.config}

@@ -94,9 +94,14 @@ class EpisodeResult:
     outcome: str | None = None
     reward_valid: bool = True
     latency: dict[str, Any] | None = None
+    #: The session whose records a policy played elsewhere wrote (a harness's gateway).
+    session: str | None = None
 
     def to_record(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        record = dict(self.__dict__)
+        if record["session"] is None:
+            del record["session"]
+        return record
 
 
 @dataclass
@@ -363,6 +368,7 @@ def _remote_result(
         error=answer.get("error"),
         outcome=outcome,
         reward_valid=bool(answer.get("reward_valid", True)),
+        session=answer.get("session"),
     )
 
 
@@ -741,7 +747,8 @@ class _Executor:
 
         if self.stop.is_set():
             return
-        env = self.pool.get(item.env_id)
+        # a policy that plays whole episodes elsewhere needs no env here
+        env = None if getattr(self.policy, "episode", None) else self.pool.get(item.env_id)
         try:
             res = play_episode(
                 env,
@@ -890,6 +897,8 @@ def run_benchmark(
     pool = _EnvPool(policy.format, env_kwargs or {}, plan.rounds, loop)
     started = time.perf_counter()
     try:
+        if policy.prepare is not None:
+            policy.prepare(store.out, dict(store.done))
         with _Progress(progress, _totals(plan), _already(plan, store)) as bar:
             if on_ray is not None:
                 on_ray.run(todo, lambda res: store.append(res.to_record()), bar)
@@ -897,8 +906,12 @@ def run_benchmark(
                 executor = _Executor(policy, plan, store, pool, seed=seed, record=record)
                 executor.run(todo, concurrency, bar)
     finally:
-        store.close()
-        pool.close()
+        try:
+            if policy.finish is not None:
+                policy.finish()
+        finally:
+            store.close()
+            pool.close()
     wall = time.perf_counter() - started
     ray_stats = on_ray.stats if on_ray is not None else None
     skipped = len(plan.episodes) - len(todo)

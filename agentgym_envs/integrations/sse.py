@@ -14,7 +14,8 @@ from typing import Any
 def completion_chunks(data: dict[str, Any]) -> list[dict[str, Any]]:
     """The chunks of ``data`` (a chat completion whose ``choices`` are objects with a
     ``message`` object): one delta with the whole message per choice (tool calls numbered by
-    ``index``), then one with each choice's finish reason and the usage."""
+    ``index``; the choice's ``logprobs`` and ``token_ids`` with it), then one with each choice's
+    finish reason and the usage. A completion's ``prompt_token_ids`` go with the first."""
     head = {
         "id": data.get("id", "chatcmpl-stream"),
         "object": "chat.completion.chunk",
@@ -32,11 +33,17 @@ def completion_chunks(data: dict[str, Any]) -> list[dict[str, Any]]:
             ]
         index = choice.get("index", n)
         deltas.append({"index": index, "delta": delta, "finish_reason": None})
+        for key in ("logprobs", "token_ids"):
+            if choice.get(key) is not None:
+                deltas[-1][key] = choice[key]
         ends.append({"index": index, "delta": {}, "finish_reason": choice.get("finish_reason")})
     last: dict[str, Any] = {**head, "choices": ends}
     if isinstance(data.get("usage"), dict):
         last["usage"] = data["usage"]
-    return [{**head, "choices": deltas}, last]
+    first: dict[str, Any] = {**head, "choices": deltas}
+    if isinstance(data.get("prompt_token_ids"), list):
+        first["prompt_token_ids"] = data["prompt_token_ids"]
+    return [first, last]
 
 
 def event(data: Any) -> bytes:

@@ -180,6 +180,10 @@ def test_bench_cli_with_an_agent_server_policy(server, tmp_path):
     result = CliRunner().invoke(app, argv)
     assert result.exit_code == 0, result.output
     assert "| AgentGym/Maze-v0 | 2 | 1.000 | 100.0% |" in (out / "summary.md").read_text()
+    # the server has played more episodes since: its counters are no setting of the run
+    again = CliRunner().invoke(app, [*argv[:-4], "--limit", "3", "-j", "2", "--out", str(out)])
+    assert again.exit_code == 0, again.output
+    assert "1 episodes run, 2 resumed" in " ".join(again.output.split())
 
 
 def test_the_episode_deadline_ends_it_as_time_limit(expert):

@@ -21,6 +21,7 @@ from agentgym_envs.integrations.harnesses.install import (
     UNFINISHED,
     HarnessInstallError,
     find_python,
+    freeze,
     install,
     is_installed,
     missing_prerequisite,
@@ -188,3 +189,40 @@ def test_the_installed_harnesses_have_their_pins_and_install_all_does_nothing():
     assert subprocess.run(script, shell=True, cwd=package, env=env).returncode == 0
     again = _cli("install", *installable)
     assert again.returncode == 0 and again.stdout.count("already installed") == len(installable)
+
+
+def test_a_python_harness_installs_with_its_constraints_and_says_each_step(folder, tmp_path):
+    tiny = TinyPip()
+    if find_python(tiny.python) is None:
+        pytest.skip(f"no Python {tiny.python} that makes venvs")
+    constraints = tmp_path / "tiny.txt"
+    constraints.write_text("six==1.16.0\n")
+    tiny.package = "six"  # unpinned: the constraints decide
+    tiny.constraints = lambda: constraints
+    assert f"pip install -c {constraints} six" in tiny.install_command()
+    lines = []
+    assert install(tiny, progress=lines.append) is True
+    log = folder / "logs" / "tiny-pip-install.log"
+    assert lines[0] == f"log: {log}" and log.is_file()
+    assert lines[1].startswith("step 1/3: ") and " -m venv " in lines[1]
+    assert lines[2].startswith("step 1/3 done in ") and lines[2].endswith(" s")
+    assert lines[3] == f"step 2/3: {folder}/venvs/tiny-pip/bin/pip install -c {constraints} six"
+    assert lines[-1] == "step 3/3: check that it runs"
+    frozen = freeze(tiny)
+    assert frozen.startswith("# six: every package") and "\nsix==1.16.0\n" in frozen
+
+
+@pytest.mark.parametrize("name", ["openhands", "hermes-agent"])
+def test_each_python_harness_ships_constraints_that_pin_its_own_pins(name):
+    harness = get_harness(name)
+    constraints = harness.constraints()
+    assert constraints is not None and constraints.is_file()
+    pinned = dict(
+        line.split("==", 1)
+        for line in constraints.read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    assert len(pinned) > 20  # the whole resolved install, not only the top packages
+    for package, version in pins(harness).items():
+        assert pinned.get(package) == version, package
+    assert f"install -c {constraints} " in harness.install_command()

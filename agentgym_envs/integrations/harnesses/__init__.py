@@ -6,6 +6,9 @@ recording gateway, tools at our MCP server) and its headless command line.
 :func:`~agentgym_envs.integrations.harnesses.runner.run_harness` plays one episode with it::
 
     agentgym harness cline --env Maze-v0 --task 0 --model http://127.0.0.1:8000/v1
+
+and :mod:`~agentgym_envs.integrations.harnesses.parallel` plays many, several at once, as a
+resumable benchmark run (``--tasks 0-99 -j 4``, ``agentgym bench --policy harness:cline``).
 """
 
 from __future__ import annotations

@@ -31,6 +31,8 @@ from agentgym_envs.errors import AgentGymError
 HARNESS_DIR_ENV = "AGENTGYM_HARNESSES"
 #: The MCP server name every harness sees our env under.
 MCP_NAME = "agentgym"
+#: The folder of the pip constraints PyPI harnesses are installed with (``<name>.txt``).
+CONSTRAINTS = Path(__file__).resolve().parent / "constraints"
 
 
 class HarnessError(AgentGymError):
@@ -144,10 +146,18 @@ class Harness:
             bin_dir = str(prefix / "node_modules" / ".bin")
             return [Step((*npm, self.node)), Step((*npm, *self.package.split()), path=bin_dir)]
         pip = str(prefix / "bin" / "pip")
+        constraints = self.constraints()
+        pinned = ("-c", str(constraints)) if constraints is not None else ()
         return [
             Step((python, "-m", "venv", str(prefix))),
-            Step((pip, "install", *self.package.split())),
+            Step((pip, "install", *pinned, *self.package.split())),
         ]
+
+    def constraints(self) -> Path | None:
+        """The pip constraints file a PyPI harness is installed with (every package of a
+        resolved install pinned: pip never backtracks), if the package ships one."""
+        path = CONSTRAINTS / f"{self.name}.txt"
+        return path if self.kind == "pip" and path.is_file() else None
 
     def install_command(self) -> str:
         """The shell command that installs the pinned harness into :func:`harness_dir`."""
@@ -280,6 +290,7 @@ def _imports(python: str, module: str) -> bool:
 
 
 __all__ = [
+    "CONSTRAINTS",
     "HARNESS_DIR_ENV",
     "MCP_NAME",
     "Episode",

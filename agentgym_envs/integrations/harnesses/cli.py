@@ -1,4 +1,6 @@
-"""``agentgym harness <name> --env <id> --task N --model <url>``: one harness episode, recorded.
+"""``agentgym harness <name> --env <id> --task N --model <url>``: one harness episode, recorded;
+``--tasks 0-99 -j 4``: many, four at a time, in a resumable run folder
+(:mod:`~agentgym_envs.integrations.harnesses.parallel`).
 
 ``--model`` is the model endpoint's ``/v1`` root, or ``expert`` (the family's expert behind the
 OpenAI interface, answering in the harness's tool-call format: checks the plumbing) or
@@ -12,27 +14,31 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import typer
 
 #: The context window the local model is served with for a harness (their prompts are long).
-LOCAL_CONTEXT = 16384
+LOCAL_CONTEXT = 32768
+#: Most tokens of one reply of the local model to a harness (harnesses ask for up to their
+#: whole context; SmolLM2-135M sampling at temperature 1 can ramble on for thousands).
+LOCAL_MAX_TOKENS = 1024
 
 
 @contextlib.contextmanager
-def model_endpoint(model: str, env_id: str) -> Iterator[str]:
+def model_endpoint(model: str, env_id: str, split: str = "test") -> Iterator[str]:
     """The ``/v1`` root for ``--model``: a URL as given, or a server started for the run."""
     if model == "expert":
         from agentgym_envs.agents.harness_expert import HarnessExpertServer
 
-        with HarnessExpertServer([env_id]) as server:
+        with HarnessExpertServer([env_id], split=split) as server:
             yield server.base_url
     elif model == "local":
         from agentgym_envs.benchmarks.local_llm import LocalLLMServer
 
-        with LocalLLMServer(n_ctx=LOCAL_CONTEXT) as server:
+        with LocalLLMServer(n_ctx=LOCAL_CONTEXT, max_tokens=LOCAL_MAX_TOKENS) as server:
             yield server.base_url
     elif model.startswith(("http://", "https://")):
         yield model
@@ -56,13 +62,17 @@ def install_harnesses(names: list[str], everything: bool) -> None:
     failed = []
     for harness in harnesses:
         typer.echo(f"{harness.name}: {harness.package} into {harness.prefix()}")
+        started = time.monotonic()
         try:
-            done = install(harness)
+            done = install(
+                harness, progress=lambda line, h=harness: typer.echo(f"{h.name}: {line}")
+            )
         except HarnessInstallError as exc:
             sys.stderr.write(f"error: {harness.title} could not be installed: {exc}\n")
             failed.append(harness.name)
             continue
-        typer.echo(f"{harness.name}: {'installed' if done else 'already installed'}")
+        took = f" in {time.monotonic() - started:.0f} s" if done else ""
+        typer.echo(f"{harness.name}: {'installed' + took if done else 'already installed'}")
     if failed:
         sys.stderr.write(f"error: not installed into {harness_dir()}: {', '.join(failed)}\n")
         raise typer.Exit(1)
@@ -74,11 +84,22 @@ def harness_command(
     ),
     more: list[str] = typer.Argument(None, help="With 'install': more harness names."),
     env_id: str = typer.Option(None, "--env", help="The env to play, e.g. Maze-v0."),
-    task: int = typer.Option(0, "--task", min=0, help="The task of the split."),
+    task: int = typer.Option(None, "--task", min=0, help="The task of the split (default 0)."),
+    tasks: str = typer.Option(
+        None,
+        "--tasks",
+        help="Many tasks (0-99, or 0,4,10-12) as a resumable run: results.jsonl and a summary "
+        "in --out (default harness-runs/<name>-<env>).",
+    ),
+    concurrency: int = typer.Option(
+        1, "--concurrency", "-j", min=1, help="With --tasks: episodes at once."
+    ),
     model: str = typer.Option(
         None, "--model", help="The model's /v1 URL, 'expert' or 'local' (SmolLM2, started here)."
     ),
-    out: Path = typer.Option(Path("harness-runs"), "--out", help="Recordings folder."),
+    out: Path = typer.Option(
+        None, "--out", help="Recordings folder (default harness-runs; with --tasks, a run folder)."
+    ),
     split: str = typer.Option("test", "--split", help="train or test."),
     model_name: str | None = typer.Option(
         None, "--model-name", help="Model name (default: the endpoint's first)."
@@ -99,9 +120,9 @@ def harness_command(
         "read and change anything you can).",
     ),
 ) -> None:
-    """Play one task with a pre-built harness (its own prompts and tools; our env over MCP);
-    write the scored trajectory to AgentTraj / chat / SFT under --out. 'harness list' shows the
-    harnesses; 'harness install <name>... | --all' installs them (pinned, each in its own place)."""
+    """Play one task (or many: --tasks, -j) with a pre-built harness (its own prompts and tools;
+    our env over MCP); write the scored trajectories to AgentTraj / chat / SFT under --out.
+    'harness list' shows the harnesses; 'harness install <name>... | --all' installs them (pinned, each in its own place)."""
     from agentgym_envs.integrations.harnesses import get_harness, names
     from agentgym_envs.integrations.harnesses.runner import run_harness
 
@@ -124,13 +145,22 @@ def harness_command(
         from agentgym_envs.integrations.sandbox import bwrap
 
         bwrap()  # a machine that cannot sandbox: one line with the mend, before anything runs
-    with model_endpoint(model, env_id) as url:
+    if tasks is not None:
+        if task is not None:
+            raise typer.BadParameter("give --task N (one episode) or --tasks (many), not both")
+        options = {"model": model_name, "api_key": api_key, "timeout": timeout}
+        options |= {"token_ids": token_ids, "keep_home": keep_home, "sandbox": not no_sandbox}
+        run_tasks(harness, env_id, tasks, model, out, concurrency, split, options)
+        return
+    if concurrency != 1:
+        raise typer.BadParameter("-j goes with --tasks (many episodes)")
+    with model_endpoint(model, env_id, split) as url:
         result = run_harness(
             harness,
             env_id,
-            task,
+            task or 0,
             url,
-            out=out,
+            out=out or Path("harness-runs"),
             model=model_name,
             api_key=api_key,
             split=split,
@@ -145,9 +175,71 @@ def harness_command(
         raise typer.Exit(1)
 
 
+def run_tasks(
+    harness,
+    env_id: str,
+    tasks: str,
+    model: str,
+    out: Path | None,
+    concurrency: int,
+    split: str,
+    options: dict,
+) -> None:
+    """``--tasks``: the episodes as a resumable run; one JSON line with the run's figures
+    (exit 1 when no episode's reward is valid)."""
+    from agentgym_envs.integrations.harnesses.parallel import parse_tasks, run_harness_tasks
+    from agentgym_envs.spec import resolve_id
+
+    try:
+        ids = parse_tasks(tasks)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--tasks") from None
+    env_id = resolve_id(env_id)
+    out = out or Path("harness-runs") / f"{harness.name}-{env_id.split('/')[-1]}-{split}"
+    with model_endpoint(model, env_id, split) as url:
+        result = run_harness_tasks(
+            harness,
+            env_id,
+            ids,
+            url,
+            out=out,
+            concurrency=concurrency,
+            split=split,
+            progress=sys.stderr.isatty(),
+            **options,
+        )
+    overall = result.summary.as_dict()["overall"]
+    outcomes: dict[str, int] = {}
+    for record in result.records:
+        outcomes[record.get("outcome") or "?"] = outcomes.get(record.get("outcome") or "?", 0) + 1
+    line = {
+        "harness": harness.name,
+        "env_id": env_id,
+        "episodes": len(result.records),
+        "ran": result.ran,
+        "resumed": result.skipped,
+        "score": overall["score"],
+        "success_rate": overall["success_rate"],
+        "outcomes": outcomes,
+        "wall_time": round(result.wall_time, 3),
+        "out": str(out),
+    }
+    typer.echo(json.dumps(line))
+    valid = sum(1 for r in result.records if r.get("reward_valid", True) is not False)
+    if result.records and not valid:
+        sys.stderr.write(f"error: no episode's reward is valid ({outcomes}): see {out}/harness\n")
+        raise typer.Exit(1)
+
+
 def register_cli(app: typer.Typer) -> None:
     """Add ``harness`` to the main ``agentgym`` app."""
     app.command("harness")(harness_command)
 
 
-__all__ = ["harness_command", "install_harnesses", "model_endpoint", "register_cli"]
+__all__ = [
+    "harness_command",
+    "install_harnesses",
+    "model_endpoint",
+    "register_cli",
+    "run_tasks",
+]

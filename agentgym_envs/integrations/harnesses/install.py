@@ -7,12 +7,17 @@ scripts run on it), a PyPI harness into the venv ``venvs/<name>``, made with a P
 version found on ``PATH`` or among pyenv's versions. The commands are the ones
 :meth:`~agentgym_envs.integrations.harnesses.base.Harness.install_command` prints.
 
+A PyPI harness is installed with its constraints file (``-c``, shipped in
+:mod:`~agentgym_envs.integrations.harnesses.constraints`: every package of a resolved install
+pinned), so pip has one candidate per package and never backtracks.
+
 An installation is all or nothing: it is built where it will stay, with a marker file that says
 it is unfinished, and proved by running the installed command (its version, or the venv's
 imports). A failed step removes what was built, puts back any older installation it was
 replacing, and raises :class:`HarnessInstallError` with the failing command and the tail of its
-output (the whole output stays in ``logs/<name>-install.log``). A harness already installed
-with its pinned versions is left alone.
+output (the whole output stays in ``<harness folder>/logs/<name>-install.log``, whose path is
+reported before the first step). ``progress`` (the CLI prints it) hears of each step as it starts
+and ends, with its time. A harness already installed with its pinned versions is left alone.
 """
 
 from __future__ import annotations
@@ -25,10 +30,13 @@ import re
 import shutil
 import signal
 import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
 from agentgym_envs.integrations.harnesses.base import (
+    CONSTRAINTS,
     Harness,
     HarnessError,
     Step,
@@ -154,8 +162,21 @@ def is_installed(harness: Harness) -> bool:
     return installed_versions(harness, prefix) == pins(harness)
 
 
-def install(harness: Harness, *, timeout: float = STEP_TIMEOUT) -> bool:
+def log_path(harness: Harness) -> Path:
+    """Where the output of ``harness``'s installation goes."""
+    return harness_dir() / "logs" / f"{harness.name}-install.log"
+
+
+def install(
+    harness: Harness,
+    *,
+    timeout: float = STEP_TIMEOUT,
+    progress: Callable[[str], None] | None = None,
+) -> bool:
     """Install ``harness`` into its place in the harness folder (see the module docstring).
+
+    ``progress`` is called with one line per event: the log's path, each step as it starts
+    (``step 2/3: <command>``) and ends (with its seconds).
 
     Returns:
         True when it was installed now, False when it already was.
@@ -177,8 +198,10 @@ def install(harness: Harness, *, timeout: float = STEP_TIMEOUT) -> bool:
                     f"{harness.title} needs Python {harness.python} and none was found on PATH "
                     f"or in pyenv: install it (pyenv install {harness.python}) and try again"
                 )
-        log_path = harness_dir() / "logs" / f"{harness.name}-install.log"
-        log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = log_path(harness)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        say = progress or (lambda line: None)
+        say(f"log: {log}")
         old = prefix.with_name(f".{harness.name}.old")
         shutil.rmtree(old, ignore_errors=True)
         if (prefix / UNFINISHED).exists():
@@ -188,11 +211,18 @@ def install(harness: Harness, *, timeout: float = STEP_TIMEOUT) -> bool:
         try:
             prefix.mkdir()
             (prefix / UNFINISHED).write_text(harness.package)
-            with log_path.open("wb") as log:
-                for step in harness.install_steps(prefix, python):
+            steps = harness.install_steps(prefix, python)
+            with log.open("wb") as sink:
+                for number, step in enumerate(steps, 1):
                     logger.info("installing %s: %s", harness.title, step.shell())
-                    _run(step, log, log_path, timeout)
-                _check(harness, log, log_path)
+                    say(f"step {number}/{len(steps) + 1}: {step.shell()}")
+                    started = time.monotonic()
+                    _run(step, sink, log, timeout)
+                    say(
+                        f"step {number}/{len(steps) + 1} done in {time.monotonic() - started:.1f} s"
+                    )
+                say(f"step {len(steps) + 1}/{len(steps) + 1}: check that it runs")
+                _check(harness, sink, log)
             (prefix / UNFINISHED).unlink()
         except BaseException:
             shutil.rmtree(prefix, ignore_errors=True)
@@ -202,6 +232,32 @@ def install(harness: Harness, *, timeout: float = STEP_TIMEOUT) -> bool:
         shutil.rmtree(old, ignore_errors=True)
     logger.info("%s installed in %s", harness.title, prefix)
     return True
+
+
+def freeze(harness: Harness, prefix: Path | None = None) -> str:
+    """The constraints of a PyPI harness's installed venv: every package's pinned version
+    (``pip freeze``), under a header that says where they came from."""
+    if harness.kind != "pip":
+        raise HarnessError(f"{harness.title} is an npm harness: its pins are npm's own")
+    python = (prefix or harness.prefix()) / "bin" / "python"
+    done = subprocess.run(
+        [str(python), "-m", "pip", "freeze", "--disable-pip-version-check"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_env(),
+    )
+    if done.returncode != 0:
+        raise HarnessError(f"pip freeze in {python} failed: {done.stderr.strip()[-300:]}")
+    lines = sorted(
+        (line for line in done.stdout.splitlines() if "==" in line and not line.startswith("-")),
+        key=str.lower,
+    )
+    head = (
+        f"# {harness.package}: every package of a resolved install on Python {harness.python}\n"
+        "# (scripts/harness_constraints.py wrote it; pip install -c <this file> never backtracks)\n"
+    )
+    return head + "".join(f"{line}\n" for line in lines)
 
 
 def _run(step: Step, log: BinaryIO, log_path: Path, timeout: float) -> None:
@@ -266,11 +322,14 @@ def _tail(path: Path, start: int = 0, lines: int = 15) -> str:
 
 
 __all__ = [
+    "CONSTRAINTS",
     "HarnessInstallError",
     "find_python",
+    "freeze",
     "install",
     "install_command",
     "installed_versions",
     "is_installed",
+    "log_path",
     "pins",
 ]

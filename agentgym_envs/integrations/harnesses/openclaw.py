@@ -56,6 +56,9 @@ class OpenClaw(Harness):
                     "baseUrl": episode.model_url,
                     "apiKey": episode.api_key,
                     "api": "openai-completions",
+                    # a slow model (a small one on a busy CPU) may think past OpenClaw's idle
+                    # timeout before its first token: the episode's deadline is the limit
+                    "timeoutSeconds": int(max(60, episode.timeout)),
                     "models": [
                         {
                             "id": episode.model,

@@ -13,8 +13,11 @@ How an episode ends:
 * the env ended it: the env's ``outcome`` and ``reward_valid``; a harness still running is
   stopped after a short grace period;
 * the deadline passed first: ``time_limit``, ``reward_valid`` false;
-* the harness exited non-zero (crashed), or no model call ever succeeded: ``env_error``,
-  ``reward_valid`` false, with the tail of its log as the ``error``;
+* the harness exited non-zero right after the model's reply ran out of tokens (its last
+  answered call ended with ``finish_reason: length``; Cline then stops with "Model reached the
+  maximum output token limit"): ``token_limit``, ``reward_valid`` true -- the model's doing;
+* the harness exited non-zero otherwise (crashed), or no model call ever succeeded:
+  ``env_error``, ``reward_valid`` false, with the tail of its log as the ``error``;
 * the harness stopped by itself before the env ended: ``failure`` (the agent gave up);
 * whatever the above, the sandbox refused something the harness tried (a write outside the
   episode's folders, a decoy secret read and sent to the model, a connection elsewhere):
@@ -212,41 +215,119 @@ def run_harness(
         limits: the sandbox's resource limits (default
             :class:`~agentgym_envs.integrations.sandbox.Limits`).
     """
-    from agentgym_envs.integrations.gateway import Gateway, create_app
     from agentgym_envs.integrations.harnesses import get_harness
-    from agentgym_envs.spec import resolve_id
 
     harness = get_harness(name) if isinstance(name, str) else name
     executable = harness.require()
     if sandbox:
         bwrap()  # before anything starts: a one-line error with the mend
-    env_id = resolve_id(env_id)
     model = model or first_model(model_url, api_key)
-    out = Path(out)
-    session = f"{harness.name}-{uuid.uuid4().hex[:10]}"
-    # The gateway lives for this one episode on a free loopback port, and a harness sends no
-    # session token of its own: ownership checks would only refuse the harness.
-    gateway = Gateway(
-        env_id, model_url, out, api_key=api_key, token_ids=token_ids, session_auth=False
-    )
-    home = Path(tempfile.mkdtemp(prefix=f"agentgym-{harness.name}-"))
-    log_path = out / "harness" / f"{session}.log"
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with ServedApp(create_app(gateway)) as served:
-            episode = _start_episode(served.url, session, env_id, task_id, split, model, home)
+    with HarnessGateway(
+        env_id, model_url, out, api_key=api_key, token_ids=token_ids, timeout=timeout
+    ) as gateway:
+        return gateway.play(
+            harness,
+            executable,
+            task_id,
+            model,
+            split=split,
+            timeout=timeout,
+            grace=grace,
+            keep_home=keep_home,
+            sandbox=sandbox,
+            limits=limits,
+        )
+
+
+class HarnessGateway:
+    """The recording gateway for harness episodes of one env, served on a free loopback port;
+    each episode it plays (:meth:`play`) is a session of its own -- its own model route, MCP
+    episode, ``HOME`` and process group -- so episodes may run side by side on one gateway.
+    A context manager.
+
+    Args:
+        env_id: the env the episodes play.
+        model_url: the model endpoint's ``/v1`` root.
+        out: the recordings folder (see :func:`run_harness`).
+        api_key: sent upstream by the gateway.
+        token_ids: ask the upstream for token ids and logprobs (vLLM) and record them.
+        timeout: the longest one model call may take (at least the gateway's default).
+    """
+
+    def __init__(
+        self,
+        env_id: str,
+        model_url: str,
+        out: str | os.PathLike[str],
+        *,
+        api_key: str | None = None,
+        token_ids: bool = False,
+        timeout: float = 300.0,
+    ) -> None:
+        from agentgym_envs.integrations.gateway import Gateway, create_app
+        from agentgym_envs.spec import resolve_id
+
+        self.env_id = resolve_id(env_id)
+        self.out = Path(out)
+        # A harness sends no session token of its own: ownership checks would only refuse it.
+        self.gateway = Gateway(
+            self.env_id,
+            model_url,
+            self.out,
+            api_key=api_key,
+            token_ids=token_ids,
+            session_auth=False,
+            timeout=max(timeout, 300.0),
+        )
+        self.served = ServedApp(create_app(self.gateway))
+
+    def __enter__(self) -> HarnessGateway:
+        self.served.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.served.__exit__(*exc)
+
+    def play(
+        self,
+        harness: Harness,
+        executable: str,
+        task_id: int,
+        model: str,
+        *,
+        split: str = "test",
+        timeout: float = 600.0,
+        grace: float = GRACE,
+        keep_home: bool = False,
+        sandbox: bool = True,
+        limits: Limits | None = None,
+    ) -> HarnessResult:
+        """Play task ``task_id`` with ``harness`` (found at ``executable``) as a new session;
+        its records are written before this returns (``sandbox``, ``limits``: see
+        :func:`run_harness`)."""
+        session = f"{harness.name}-{uuid.uuid4().hex[:10]}"
+        home = Path(tempfile.mkdtemp(prefix=f"agentgym-{harness.name}-"))
+        log_path = self.out / "harness" / f"{session}.log"
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        gateway = self.gateway
+        try:
+            episode = _start_episode(
+                self.served.url, session, self.env_id, task_id, split, model, home
+            )
             episode.timeout = timeout
             box = None
             if sandbox:
                 readable = harness.sandbox_paths(episode, executable)
-                box = Sandbox([home], readable, ports=[served.port], limits=limits)
+                box = Sandbox([home], readable, ports=[self.served.port], limits=limits)
             with box or contextlib.nullcontext():
                 ran = _play(harness, executable, episode, gateway, session, log_path, grace, box)
             record = _record(gateway, session, harness, episode, ran, log_path)
-    finally:
-        if not keep_home:
-            shutil.rmtree(home, ignore_errors=True)
-    return HarnessResult.from_record(record, env_id, task_id, session, ran.returncode, out)
+        finally:
+            if not keep_home:
+                shutil.rmtree(home, ignore_errors=True)
+        return HarnessResult.from_record(
+            record, self.env_id, task_id, session, ran.returncode, self.out
+        )
 
 
 @dataclass
@@ -423,6 +504,13 @@ def _ending(
             "reward_valid": False,
             "error": "the harness did not finish the episode before its deadline",
         }
+    answered = [c for c in calls if c.get("response") is not None and not c.get("error")]
+    if returncode != 0 and answered and answered[-1].get("finish_reason") == "length":
+        return {  # the model's own doing: its reply ran out of tokens and the harness gave up
+            "outcome": "token_limit",
+            "reward_valid": True,
+            "error": f"the model's last reply reached its token limit: {_tail(log_path)}",
+        }
     if returncode != 0:
         return {
             "outcome": "env_error",
@@ -448,4 +536,12 @@ def _tail(path: Path, lines: int = 5) -> str:
     return " | ".join(line.strip() for line in text[-lines:])[-600:]
 
 
-__all__ = ["GRACE", "PROMPT", "HarnessResult", "ServedApp", "first_model", "run_harness"]
+__all__ = [
+    "GRACE",
+    "PROMPT",
+    "HarnessGateway",
+    "HarnessResult",
+    "ServedApp",
+    "first_model",
+    "run_harness",
+]
