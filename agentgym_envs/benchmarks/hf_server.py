@@ -11,6 +11,10 @@ faster option when ``llama-cpp-python`` is installed.
 
 Requests are served one at a time (one model, CPU); ``tools`` are offered to the model in the
 system prompt and a ``{"name": ..., "arguments": ...}`` object in its reply becomes a tool call.
+As vLLM does, ``"logprobs": true`` (and ``top_logprobs``) returns each reply token's log
+probability (``choices[0].logprobs.content``), and ``"return_token_ids": true`` returns the
+prompt's token ids (``prompt_token_ids``) and the reply's (``choices[0].token_ids``): the
+recording gateway keeps them per model call for on-policy training.
 
 A model already in memory (one just fine-tuned in this process) is served with
 :meth:`ChatModel.from_loaded`; its ``tool_format="template"`` leaves tools, tool calls and tool
@@ -315,6 +319,8 @@ class ChatModel:
         if temperature > 0:
             sampling |= {"temperature": temperature, "top_p": float(request.get("top_p") or 1.0)}
         ids = inputs["input_ids"][0].tolist()
+        top = _top_logprobs(request)
+        want_logprobs = bool(request.get("logprobs")) or top > 0
         with self.lock, torch.inference_mode():
             if request.get("seed") is not None:
                 torch.manual_seed(int(request["seed"]))
@@ -326,6 +332,7 @@ class ChatModel:
                 pad_token_id=self.tokenizer.eos_token_id,
                 past_key_values=cache,
                 return_dict_in_generate=True,
+                output_logits=want_logprobs,
                 **sampling,
             )
             sequence, kept = out.sequences[0], out.past_key_values
@@ -348,12 +355,15 @@ class ChatModel:
                 {"role": "assistant", "content": None, "tool_calls": [call]},
                 "tool_calls",
             )
-        return {
+        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish}
+        if want_logprobs:
+            choice["logprobs"] = {"content": self._logprobs(new.tolist(), out.logits, top)}
+        completion: dict[str, Any] = {
             "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": self.alias,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "choices": [choice],
             "usage": {
                 "prompt_tokens": n_prompt,
                 "completion_tokens": len(new),
@@ -361,6 +371,44 @@ class ChatModel:
                 "prompt_tokens_details": {"cached_tokens": reused},
             },
         }
+        if request.get("return_token_ids"):  # vLLM's fields: the prompt's ids, the reply's
+            completion["prompt_token_ids"] = ids
+            choice["token_ids"] = new.tolist()
+        return completion
+
+    def _logprobs(self, tokens: list[int], logits: Any, top: int) -> list[dict[str, Any]]:
+        """OpenAI ``logprobs.content`` entries of the reply's tokens: each token's log
+        probability under the model (its raw logits, before temperature or top-p), and the
+        ``top`` likeliest alternatives."""
+        import torch
+
+        out = []
+        for token, step in zip(tokens, logits, strict=False):
+            logp = torch.log_softmax(step[0].float(), dim=-1)
+            entry = self._token_logprob(token, float(logp[token]))
+            alternatives = torch.topk(logp, top) if top else None
+            entry["top_logprobs"] = (
+                [
+                    self._token_logprob(int(t), float(v))
+                    for v, t in zip(alternatives.values, alternatives.indices, strict=True)
+                ]
+                if alternatives is not None
+                else []
+            )
+            out.append(entry)
+        return out
+
+    def _token_logprob(self, token: int, logprob: float) -> dict[str, Any]:
+        text = self.tokenizer.decode([token])
+        return {"token": text, "logprob": logprob, "bytes": list(text.encode("utf-8"))}
+
+
+def _top_logprobs(request: dict[str, Any]) -> int:
+    """How many alternatives per reply token a request asks for (0 to 20, as OpenAI allows)."""
+    try:
+        return max(0, min(20, int(request.get("top_logprobs") or 0)))
+    except (TypeError, ValueError):
+        raise ValueError("'top_logprobs' must be an integer from 0 to 20") from None
 
 
 def _checked(request: dict[str, Any]) -> list[dict[str, Any]]:

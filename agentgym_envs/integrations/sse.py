@@ -14,7 +14,9 @@ from typing import Any
 def completion_chunks(data: dict[str, Any]) -> list[dict[str, Any]]:
     """The chunks of ``data`` (a chat completion whose ``choices`` are objects with a
     ``message`` object): one delta with the whole message per choice (tool calls numbered by
-    ``index``), then one with each choice's finish reason and the usage."""
+    ``index``; the choice's ``logprobs`` and ``token_ids`` and the completion's
+    ``prompt_token_ids``, where present, ride along), then one with each choice's finish
+    reason and the usage."""
     head = {
         "id": data.get("id", "chatcmpl-stream"),
         "object": "chat.completion.chunk",
@@ -31,12 +33,19 @@ def completion_chunks(data: dict[str, Any]) -> list[dict[str, Any]]:
                 {**call, "index": i} for i, call in enumerate(calls) if isinstance(call, dict)
             ]
         index = choice.get("index", n)
-        deltas.append({"index": index, "delta": delta, "finish_reason": None})
+        first = {"index": index, "delta": delta, "finish_reason": None}
+        for key in ("logprobs", "token_ids"):  # the reply's tokens travel with its delta
+            if choice.get(key) is not None:
+                first[key] = choice[key]
+        deltas.append(first)
         ends.append({"index": index, "delta": {}, "finish_reason": choice.get("finish_reason")})
     last: dict[str, Any] = {**head, "choices": ends}
     if isinstance(data.get("usage"), dict):
         last["usage"] = data["usage"]
-    return [{**head, "choices": deltas}, last]
+    opening: dict[str, Any] = {**head, "choices": deltas}
+    if data.get("prompt_token_ids") is not None:
+        opening["prompt_token_ids"] = data["prompt_token_ids"]
+    return [opening, last]
 
 
 def event(data: Any) -> bytes:
