@@ -25,7 +25,8 @@ trained on.
    it is significantly worse (:func:`~agentgym_envs.experience.versions.rollback_if_worse`).
 
 The result (JSON-able) has ``env``, ``train_tasks``, ``heldout_tasks``, ``episodes`` (stored
-per version), ``feedback`` (``auto`` and ``human`` counts), ``training`` (records, states),
+per version), ``feedback`` (``auto`` and ``human`` counts), ``training`` (records, states), ``versions`` (label, parent, model, whether current, success
+rate over all its stored episodes),
 ``candidates`` (per new version: its parent, what it was trained on, the A/B's success rates,
 difference, p-value and test, and ``decision``: ``promoted``, ``kept`` or ``rolled_back``),
 ``current`` (the current version at the end), ``history`` (promotions and rollbacks),
@@ -60,15 +61,21 @@ def _items(env_id: str, split: str, tasks: list[int]) -> dict[str, list[Any]]:
 
 
 def _collect(store, env_id: str, spec: Any, label: str, tasks: list[int], out: Path) -> int:
+    """Play ``tasks`` of the train split with ``spec`` into ``out`` and import the run as
+    version ``label``; the run's id in the store."""
+    from sqlalchemy import select
+
     from agentgym_envs.benchmarks import run_benchmark
     from agentgym_envs.experience import import_path
+    from agentgym_envs.experience.models import Run
 
     run_benchmark(
         env_id, spec, out=out, split="train", items=_items(env_id, "train", tasks), reports=False
     )
     report = import_path(store, out, version=label)
     logger.info("%s: %d episodes stored (%d already there)", label, report.added, report.skipped)
-    return report.added + report.skipped
+    with store.session() as s:
+        return int(s.scalar(select(Run.id).where(Run.source == str(out.resolve()))))
 
 
 def _label_once(store, episode: int, **feedback: Any) -> None:
@@ -79,20 +86,19 @@ def _label_once(store, episode: int, **feedback: Any) -> None:
         add_feedback(store, episode, author=PERSON, **feedback)
 
 
-def _person_feedback(store, base: str, teacher: str, env_id: str) -> int:
-    """A person's labels: the base agent's first success judged a lucky one (``bad``), and a
-    teacher episode's first action judged ``bad``; how many labels there are."""
+def _person_feedback(store, runs: dict[str, int]) -> None:
+    """A person's labels on the collected episodes: the base agent's first success judged a
+    lucky one (``bad``: not to be imitated), and a teacher episode's first action judged
+    ``bad`` (kept out of the loss)."""
     from agentgym_envs.experience import select_episodes
 
-    lucky = select_episodes(store, versions=[base], envs=[env_id], outcome="success")
+    base, teacher = runs.values()
+    lucky = select_episodes(store, runs=[base], outcome="success")
     if lucky:
         _label_once(store, lucky[0], label="bad", comment="a lucky random walk: do not imitate")
-    taught = select_episodes(store, versions=[teacher], envs=[env_id])
+    taught = select_episodes(store, runs=[teacher])
     if taught:
         _label_once(store, taught[0], step_index=0, label="bad", comment="a needless first move")
-    from agentgym_envs.experience.feedback import count_feedback
-
-    return count_feedback(store, source="human")
 
 
 def _ab(store, name: str, control: tuple[str, Any], challenger: tuple[str, Any], **kw: Any):
@@ -181,7 +187,7 @@ def run(
     register_version(store, "teacher", "expert", model="scripted expert")
     if current_version(store, AGENT) is None:
         promote(store, base, author=PERSON, reason="first version")
-    episodes = {
+    runs = {
         base: _collect(store, env_id, random_spec(), base, train_tasks, out / "runs" / "agent-0"),
         teacher: _collect(
             store, env_id, expert_spec(), teacher, train_tasks, out / "runs" / "teacher"
@@ -189,13 +195,10 @@ def run(
     }
 
     # 2. feedback: the env's (stored on import) and a person's
-    human = _person_feedback(store, base, teacher, env_id)
-    feedback = {"auto": count_feedback(store, source="auto"), "human": human}
+    _person_feedback(store, runs)
 
     # 3. training data: the judged-successful episodes, bad actions masked
-    records = export_training(
-        store, "sft", out / "sft.jsonl", versions=[base, teacher], envs=[env_id]
-    )
+    records = export_training(store, "sft", out / "sft.jsonl", runs=list(runs.values()))
     logger.info("training data: %d SFT records", len(records))
 
     ab_settings = {"envs": env_id, "split": "test", "tasks": heldout, "alpha": alpha}
@@ -215,16 +218,10 @@ def run(
         config={"table": str(path), "trained_on": "judged-successful episodes"},
     )
     spec_good = bc_table.table_spec(table, "bc-table", path)
-    current = current_version(store, AGENT).label
-    ab = _ab(
-        store,
-        f"{current}-vs-{good}",
-        (current, _spec_of(current, spec_good)),
-        (good, spec_good),
-        **ab_settings,
-    )
+    # against the version current when it was trained: its parent
+    ab = _ab(store, f"{base}-vs-{good}", (base, random_spec()), (good, spec_good), **ab_settings)
     better = ab["significant"] and ab["diff"] > 0
-    if better and current != good:
+    if better and current_version(store, AGENT).label == base:
         promote(store, good, author="experience-loop", reason=_why(ab))
     candidates.append(
         {
@@ -249,8 +246,12 @@ def run(
         config={"table": str(path), "trained_on": "the same episodes, actions shuffled"},
     )
     spec_bad = bc_table.table_spec(shuffled, "bc-table-shuffled", path)
-    previous = current_version(store, AGENT).label
-    if previous != bad:
+    history = promotion_history(store, AGENT)
+    deployed = [i for i, h in enumerate(history) if h["version"] == bad]
+    if deployed:  # an earlier run into this store deployed it: the version it replaced
+        previous = history[deployed[0] - 1]["version"]
+    else:
+        previous = current_version(store, AGENT).label
         promote(store, bad, author=PERSON, reason="deployed without an A/B test")
     ab_bad = _ab(
         store,
@@ -259,27 +260,39 @@ def run(
         (bad, spec_bad),
         **ab_settings,
     )
-    decision = rollback_if_worse(store, AGENT, n_boot=n_boot, seed=seed, min_items=len(heldout))
+    if current_version(store, AGENT).label == bad:
+        decision = rollback_if_worse(store, AGENT, n_boot=n_boot, seed=seed, min_items=len(heldout))
+        rolled_back, reason = decision.rolled_back, decision.reason
+    else:  # rolled back (or replaced) by an earlier run: say what that run decided
+        after = history[deployed[-1] + 1] if deployed[-1] + 1 < len(history) else {}
+        rolled_back, reason = after.get("action") == "rollback", after.get("reason", "")
     candidates.append(
         {
             "version": bad,
             "parent": good,
             "trained_on": "the same episodes, actions shuffled",
             "ab": ab_bad,
-            "decision": "rolled_back" if decision.rolled_back else "kept",
-            "rollback_reason": decision.reason,
+            "decision": "rolled_back" if rolled_back else "kept",
+            "rollback_reason": reason,
         }
     )
-    logger.info("rollback check: %s", decision.reason)
+    logger.info("rollback check: %s", reason)
 
-    per_version = {v["label"]: v["episodes"] for v in list_versions(store)}
+    versions = list_versions(store)
+    per_version = {v["label"]: v["episodes"] for v in versions}
     return {
         "env": env_id,
         "train_tasks": train_tasks,
         "heldout_tasks": heldout,
+        "versions": [
+            {k: v[k] for k in ("label", "parent", "model", "current", "success_rate")}
+            for v in versions
+        ],
         "episodes": per_version,
-        "collected": episodes,
-        "feedback": feedback,
+        "feedback": {
+            "auto": count_feedback(store, source="auto"),
+            "human": count_feedback(store, source="human"),
+        },
         "training": {"records": len(records), "states": len(table)},
         "candidates": candidates,
         "current": current_version(store, AGENT).label,

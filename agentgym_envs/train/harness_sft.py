@@ -23,11 +23,17 @@ logger = logging.getLogger(__name__)
 
 def load_base_model() -> tuple[Any, Any]:
     """SmolLM2-135M-Instruct (plain float32 weights from the converted cache) and its tokenizer
-    with the tool-aware ChatML template; ``(model, tokenizer)``."""
+    with the tool-aware ChatML template; ``(model, tokenizer)``. Torch gets the local server's
+    thread count (every core on an idle machine, one on a busy one; ``AGENTGYM_LLM_THREADS``
+    overrides)."""
+    import torch
+
     from agentgym_envs.benchmarks.hf_server import load_model
-    from agentgym_envs.benchmarks.local_llm import smollm2_path
+    from agentgym_envs.benchmarks.local_llm import _default_threads, smollm2_path
     from agentgym_envs.integrations.trl import tool_chat_template
 
+    # torch's threads spin while they wait: on a busy machine one thread is many times faster
+    torch.set_num_threads(_default_threads("transformers"))
     started = time.perf_counter()
     tokenizer, model = load_model(smollm2_path())
     tokenizer.chat_template = tool_chat_template()
@@ -35,7 +41,11 @@ def load_base_model() -> tuple[Any, Any]:
         tokenizer.pad_token = tokenizer.eos_token
     model.generation_config.eos_token_id = tokenizer.convert_tokens_to_ids("<|im_end|>")
     model.eval()
-    logger.info("model loaded from the converted cache in %.1fs", time.perf_counter() - started)
+    logger.info(
+        "model loaded from the converted cache in %.1fs (%d torch threads)",
+        time.perf_counter() - started,
+        torch.get_num_threads(),
+    )
     return model, tokenizer
 
 
