@@ -54,6 +54,22 @@ logger = logging.getLogger(__name__)
 SERVED_CONTEXT = 1 << 20
 
 
+def chat_model(model: Any, tokenizer: Any, name: str, reply_tokens: int = 48) -> Any:
+    """``model`` as an arm serves it: the SFT's chat template with the harness's tools,
+    ``<tool_call>`` blocks read back as tool calls, greedy, ``reply_tokens`` a reply."""
+    from agentgym_envs.benchmarks.hf_server import ChatModel
+
+    return ChatModel.from_loaded(
+        model,
+        tokenizer,
+        name,
+        SERVED_CONTEXT,
+        tool_format="template",
+        max_tokens=reply_tokens,
+        temperature=0.0,
+    )
+
+
 def _done(folder: Path) -> list[dict[str, Any]]:
     """The AgentTraj records already written in ``folder``."""
     path = folder / "agenttraj.jsonl"
@@ -158,7 +174,7 @@ def run(
         teacher: a teacher ``/v1`` URL instead of the harness expert.
     """
     from agentgym_envs.agents.harness_expert import HarnessExpertServer
-    from agentgym_envs.benchmarks.hf_server import ChatModel, build_app
+    from agentgym_envs.benchmarks.hf_server import build_app
     from agentgym_envs.datasets.harness import row_problems
     from agentgym_envs.experience import import_path, open_store, register_version
     from agentgym_envs.experience.ab import analyse
@@ -264,15 +280,7 @@ def run(
         # 5. both weights served to the same harness on held-out tasks
         arms = {}
         for arm, model in (("base", base), ("sft", tuned)):
-            chat = ChatModel.from_loaded(
-                model,
-                tokenizer,
-                f"smollm2-{arm}",
-                SERVED_CONTEXT,
-                tool_format="template",
-                max_tokens=reply_tokens,
-                temperature=0.0,
-            )
+            chat = chat_model(model, tokenizer, f"smollm2-{arm}", reply_tokens)
             folder = root / f"smollm2-{arm}"
             with ServedApp(build_app(chat)) as served:
                 records = play(
@@ -314,4 +322,4 @@ def run(
     return result
 
 
-__all__ = ["SERVED_CONTEXT", "play", "run"]
+__all__ = ["SERVED_CONTEXT", "chat_model", "play", "run"]
