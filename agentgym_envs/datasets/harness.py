@@ -182,11 +182,15 @@ def row_problems(row: dict[str, Any]) -> list[str]:
 def tool_call_stats(calls: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Per answered model call (gateway entries): how many replied with tool calls, how many
     of those were all valid against the request's tools, and how many answered in text only.
-    ``valid_rate`` is valid calls over answered calls (``None`` when none was answered)."""
+    ``valid_rate`` is valid calls over answered calls (``None`` when none was answered). A call
+    the upstream never finished (a stream cut when the harness was stopped: its
+    ``finish_reason`` is ``null``) or that failed is not an answer."""
     answered = tool = valid = 0
     for c in calls:
         request, response = c.get("request"), c.get("response")
         if not isinstance(response, dict) or not isinstance(request, dict):
+            continue
+        if "finish_reason" in c and c["finish_reason"] is None:
             continue
         answered += 1
         problems = tool_call_problems(response, request.get("tools") or [])

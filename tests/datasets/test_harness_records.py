@@ -129,12 +129,15 @@ def test_tool_call_rate_per_model_call():
         entry([SYSTEM, TASK], {"role": "assistant", "content": "I think crane."}),
         entry([SYSTEM, TASK], call("cat")),
         {"request": {"messages": [SYSTEM]}, "response": None, "error": "HTTP 500"},
+        # a stream cut when the harness was stopped: never finished, not an answer
+        {**entry([SYSTEM, TASK], {"content": None}), "stream": True, "finish_reason": None},
+        {**entry([SYSTEM, TASK], call("crane")), "finish_reason": "tool_calls"},
     ]
     assert tool_call_stats(calls) == {
-        "model_calls": 3,
-        "tool_calls": 2,
-        "valid_tool_calls": 1,
+        "model_calls": 4,
+        "tool_calls": 3,
+        "valid_tool_calls": 2,
         "text_only": 1,
-        "valid_rate": 1 / 3,
+        "valid_rate": 2 / 4,
     }
     assert tool_call_stats([])["valid_rate"] is None
