@@ -252,6 +252,7 @@ class ChatModel:
         self.temperature: float | None = None
         self.lock = threading.Lock()
         self._slots: list[tuple[list[int], Any]] = []  # (token ids cached, cache), oldest first
+        self._closed = threading.Event()
 
     def _inputs(self, request: dict[str, Any], tools: list[dict[str, Any]]) -> Any:
         """The request's conversation (and tools) rendered and tokenized for generation."""
@@ -275,6 +276,15 @@ class ChatModel:
         return self.tokenizer.apply_chat_template(
             messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
         )
+
+    def close(self) -> None:
+        """Refuse new requests, stop a reply being generated at its next token, and return
+        once no request is running (a request whose client went away -- a harness stopped at
+        its deadline -- would otherwise keep computing into the next run, or past the end of
+        the process)."""
+        self._closed.set()
+        with self.lock:
+            pass
 
     def _reusable_cache(self, ids: list[int]) -> Any:
         """A cache of the longest prefix ``ids`` shares with a kept one (at least one token of
@@ -322,6 +332,8 @@ class ChatModel:
         top = _top_logprobs(request)
         want_logprobs = bool(request.get("logprobs")) or top > 0
         with self.lock, torch.inference_mode():
+            if self._closed.is_set():
+                raise ValueError("the model is closed: its server is shutting down")
             if request.get("seed") is not None:
                 torch.manual_seed(int(request["seed"]))
             cache = self._reusable_cache(ids)
@@ -331,6 +343,7 @@ class ChatModel:
                 max_new_tokens=max_tokens,
                 pad_token_id=self.tokenizer.eos_token_id,
                 past_key_values=cache,
+                stopping_criteria=_stop_when(self._closed),
                 return_dict_in_generate=True,
                 output_logits=want_logprobs,
                 **sampling,
@@ -409,6 +422,18 @@ def _top_logprobs(request: dict[str, Any]) -> int:
         return max(0, min(20, int(request.get("top_logprobs") or 0)))
     except (TypeError, ValueError):
         raise ValueError("'top_logprobs' must be an integer from 0 to 20") from None
+
+
+def _stop_when(event: threading.Event) -> Any:
+    """A ``StoppingCriteriaList`` that stops generating once ``event`` is set."""
+    import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    class Closed(StoppingCriteria):
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            return torch.full((input_ids.shape[0],), event.is_set(), dtype=torch.bool)
+
+    return StoppingCriteriaList([Closed()])
 
 
 def _checked(request: dict[str, Any]) -> list[dict[str, Any]]:

@@ -283,16 +283,19 @@ def run(
             chat = chat_model(model, tokenizer, f"smollm2-{arm}", reply_tokens)
             folder = root / f"smollm2-{arm}"
             with ServedApp(build_app(chat)) as served:
-                records = play(
-                    h,
-                    env_id,
-                    test_tasks,
-                    f"{served.url}/v1",
-                    folder,
-                    split="test",
-                    timeout=timeout,
-                    phase=arm,
-                )
+                try:
+                    records = play(
+                        h,
+                        env_id,
+                        test_tasks,
+                        f"{served.url}/v1",
+                        folder,
+                        split="test",
+                        timeout=timeout,
+                        phase=arm,
+                    )
+                finally:  # a stopped harness's last request must not run on into the next arm
+                    chat.close()
             label = f"smollm2-{h}@{arm}"
             register_version(store, f"smollm2-{h}", arm, model=f"SmolLM2-135M {arm}")
             import_path(store, folder / "agenttraj.jsonl", version=label)

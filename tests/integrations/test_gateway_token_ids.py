@@ -119,3 +119,16 @@ def test_a_compacted_history_is_flagged_non_monotonic(served, tmp_path):
     (record,) = _read(tmp_path / "agenttraj.jsonl")
     assert (chat["monotonic"], chat["rewritten_at"]) == (False, 3)
     assert (record["monotonic"], record["rewritten_at"]) == (False, 3)
+
+
+def test_a_closed_model_refuses_requests(served):
+    from agentgym_envs.benchmarks.hf_server import ChatModel, build_app
+
+    chat, _ = served
+    closing = ChatModel.from_loaded(chat.model, chat.tokenizer, "closing", 4096, max_tokens=4)
+    with ServedApp(build_app(closing)) as app:
+        body = {"messages": [{"role": "user", "content": "Say hi."}]}
+        assert httpx.post(f"{app.url}/v1/chat/completions", json=body, timeout=600).is_success
+        closing.close()  # returns once no request is running
+        refused = httpx.post(f"{app.url}/v1/chat/completions", json=body, timeout=600)
+    assert refused.status_code == 400 and "closed" in refused.json()["error"]["message"]
