@@ -103,15 +103,13 @@ def export_harness_sft(
     store, path: str | os.PathLike[str] | None = None, **options: Any
 ) -> list[dict[str, Any]]:
     """:func:`harness_rows`, written as JSONL to ``path`` if given."""
+    from agentgym_envs.experience.training import write_jsonl
+
     rows = harness_rows(store, **options)
     if path is not None:
         if not rows:
             logger.warning("no harness episodes matched: %s is empty", path)
-        p = Path(path).expanduser()
-        p.parent.mkdir(parents=True, exist_ok=True)
-        with p.open("w", encoding="utf-8") as f:
-            for r in rows:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        write_jsonl(path, rows)
     return rows
 
 

@@ -168,7 +168,6 @@ def run(
     from agentgym_envs.experience.feedback import count_feedback
     from agentgym_envs.experience.versions import list_versions, promotion_history
     from agentgym_envs.spec import resolve_id
-    from agentgym_envs.train import bc_table
 
     started, load_before = time.perf_counter(), os.getloadavg()
     env_id = resolve_id(env)
@@ -205,20 +204,9 @@ def run(
     ab_settings |= {"n_boot": n_boot, "seed": seed, "min_tasks": len(heldout)}
     candidates = []
 
-    # 4-5. a trained version, A/B-tested against the current one
-    table = bc_table.fit(records)
+    # 4-5. a trained version, A/B-tested against the version current when it was trained
     good = f"{AGENT}@1"
-    path = bc_table.save(table, out / "versions" / "agent-1.json")
-    register_version(
-        store,
-        AGENT,
-        "1",
-        model="behaviour-cloning table",
-        parent=base,
-        config={"table": str(path), "trained_on": "judged-successful episodes"},
-    )
-    spec_good = bc_table.table_spec(table, "bc-table", path)
-    # against the version current when it was trained: its parent
+    spec_good = _new_version(store, out, good, base, records, "judged-successful episodes")
     ab = _ab(store, f"{base}-vs-{good}", (base, random_spec()), (good, spec_good), **ab_settings)
     better = ab["significant"] and ab["diff"] > 0
     if better and current_version(store, AGENT).label == base:
@@ -235,17 +223,9 @@ def run(
 
     # 6. a deliberately worse version: deployed, checked, rolled back
     bad = f"{AGENT}@2"
-    shuffled = bc_table.fit(records, shuffle_seed=seed)
-    path = bc_table.save(shuffled, out / "versions" / "agent-2.json")
-    register_version(
-        store,
-        AGENT,
-        "2",
-        model="behaviour-cloning table (actions shuffled)",
-        parent=good,
-        config={"table": str(path), "trained_on": "the same episodes, actions shuffled"},
+    spec_bad = _new_version(
+        store, out, bad, good, records, "the same episodes, actions shuffled", shuffle_seed=seed
     )
-    spec_bad = bc_table.table_spec(shuffled, "bc-table-shuffled", path)
     history = promotion_history(store, AGENT)
     deployed = [i for i, h in enumerate(history) if h["version"] == bad]
     if deployed:  # an earlier run into this store deployed it: the version it replaced
@@ -293,7 +273,7 @@ def run(
             "auto": count_feedback(store, source="auto"),
             "human": count_feedback(store, source="human"),
         },
-        "training": {"records": len(records), "states": len(table)},
+        "training": {"records": len(records), "states": spec_good.config["states"]},
         "candidates": candidates,
         "current": current_version(store, AGENT).label,
         "history": [
@@ -303,6 +283,37 @@ def run(
         "seconds": round(time.perf_counter() - started, 1),
         "load_average": {"before": list(load_before), "after": list(os.getloadavg())},
     }
+
+
+def _new_version(
+    store,
+    out: Path,
+    label: str,
+    parent: str,
+    records: list[dict[str, Any]],
+    trained_on: str,
+    shuffle_seed: int | None = None,
+):
+    """Fit a behaviour-cloning table on ``records`` (actions shuffled with
+    ``shuffle_seed``), keep it under ``out/versions`` and register it as ``label`` with its
+    parent; the policy that plays it."""
+    from agentgym_envs.experience import register_version
+    from agentgym_envs.experience.versions import parse_label
+    from agentgym_envs.train import bc_table
+
+    name, version = parse_label(label)
+    table = bc_table.fit(records, shuffle_seed=shuffle_seed)
+    path = bc_table.save(table, out / "versions" / f"{name}-{version}.json")
+    model = "behaviour-cloning table" + (" (actions shuffled)" if shuffle_seed is not None else "")
+    register_version(
+        store,
+        name,
+        version,
+        model=model,
+        parent=parent,
+        config={"table": str(path), "trained_on": trained_on, "states": len(table)},
+    )
+    return bc_table.table_spec(table, model, path)
 
 
 def _spec_of(label: str, trained: Any):
