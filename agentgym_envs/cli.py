@@ -48,6 +48,7 @@ _PLUGINS = (
     "agentgym_envs.experience.cli",
     "agentgym_envs.integrations.export",
     "agentgym_envs.integrations.harnesses.cli",
+    "agentgym_envs.rollout.ray.cli",
     "agentgym_envs.server.cli",
 )
 
@@ -226,15 +227,23 @@ def run(
 @app.command()
 def doctor() -> None:
     """Check this machine: Python, each family's extra, Java, Chromium, the local model,
-    nats-server and PostgreSQL."""
+    nats-server, PostgreSQL and bubblewrap (the harness sandbox)."""
+    from rich.markup import escape
+
     from agentgym_envs.doctor import run_checks
 
+    checks = run_checks()
     table = Table(title="agentgym doctor")
     table.add_column("check")
     table.add_column("status", overflow="fold")
-    for check in run_checks():
-        table.add_row(check.name, check.status)
+    for check in checks:
+        table.add_row(escape(check.name), escape(check.status))
     console.print(table)
+    mends = list(dict.fromkeys(c.detail for c in checks if not c.ok and c.command))
+    if mends:
+        console.print("To install what is missing, run:")
+        for line in mends:  # one line each, as typed: no markup, never wrapped
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _load_plugins() -> None:

@@ -50,7 +50,10 @@ MAX_OBSERVATION_CHARS = 1_000_000
 MAX_ACTION_CHARS = 16_384
 SPLITS = ("train", "test")
 
-#: Why an episode ended: ``info["outcome"]`` on its last step.
+#: Why an episode ended: ``info["outcome"]`` on its last step. ``sandbox_violation`` is a
+#: harness episode whose harness tried something the sandbox refused (a write outside its
+#: folders, a secret read, a connection elsewhere: :mod:`agentgym_envs.integrations.sandbox`);
+#: its reward is never valid.
 OUTCOMES = (
     "success",
     "failure",
@@ -59,6 +62,7 @@ OUTCOMES = (
     "token_limit",
     "time_limit",
     "env_error",
+    "sandbox_violation",
 )
 #: ``info["truncation_reason"]`` values (wrappers, rollout loops, benchmarks) -> outcome.
 TRUNCATION_OUTCOMES = {

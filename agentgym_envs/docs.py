@@ -42,6 +42,8 @@ PARITY_TEXT = {
     "stand-in": "stand-in data (a loader plays AgentGym's data)",
     "ours": "ours (not in AgentGym)",
 }
+#: The same, short enough for the overview table (explained under it).
+PARITY_SHORT = {"agentgym": "AgentGym", "stand-in": "stand-in", "ours": "ours"}
 REPLY_PARSER_TEXT = {
     "single_action": "the one `Action:` line (more than one is an error)",
     "last_action": "the text after the last `Action:`",
@@ -471,16 +473,22 @@ def family_index() -> str:
             "same table for your installation."
         ),
         "",
-        "| id | family | extra | train / test tasks | max rounds | reward | AgentGym parity |",
-        "|---|---|---|---|---|---|---|",
+        "| id (its family's page) | extra | train / test | rounds | reward | parity |",
+        "|---|---|---|---|---|---|",
     ]
     for i in ENV_INFO.values():
         family = FAMILIES[i.family]
         lines.append(
-            f"| `{i.id}` | [{family.display_name}]({family.name}.md) | `{i.extra}` "
+            f"| [`{i.id}`]({family.name}.md) | `{i.extra}` "
             f"| {i.splits.get('train', 0)} / {i.splits.get('test', 0)} | {i.max_rounds} "
-            f"| {i.reward} | {PARITY_TEXT[i.parity]} |"
+            f"| {i.reward} | {PARITY_SHORT[i.parity]} |"
         )
+    lines += [
+        "",
+        "**rounds**: AgentGym's max rounds (the default turn limit). **parity**: "
+        + "; ".join(f"*{PARITY_SHORT[k]}*: {v}" for k, v in PARITY_TEXT.items())
+        + ".",
+    ]
     unregistered = [
         f for f in FAMILIES.values() if not any(i.family == f.name for i in ENV_INFO.values())
     ]
@@ -505,12 +513,16 @@ def family_pages(play: Callable[[str], Example] = Example.play) -> dict[str, str
 def notebook_pages(folder: str | Path) -> dict[str, tuple[str, str]]:
     """The example notebooks in ``folder`` as site pages: ``{path: (title, markdown)}``.
 
-    Markdown cells stay as they are and code cells become Python blocks; the notebooks are
-    stored without outputs (the notebook tests run them), so the pages show the code to run.
+    Markdown cells stay as they are and code cells become Python blocks, each followed by what
+    it printed and drew when the notebook last ran (:mod:`agentgym_envs.notebook_outputs`: the
+    notebooks themselves are stored without outputs).
     """
+    from agentgym_envs.notebook_outputs import as_markdown, recorded, source_key
+
     pages = {}
     for path in sorted(Path(folder).glob("*.ipynb")):
         book = json.loads(path.read_text(encoding="utf-8"))
+        outputs = recorded(path)
         parts, title = [], path.stem
         for cell in book.get("cells", []):
             source = "".join(cell.get("source", [])).strip("\n")
@@ -522,6 +534,9 @@ def notebook_pages(folder: str | Path) -> dict[str, tuple[str, str]]:
                 parts.append(source)
             elif cell.get("cell_type") == "code":
                 parts.append(_fence(source, "python"))
+                shown = outputs.get(source_key(source))
+                if shown:
+                    parts.append(as_markdown(shown))
         run = (
             f"*Notebook `examples/notebooks/{path.name}`: open it with `jupyter lab "
             f'examples/notebooks/{path.name}` after `pip install -e ".[notebooks]"`.*'

@@ -13,6 +13,11 @@ problem is a warning there, so the strict build fails):
 * :func:`cli_mentions` finds ``agentgym <command> [--option]`` in a page's shell blocks and
   inline code, and :func:`cli_errors` says which name a command or an option the real CLI
   (``agentgym_envs.cli.app``, sub-apps included) does not have.
+* :func:`name_errors` finds the package's dotted names (``agentgym_envs.rollout.collect``)
+  anywhere in a page and says which one does not exist, or names a module kept only for older
+  imports (one with a ``MOVED_TO``: the page should name where its contents live now).
+* :func:`default_errors` finds number defaults the prose states for an option
+  (``"`--max-reasks` re-asks (default 2)"``) and says which one no command has.
 """
 
 from __future__ import annotations
@@ -323,3 +328,84 @@ def commands_named(markdown: str, root: Any | None = None) -> set[tuple[str, ...
         if not problems:
             named.update(path[:i] for i in range(1, len(path) + 1))
     return named
+
+
+# --- the package's dotted names in the text -----------------------------------------------------
+
+#: A dotted name of the package as a page writes it.
+DOTTED = re.compile(r"(?<![\w.])agentgym_envs(?:\.[A-Za-z_]\w*)+")
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` (``agentgym_envs.x.y``) is stale, or ``None`` when it exists and is current.
+    A name under a module whose extra is not installed here is not judged."""
+    import importlib
+
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        module_name = ".".join(parts[:end])
+        try:
+            obj = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and not exc.name.startswith("agentgym_envs"):
+                return None  # an extra this machine lacks: not judged here
+            continue
+        except ImportError:
+            return None
+        moved = getattr(obj, "MOVED_TO", None)
+        if moved:
+            return f"`{module_name}` is kept only for older imports: name `{moved}`"
+        for attr in parts[end:]:
+            if not hasattr(obj, attr):
+                if isinstance(obj, type) or callable(obj):
+                    return None  # an instance attribute of a class, or a call's result
+                return f"`{name}`: `{'.'.join(parts[:end])}` has no `{attr}`"
+            obj = getattr(obj, attr)
+            end += 1
+        return None
+    return f"`{name}`: no such module"
+
+
+def name_errors(markdown: str) -> list[str]:
+    """One message per stale dotted name of the package in ``markdown`` (see :func:`name_problem`)."""
+    errors, seen = [], set()
+    for number, line in enumerate(markdown.splitlines(), 1):
+        for name in DOTTED.findall(line):
+            if name in seen:
+                continue
+            seen.add(name)
+            problem = name_problem(name)
+            if problem:
+                errors.append(f"line {number}: {problem}")
+    return errors
+
+
+# --- defaults the text states -------------------------------------------------------------------
+
+#: "`--option` ... (default 256" as prose writes a number default.
+STATED_DEFAULT = re.compile(
+    r"`(--[a-z][\w-]*)`[^.()`\n]{0,40}\(default:?\s+`?(-?\d+(?:\.\d+)?)`?\s*(?:s\b)?[,;)]"
+)
+
+
+def default_errors(markdown: str, root: Any | None = None) -> list[str]:
+    """One message per number default ``markdown`` states for an option (``"`--max-reasks`
+    re-asks (default 2)"``) that no command with that option has."""
+    root = root or cli_command()
+    defaults: dict[str, set[str]] = {}
+    for command in cli_commands(root).values():
+        for param in getattr(command, "params", ()):
+            default = getattr(param, "default", None)
+            if isinstance(default, (int, float)) and not isinstance(default, bool):
+                for opt in getattr(param, "opts", ()):
+                    defaults.setdefault(opt, set()).add(f"{float(default):g}")
+    errors = []
+    for number, line in enumerate(_outside_blocks(markdown).splitlines(), 1):
+        for option, value in STATED_DEFAULT.findall(line):
+            known = defaults.get(option)
+            if known and f"{float(value):g}" not in known:
+                errors.append(
+                    f"line {number}: `{option}` is said to default to {value}; the CLI's "
+                    f"default is {' or '.join(sorted(known))}"
+                )
+    return errors

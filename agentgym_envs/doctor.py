@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import glob
 import importlib
-import importlib.util
 import platform
 import shutil
 import sys
@@ -17,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import agentgym_envs
+from agentgym_envs.browser import chromium_path
 from agentgym_envs.spec import ENV_INFO
 
 APT = "apt-get install -y"
@@ -29,6 +29,11 @@ class Check:
     name: str
     ok: bool
     detail: str
+
+    @property
+    def command(self) -> bool:
+        """Whether :attr:`detail` is a shell command that mends the check."""
+        return self.detail.startswith(("pip install", APT))
 
     @property
     def status(self) -> str:
@@ -68,15 +73,10 @@ def java_check() -> Check:
 
 
 def chromium_check() -> Check:
-    """Chromium for WebArena and WebShop's browser mode (``AGENTGYM_CHROMIUM`` or Debian's)."""
-    path = None
-    if importlib.util.find_spec("playwright") is not None:
-        try:
-            path = importlib.import_module("agentgym_envs.envs.webarena.browser").chromium_path()
-        except ImportError:
-            path = None
-    path = path or shutil.which("chromium") or shutil.which("chromium-browser")
-    return _found("chromium (webarena, webshop browser)", path, f"{APT} chromium")
+    """Chromium for WebArena and WebShop's browser mode (:func:`~agentgym_envs.browser.chromium_path`:
+    ``AGENTGYM_CHROMIUM``, Debian's headless shell or Chromium)."""
+    path = chromium_path()
+    return _found("chromium (webarena, webshop browser)", path, f"{APT} chromium-headless-shell")
 
 
 def local_model_check() -> Check:
@@ -108,12 +108,24 @@ def postgresql_check() -> Check:
     return _found("postgresql (experience store)", path, f"{APT} postgresql")
 
 
+def sandbox_check() -> Check:
+    """bubblewrap, and user namespaces it can make, for the sandbox harness episodes run in."""
+    from agentgym_envs.integrations.sandbox import SandboxUnavailableError, bwrap
+
+    bwrap.cache_clear()
+    try:
+        return Check("bubblewrap (harness sandbox)", True, bwrap())
+    except SandboxUnavailableError as exc:
+        return Check("bubblewrap (harness sandbox)", False, str(exc))
+
+
 CHECKS: tuple[Callable[[], Check], ...] = (
     java_check,
     chromium_check,
     local_model_check,
     nats_check,
     postgresql_check,
+    sandbox_check,
 )
 
 

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 import time
-from pathlib import Path
 
 import gymnasium as gym
 
@@ -103,13 +101,10 @@ def main() -> None:
     per_nodes = [int(x) for x in args.per_node.split(",")]
     cluster = None
     address = args.address
-    if address is None:  # the test suite's multi-node cluster on this machine
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        from tests.rollout.ray_cluster import LocalCluster
+    if address is None:  # a multi-node cluster on this machine (`agentgym ray up`'s)
+        from agentgym_envs.rollout.ray.local_cluster import start
 
-        cluster = LocalCluster().start_head(num_cpus=0)
-        for _ in range(args.nodes):
-            cluster.add_worker(num_cpus=max(per_nodes), resources={"java": max(per_nodes)})
+        cluster = start(workers=args.nodes, cpus=max(per_nodes), resources={"java": max(per_nodes)})
         address = cluster.address
     try:
         ray = connect(address)

@@ -302,7 +302,7 @@ def worker(count: int, seconds: float, path: str | None = None, chromium: str | 
 def parallel(counts: list[int], seconds: float, baseline: str) -> None:
     """Steps per second and CPU per step with N envs (threads) in one process, for each mode
     (see the module docstring), every measurement in a fresh process."""
-    from agentgym_envs.envs.webarena.browser import SYSTEM_CHROMIUMS
+    from agentgym_envs.browser import SYSTEM_CHROMIUMS
 
     print(f"machine: {os.cpu_count()} cores (figures scale with its load, printed per line)")
     with tempfile.TemporaryDirectory() as tmp:

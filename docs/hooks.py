@@ -1,4 +1,4 @@
-"""MkDocs hooks: generated pages (families, notebooks), the nav sections others fill, and the
+"""MkDocs hooks: generated pages (families, notebooks, the CLI reference), the nav sections others fill, and the
 checks that make a page naming a missing command, or a bad docs-test marker, fail the build."""
 
 from __future__ import annotations
@@ -8,8 +8,15 @@ from pathlib import Path
 
 from mkdocs.structure.files import File, Files
 
+from agentgym_envs import cli_reference
 from agentgym_envs.docs import FAMILY_DIR, family_pages, notebook_pages
-from agentgym_envs.docs_check import cli_command, cli_errors, code_blocks
+from agentgym_envs.docs_check import (
+    cli_command,
+    cli_errors,
+    code_blocks,
+    default_errors,
+    name_errors,
+)
 from agentgym_envs.spec import FAMILIES
 
 #: Counted by MkDocs: under ``strict`` a warning fails the build.
@@ -75,7 +82,9 @@ def on_config(config):
 
 
 def on_files(files: Files, config) -> Files:
-    """Add the family pages and the notebooks, written while the site builds."""
+    """Add the family pages, the notebooks and the CLI reference, written while the site
+    builds."""
+    files.append(File.generated(config, cli_reference.PAGE, content=cli_reference.cli_reference()))
     for path, text in family_pages().items():
         files.append(File.generated(config, path, content=text))
     for path, (_, text) in notebook_pages(NOTEBOOK_SOURCE).items():
@@ -84,13 +93,15 @@ def on_files(files: Files, config) -> Files:
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    """Warn (strict: fail) on a docs-test marker mistake or a command the CLI does not have."""
+    """Warn (strict: fail) on a docs-test marker mistake, a command or option the CLI does not
+    have, a stale name of the package, or a number default the CLI does not have."""
     global _cli
     where = page.file.src_uri
     if not page.file.generated_by:
         for error in code_blocks(markdown).errors:
             log.warning("%s: %s", where, error)
     _cli = _cli or cli_command()
-    for error in cli_errors(markdown, _cli):
+    problems = cli_errors(markdown, _cli) + name_errors(markdown) + default_errors(markdown, _cli)
+    for error in problems:
         log.warning("%s: %s", where, error)
     return markdown

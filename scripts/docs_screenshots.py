@@ -27,23 +27,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 #: Wide enough for Material to show both sidebars (from 1220 px).
 VIEWPORT = {"width": 1400, "height": 860}
 #: Site pages to shoot: (file name, path in the site); a page the site lacks is skipped.
 SITE_PAGES = [
-    ("home", ""),
-    ("family-maze", "families/maze/"),
-    ("agent-server-index", "agent-server/"),
-    ("dashboard-guide", "guides/experience/"),
+    ("home", "index.html"),
+    ("family-maze", "families/maze.html"),
+    ("agent-server-index", "agent-server/index.html"),
+    ("dashboard-guide", "guides/experience.html"),
 ]
 log = logging.getLogger("docs_screenshots")
 
@@ -89,10 +80,13 @@ def shoot(urls: dict[str, str], folder: Path, full_page: bool = False) -> list[P
     """Open each URL in Chromium and save ``folder/<name>.png``."""
     from playwright.sync_api import sync_playwright
 
+    from agentgym_envs.browser import CHROMIUM_ARGS, chromium_path
+
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = chromium_path(headless_shell=False)
+        browser = p.chromium.launch(executable_path=chromium, args=list(CHROMIUM_ARGS))
         try:
             page = browser.new_page(viewport=VIEWPORT)
             for name, url in urls.items():
@@ -145,10 +139,10 @@ def dashboard_screenshots(assets: Path) -> list[Path]:
 
 def site_screenshots(site: Path, out: Path) -> list[Path]:
     """The home page, a family page, the agent-server index and the dashboard guide."""
-    present = {n: path for n, path in SITE_PAGES if (site / path / "index.html").is_file()}
+    present = {n: path for n, path in SITE_PAGES if (site / path).is_file()}
     for name, path in SITE_PAGES:
         if name not in present:
-            log.warning("the site has no %s page (%s): skipped", name, path or "/")
+            log.warning("the site has no %s page (%s): skipped", name, path)
     port = free_port()
     command = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"]
     with serving(command, port, site) as url:

@@ -91,6 +91,40 @@ def test_doctor_checks_the_programs_features_run(monkeypatch):
     assert result.exit_code == 0 and "nats-server" in result.stdout and "missing" in result.stdout
 
 
+def test_doctor_install_lines_run_as_printed(tmp_path):
+    """A family whose library is missing: doctor prints its mend with the extra (Rich markup
+    would eat ``[babyai]``), on one line however narrow the terminal, and the line is a
+    valid shell command naming a real extra of this package."""
+    import os
+    import shlex
+    from pathlib import Path
+
+    import tomllib
+    from packaging.requirements import Requirement
+
+    from agentgym_envs.spec import FAMILIES
+
+    family = FAMILIES["babyai"]
+    hide = "".join(f"sys.modules[{m!r}] = None\n" for m in family.requires)
+    code = f"import sys\n{hide}sys.argv = ['agentgym', 'doctor']\nfrom agentgym_envs.cli import main\nmain()\n"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "40"},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    want = f'pip install "agentgym-envs[{family.extra}]"'
+    assert want in done.stdout.splitlines(), done.stdout  # a line of its own, whole
+    words = shlex.split(want)
+    assert subprocess.run(["bash", "-n", "-c", want]).returncode == 0
+    extras = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    requirement = Requirement(words[2])
+    assert words[:2] == ["pip", "install"] and requirement.name == "agentgym-envs"
+    assert requirement.extras <= set(extras["project"]["optional-dependencies"])
+
+
 def test_an_unknown_id_with_no_close_match_is_one_short_line():
     proc = _cli("play", "Nope-v0")
     assert proc.returncode == 2
@@ -118,3 +152,22 @@ def test_play_wordle_shows_the_words_the_game_accepts():
     assert result.exit_code == 0, result.output
     assert "allowed words (40)" in result.stdout
     assert "not in the vocabulary (info['allowed_words']" in result.stdout
+
+
+def test_help_says_which_runtime_serves_the_local_model():
+    """transformers is what the main command installs, so the help names it first; llama.cpp
+    only where its extra is installed (it used to say --policy local starts llama.cpp)."""
+    from agentgym_envs.benchmarks.local_llm import default_runtime, runtime_missing
+    from agentgym_envs.docs_check import cli_commands
+
+    commands = cli_commands()
+    for path, option in (
+        (("bench",), "--policy"),
+        (("bench",), "--model-source"),
+        (("agents", "bench"), "--model-source"),
+    ):
+        text = next(p.help for p in commands[path].params if option in p.opts)
+        local = text[text.index("local (") :]
+        assert local.index("transformers") < local.index("llama.cpp"), text
+    expected = "llama.cpp" if runtime_missing("llama.cpp") is None else "transformers"
+    assert default_runtime() == expected

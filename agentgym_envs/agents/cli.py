@@ -24,7 +24,8 @@ _ENVS = typer.Option("agenteval", "--envs", help="Env ids (comma-separated), age
 _MODEL_SRC = typer.Option(
     "openai",
     "--model-source",
-    help="openai (--base-url), local (SmolLM2 on llama.cpp, started here) or expert (the "
+    help="openai (--base-url), local (SmolLM2 started here: "
+    "transformers, or llama.cpp where that extra is installed) or expert (the "
     "family's expert behind an OpenAI-compatible server started here: checks the plumbing).",
 )
 _BASE_URL = typer.Option(None, "--base-url", help="The endpoint's /v1 root ($OPENAI_BASE_URL).")
@@ -177,23 +178,59 @@ def agent_server_command(
     episode_timeout: float = typer.Option(
         600.0, "--episode-timeout", help="Wall seconds per episode (then time_limit)."
     ),
+    allow_model_url: list[str] = typer.Option(
+        [],
+        "--allow-model-url",
+        help="Another model endpoint rows may choose, as URL or name=URL (repeat it). The "
+        "server calls no URL but these and --model-url.",
+    ),
+    model_timeout: float = typer.Option(
+        120.0, "--model-timeout", help="Most seconds one model call may take in all."
+    ),
+    model_read_timeout: float = typer.Option(
+        60.0, "--model-read-timeout", help="Most seconds between two bytes of a model reply."
+    ),
+    model_connect_timeout: float = typer.Option(
+        5.0, "--model-connect-timeout", help="Most seconds to connect to a model endpoint."
+    ),
+    max_reply_mb: float = typer.Option(
+        16.0, "--max-reply-mb", help="Largest model reply read (MB); a longer one fails."
+    ),
+    max_body_mb: float = typer.Option(
+        32.0, "--max-body-mb", help="Largest request body read (MB); a bigger one is a 413."
+    ),
+    session_auth: bool = typer.Option(
+        True,
+        "--session-auth/--no-session-auth",
+        help="Require the token /seed_session returns on later calls on the session.",
+    ),
 ) -> None:
     """Serve a reference agent over HTTP: POST /run plays a whole episode (Ctrl-C stops)."""
-    from agentgym_envs.agents.episodes import agent_names
+    from agentgym_envs.agents.episodes import ModelLimits, agent_names
     from agentgym_envs.agents.server import serve_agent
     from agentgym_envs.errors import AgentGymError
 
     if agent not in agent_names():
         raise AgentGymError(f"unknown agent {agent!r}: use one of {', '.join(agent_names())}")
     default = {"base_url": model_url, "model": model, "api_key": api_key} if model_url else None
+    limits = ModelLimits(
+        connect=model_connect_timeout,
+        read=model_read_timeout,
+        total=model_timeout,
+        reply_bytes=int(max_reply_mb * (1 << 20)),
+    )
     typer.echo(f"agent server ({agent}) at http://{host}:{port}: POST /run, /seed_session, /verify")
     serve_agent(
         agent,
         host=host,
         port=port,
         model=default,
+        allow_models=list(allow_model_url),
         concurrency=concurrency,
         episode_timeout=episode_timeout,
+        limits=limits,
+        max_body_bytes=int(max_body_mb * (1 << 20)),
+        session_auth=session_auth,
     )
 
 

@@ -77,18 +77,9 @@ def where(row: dict[str, Any]) -> tuple[str, int | None, str]:
     raise BadRequest("the row names no episode: give env_id (+ task_id, split) or an item_id")
 
 
-def _endpoint(value: Any, default: dict[str, Any] | None, what: str) -> dict[str, Any] | None:
-    if value is None:
-        return dict(default) if default else None
-    if isinstance(value, str):
-        value = {"base_url": value}
-    if not isinstance(value, dict) or not value.get("base_url"):
-        raise BadRequest(f"{what} must be {{'base_url': ..., 'model': ..., 'api_key': ...}}")
-    return {k: value.get(k) for k in ("base_url", "model", "api_key")}
-
-
-def parse_row(row: Any, *, agent: str, model: dict[str, Any] | None) -> EpisodeRequest:
-    """Check a request row against the server's defaults (``agent``, ``model``)."""
+def parse_row(row: Any, *, agent: str, models: Any) -> EpisodeRequest:
+    """Check a request row against the server's default ``agent`` and its model allow-list
+    (:class:`~agentgym_envs.agents.models.ModelAllowList`)."""
     if not isinstance(row, dict):
         raise BadRequest("the request body must be a JSON object (a row)")
     ref = row.get("agent_ref")
@@ -99,13 +90,13 @@ def parse_row(row: Any, *, agent: str, model: dict[str, Any] | None) -> EpisodeR
         env_id, task_id, split = where(row)
     except AgentGymError as exc:
         raise BadRequest(str(exc)) from None
-    endpoint = _endpoint(row.get("model"), model, "model")
+    endpoint = models.resolve(row.get("model"), "model")
     if endpoint is None:
         raise BadRequest(
-            "no model endpoint: put model: {base_url: ...} in the row, or start the server "
-            "with --model-url"
+            "no model endpoint: name one of the server's models in the row (model: <name or "
+            "URL>), or start the server with --model-url"
         )
-    user = _endpoint(row.get("user_model"), None, "user_model")
+    user = models.resolve(row.get("user_model"), "user_model")
     params = row.get("responses_create_params") or {}
     sampling = {
         k: params[src]
@@ -146,16 +137,23 @@ _CLIENTS_LOCK = threading.Lock()
 _MAX_CLIENTS = 32
 
 
-def make_client(endpoint: dict[str, Any], sampling: dict[str, Any], timeout: float) -> Any:
+def make_client(
+    endpoint: dict[str, Any],
+    sampling: dict[str, Any],
+    timeout: float,
+    limits: ModelLimits | None = None,
+) -> Any:
     """A :class:`~agentgym_envs.benchmarks.ChatClient` for the endpoint, shared by every
     episode that uses the same endpoint, sampling and timeout (a client is thread-safe, and
     making one costs more than a short episode)."""
     from agentgym_envs.benchmarks.llm import ChatClient, Sampling
 
+    limits = limits or ModelLimits()
     key = (
         *(endpoint.get(k) for k in ("base_url", "model", "api_key")),
         *sorted(sampling.items()),
         timeout,
+        limits,
     )
     with _CLIENTS_LOCK:
         if key in _CLIENTS:
@@ -165,7 +163,10 @@ def make_client(endpoint: dict[str, Any], sampling: dict[str, Any], timeout: flo
         endpoint["base_url"],
         endpoint.get("model"),
         endpoint.get("api_key") or "EMPTY",
-        timeout=timeout,
+        timeout=min(timeout, limits.read),
+        connect_timeout=limits.connect,
+        total_timeout=min(timeout, limits.total),
+        max_reply_bytes=limits.reply_bytes,
         max_retries=2,
         sampling=Sampling(**sampling),
     )
@@ -176,13 +177,35 @@ def make_client(endpoint: dict[str, Any], sampling: dict[str, Any], timeout: flo
     return client
 
 
-def play(req: EpisodeRequest, *, deadline: float, timeout: float = 120.0) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ModelLimits:
+    """Per-call limits on model endpoints: ``connect``, ``read`` (between two bytes) and
+    ``total`` seconds (over every attempt of one call), and the most bytes one reply may
+    have."""
+
+    connect: float = 5.0
+    read: float = 60.0
+    total: float = 120.0
+    reply_bytes: int = 16 << 20
+
+
+def play(
+    req: EpisodeRequest,
+    *,
+    deadline: float,
+    timeout: float = 120.0,
+    limits: ModelLimits | None = None,
+) -> dict[str, Any]:
     """Play the request's episode (blocking) and return its record; a model that fails mid-
-    episode ends it as ``env_error`` with ``reward_valid`` false."""
-    client = make_client(req.model, req.sampling, timeout)
-    if req.agent == MULTITURN_USER:
-        return _play_multiturn(req, client, deadline, timeout)
-    return _play_multistep(req, client, deadline)
+    episode ends it as ``env_error`` with ``reward_valid`` false. No model call outlives
+    ``deadline``: the episode then ends as ``time_limit`` and this returns."""
+    from agentgym_envs.benchmarks.llm import call_deadline
+
+    client = make_client(req.model, req.sampling, timeout, limits)
+    with call_deadline(deadline):
+        if req.agent == MULTITURN_USER:
+            return _play_multiturn(req, client, deadline, timeout, limits)
+        return _play_multistep(req, client, deadline)
 
 
 def _play_multistep(req: EpisodeRequest, client: Any, deadline: float) -> dict[str, Any]:
@@ -217,11 +240,11 @@ def _play_multistep(req: EpisodeRequest, client: Any, deadline: float) -> dict[s
 
 
 def _play_multiturn(
-    req: EpisodeRequest, client: Any, deadline: float, timeout: float
+    req: EpisodeRequest, client: Any, deadline: float, timeout: float, limits: Any
 ) -> dict[str, Any]:
     from agentgym_envs.agents.multiturn import MultiTurnAgent
 
-    user = make_client(req.user_model, {}, timeout) if req.user_model else None
+    user = make_client(req.user_model, {}, timeout, limits) if req.user_model else None
     try:
         agent = MultiTurnAgent(client, user, deadline=deadline, **req.options)
     except (TypeError, ValueError) as exc:
@@ -237,9 +260,16 @@ class _Deadline:
         self.format, self.stats = agent.format, agent.stats
 
     def __call__(self, observation: str, info: dict[str, Any]) -> Any:
+        from agentgym_envs.benchmarks.llm import CallDeadlineError
+
         if time.monotonic() > self.deadline:
             raise EpisodeDeadline("the episode's deadline passed")
-        return self.agent(observation, info)
+        try:
+            return self.agent(observation, info)
+        except CallDeadlineError:
+            if time.monotonic() < self.deadline:
+                raise  # the call's own deadline, not the episode's: the model failed
+            raise EpisodeDeadline("the episode's deadline passed") from None
 
     def conversation(self) -> list[dict[str, Any]]:
         return self.agent.conversation()
@@ -306,6 +336,7 @@ __all__ = [
     "BadRequest",
     "EpisodeDeadline",
     "EpisodeRequest",
+    "ModelLimits",
     "agent_names",
     "answer",
     "check_task",

@@ -101,7 +101,7 @@ class MultiTurnAgent:
         seed: int | None = 0,
     ) -> dict[str, Any]:
         """Play one episode (``env``: an id, or an env from :meth:`make_env`)."""
-        from agentgym_envs.benchmarks.llm import EndpointError
+        from agentgym_envs.benchmarks.llm import CallDeadlineError, EndpointError
 
         self.stats = AgentStats()
         self.usage = self.stats.usage
@@ -112,6 +112,11 @@ class MultiTurnAgent:
         episode = _Episode(self, env)
         try:
             episode.play(task_id, split, seed)
+        except CallDeadlineError as exc:  # the episode's deadline, or only the call's own
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                episode.outcome, episode.error = "time_limit", "the episode's deadline passed"
+            else:
+                episode.fail(f"{type(exc).__name__}: {exc}")
         except EndpointError as exc:
             episode.fail(f"{type(exc).__name__}: {exc}")
         except EpisodeDeadline:

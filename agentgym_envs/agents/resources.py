@@ -6,10 +6,15 @@ action (the ReAct families' way); ``POST /verify`` returns the request with ``re
 closes the episode. The session is the ``agentgym_session`` cookie, an ``X-Session-Id``
 header or a ``session`` query parameter. An action the env cannot run is feedback in the
 body (status 200), as the env would answer it; an unknown session or tool is a 404.
+
+A session id is not ownership: ``/seed_session`` also returns a secret ``session_token`` (the
+``X-Session-Token`` reply header and the ``agentgym_session_token`` cookie), and every later
+call on the session must carry it (the header or the cookie) or is refused with 403, as
+``agentgym serve --session-auth`` does (:class:`~agentgym_envs.integrations.ownership.Claims`).
+Bodies go through :mod:`agentgym_envs.bodies` (size cap, depth limit).
 """
 
 # (no ``from __future__ import annotations``: FastAPI reads the route annotations)
-import json
 import logging
 import threading
 import time
@@ -23,6 +28,8 @@ from starlette.responses import JSONResponse
 
 logger = logging.getLogger(__name__)
 COOKIE = "agentgym_session"
+#: The cookie carrying the session's token (the ``X-Session-Token`` header also does).
+TOKEN_COOKIE = "agentgym_session_token"
 
 
 class _Episode:
@@ -50,31 +57,58 @@ class _Episode:
 
 class SessionStore:
     """At most ``max_sessions`` episodes; the least recently used one past ``idle_s`` is
-    evicted to make room, otherwise a new seed is refused (503)."""
+    evicted to make room, otherwise a new seed is refused (503). With ``auth`` a session's
+    later calls must carry the token :meth:`add` returned (:class:`Forbidden` otherwise)."""
 
-    def __init__(self, max_sessions: int = 64, idle_s: float = 600.0) -> None:
+    def __init__(self, max_sessions: int = 64, idle_s: float = 600.0, *, auth: bool = True) -> None:
+        from agentgym_envs.integrations.ownership import Claims
+
         self.max_sessions, self.idle_s = max_sessions, idle_s
         self._sessions: dict[str, _Episode] = {}
         self._lock = threading.Lock()
+        self.claims = Claims(auth=auth)
 
-    def add(self, episode: _Episode) -> str:
+    def add(self, episode: _Episode, client: str = "") -> tuple[str, str]:
+        """Store ``episode``; its session id and token."""
         with self._lock:
             if len(self._sessions) >= self.max_sessions:
                 idle = min(self._sessions.items(), key=lambda kv: kv[1].used)
                 if time.monotonic() - idle[1].used < self.idle_s:
                     raise _Full(f"{self.max_sessions} sessions are open: verify or close some")
                 self._sessions.pop(idle[0]).close()
+                self.claims.release(idle[0])
             key = uuid.uuid4().hex
             self._sessions[key] = episode
-            return key
+            return key, self.claims.claim(key, None, client)
 
-    def get(self, key: str | None) -> _Episode | None:
-        with self._lock:
-            return self._sessions.get(key or "")
+    def _check(self, key: str, token: str | None) -> None:
+        from agentgym_envs.integrations.ownership import ForbiddenError, SessionError
 
-    def pop(self, key: str | None) -> _Episode | None:
+        try:
+            self.claims.claim(key, token, create=False)
+        except ForbiddenError:
+            raise Forbidden(
+                "this session belongs to the client that seeded it: send the session_token "
+                f"/seed_session returned as the X-Session-Token header (or the {TOKEN_COOKIE} "
+                "cookie)"
+            ) from None
+        except SessionError:
+            pass  # unknown: the caller answers 404
+
+    def get(self, key: str | None, token: str | None = None) -> _Episode | None:
         with self._lock:
-            return self._sessions.pop(key or "", None)
+            episode = self._sessions.get(key or "")
+        if episode is not None:
+            self._check(key or "", token)
+        return episode
+
+    def pop(self, key: str | None, token: str | None = None) -> _Episode | None:
+        if self.get(key, token) is None:
+            return None
+        with self._lock:
+            episode = self._sessions.pop(key or "", None)
+        self.claims.release(key or "")
+        return episode
 
     def close(self) -> None:
         with self._lock:
@@ -85,6 +119,10 @@ class SessionStore:
 
 class _Full(Exception):
     pass
+
+
+class Forbidden(Exception):
+    """A call on a session without its token."""
 
 
 def _seed(episode: _Episode, task_id: int | None, split: str, seed: int | None) -> dict[str, Any]:
@@ -143,21 +181,21 @@ def _verify(episode: _Episode) -> dict[str, Any]:
     }
 
 
-def _key_of(request: Request) -> str | None:
-    return (
+def _key_of(request: Request) -> tuple[str | None, str | None]:
+    """The session id and token a request carries."""
+    key = (
         request.cookies.get(COOKIE)
         or request.headers.get("x-session-id")
         or request.query_params.get("session")
     )
+    return key, request.headers.get("x-session-token") or request.cookies.get(TOKEN_COOKIE)
 
 
 async def _body_of(request: Request) -> Any:
-    from agentgym_envs.agents.episodes import BadRequest
+    from agentgym_envs.bodies import request_json
 
-    try:
-        return json.loads(await request.body() or b"{}")
-    except ValueError:
-        raise BadRequest("the body is not JSON") from None
+    limit = getattr(request.app.state, "max_body_bytes", None) or (8 << 20)
+    return await request_json(request, limit=limit, empty={})
 
 
 def _missing() -> JSONResponse:
@@ -192,17 +230,19 @@ class _Routes:
             episode.close()
             raise BadRequest(f"cannot start {env_id} task {task_id}: {exc}") from None
         try:
-            key = self.store.add(episode)
+            key, token = self.store.add(episode, request.client.host if request.client else "")
         except _Full as exc:
             episode.close()
             return JSONResponse({"detail": str(exc)}, status_code=503)
-        response = JSONResponse({"session_id": key, "env_id": env_id, **seeded})
+        body = {"session_id": key, "session_token": token, "env_id": env_id, **seeded}
+        response = JSONResponse(body, headers={"X-Session-Token": token})
         response.set_cookie(COOKIE, key, httponly=True)
+        response.set_cookie(TOKEN_COOKIE, token, httponly=True)
         return response
 
     async def verify(self, request: Request) -> Any:
         row = await _body_of(request)
-        episode = self.store.pop(_key_of(request))
+        episode = self.store.pop(*_key_of(request))
         if episode is None:
             return _missing()
         try:
@@ -212,7 +252,7 @@ class _Routes:
         return {**(row if isinstance(row, dict) else {}), **result}
 
     async def close_session(self, request: Request) -> Any:
-        episode = self.store.pop(_key_of(request))
+        episode = self.store.pop(*_key_of(request))
         if episode is not None:
             await run_in_threadpool(episode.close)
         return {"closed": episode is not None}
@@ -221,7 +261,7 @@ class _Routes:
         from agentgym_envs.agents.episodes import BadRequest
 
         body = await _body_of(request)
-        episode = self.store.get(_key_of(request))
+        episode = self.store.get(*_key_of(request))
         if episode is None:
             return _missing()
         if not isinstance(body, dict) or not isinstance(body.get("action"), str):
@@ -232,7 +272,7 @@ class _Routes:
         from agentgym_envs.agents.episodes import BadRequest
 
         arguments = await _body_of(request)
-        episode = self.store.get(_key_of(request))
+        episode = self.store.get(*_key_of(request))
         if episode is None:
             return _missing()
         if not isinstance(arguments, dict):
@@ -247,6 +287,11 @@ def add_routes(app: Any, store: SessionStore) -> None:
     """``/seed_session``, ``/verify``, ``/close_session``, ``/step`` and ``/{tool}`` on
     ``app`` (a FastAPI app; call last: ``/{tool}`` catches every other POST)."""
     routes = _Routes(store)
+
+    @app.exception_handler(Forbidden)
+    async def forbidden(request: Request, exc: Forbidden) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=403)
+
     app.post("/seed_session")(routes.seed_session)
     app.post("/verify")(routes.verify)
     app.post("/close_session")(routes.close_session)
@@ -254,4 +299,4 @@ def add_routes(app: Any, store: SessionStore) -> None:
     app.post("/{tool}")(routes.tool_call)
 
 
-__all__ = ["COOKIE", "SessionStore", "add_routes"]
+__all__ = ["COOKIE", "TOKEN_COOKIE", "Forbidden", "SessionStore", "add_routes"]

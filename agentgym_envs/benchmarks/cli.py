@@ -210,15 +210,17 @@ _ENVS = typer.Option(
 _POLICY = typer.Option(
     "expert",
     "--policy",
-    help="expert, random, openai (any OpenAI-compatible endpoint), local (starts SmolLM2 on "
-    "llama.cpp), agent:<name> (a reference agent over the endpoint, e.g. agent:multiturn) or "
+    help="expert, random, openai (any OpenAI-compatible endpoint), local (SmolLM2 started here: "
+    "transformers, or llama.cpp where that extra is installed), "
+    "agent:<name> (a reference agent over the endpoint, e.g. agent:multiturn) or "
     "agent-server:<url> (episodes played by a running agentgym agent-server).",
 )
 _MODEL_SOURCE = typer.Option(
     "openai",
     "--model-source",
-    help="The model of openai and agent:<name>: openai (--base-url), local (SmolLM2 on "
-    "llama.cpp, started here) or expert (the family's expert behind an OpenAI-compatible "
+    help="The model of openai and agent:<name>: openai (--base-url), local (SmolLM2 started here: "
+    "transformers, or llama.cpp where that extra is installed) "
+    "or expert (the family's expert behind an OpenAI-compatible "
     "server started here: checks the plumbing).",
 )
 _MAX_REASKS = typer.Option(
@@ -262,7 +264,16 @@ _TEMPERATURE = typer.Option(
     0.0, "--temperature", help="Sampling temperature (0 = greedy, AgentGym's eval)."
 )
 _TOP_P = typer.Option(1.0, "--top-p")
-_MAX_TOKENS = typer.Option(512, "--max-tokens", help="Tokens per reply.")
+#: Reply tokens of ``--policy local`` unless --max-tokens says otherwise: SmolLM2-135M's replies
+#: (an action, or a thought and an action) are short, and one that rambles costs the whole
+#: budget on a CPU (seconds per turn), so it is cut sooner.
+LOCAL_MAX_TOKENS = 128
+_MAX_TOKENS = typer.Option(
+    None,
+    "--max-tokens",
+    help=f"Tokens per reply (default 512; {LOCAL_MAX_TOKENS} for --policy local).",
+    show_default=False,
+)
 _SAMPLE_SEED = typer.Option(None, "--sample-seed", help="Fixed sampling seed sent to the endpoint.")
 _TIMEOUT = typer.Option(120.0, "--timeout", help="Seconds per model request.")
 _MAX_RETRIES = typer.Option(4, "--max-retries", help="Retries on transient endpoint errors.")
@@ -319,7 +330,7 @@ def bench(
     api_key: str | None = _API_KEY,
     temperature: float = _TEMPERATURE,
     top_p: float = _TOP_P,
-    max_tokens: int = _MAX_TOKENS,
+    max_tokens: int | None = _MAX_TOKENS,
     sample_seed: int | None = _SAMPLE_SEED,
     timeout: float = _TIMEOUT,
     max_retries: int = _MAX_RETRIES,
@@ -343,6 +354,8 @@ def bench(
 
     target = _target(ctx, policy, envs, items, allow_stand_in, model_source, max_rounds, out)
     endpoint = {"base_url": base_url, "model": model, "api_key": api_key, "timeout": timeout}
+    if max_tokens is None:
+        max_tokens = LOCAL_MAX_TOKENS if policy == "local" else 512
     sampling = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens}
     agent = {"max_retries": max_retries, "history": history, "max_reasks": max_reasks}
     model_options = {**endpoint, **sampling, **agent, "sample_seed": sample_seed}

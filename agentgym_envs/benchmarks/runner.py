@@ -42,6 +42,7 @@ from agentgym_envs.benchmarks.report import (
 )
 from agentgym_envs.datasets.items import ItemResolver, default_resolver
 from agentgym_envs.errors import AgentGymError, BadDataError
+from agentgym_envs.locks import LockHeld, hold_lock
 from agentgym_envs.spec import ENV_INFO, env_info, resolve_id
 from agentgym_envs.wrappers.record import repair_torn_tail
 
@@ -666,27 +667,14 @@ class ResultStore:
             raise
 
     def _take_folder_lock(self) -> None:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows: no lock
-            return
         assert self.out is not None
-        handle = (self.out / LOCK_FILE).open("a+", encoding="utf-8")
         try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.seek(0)
-            holder = handle.read().strip() or "unknown"
-            handle.close()
+            self._folder_lock = hold_lock(self.out / LOCK_FILE, str(os.getpid()))
+        except LockHeld as held:
             raise BadDataError(
-                f"{self.out} is in use by another running agentgym bench (pid {holder}): "
+                f"{self.out} is in use by another running agentgym bench (pid {held.holder}): "
                 "wait for it to finish or use another --out folder"
             ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
-        self._folder_lock = handle
 
     def _open(self) -> ResultStore:
         assert self.out is not None

@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from agentgym_envs.bodies import BodyRefused, request_json
 from agentgym_envs.integrations.gateway import DEFAULT_SESSION, SessionLog
 from agentgym_envs.integrations.ownership import (
     TOKEN_HEADER,
@@ -90,23 +91,13 @@ async def _body(request: Request) -> Any:
         _Refused: 413 for a bigger body (the rest is not read: the connection is closed), 400
             for one that is not JSON or is nested too deep to parse.
     """
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            response = _error(413, f"request body over {MAX_BODY_BYTES} bytes")
-            response.headers["connection"] = "close"
-            raise _Refused(response)
-        chunks.append(chunk)
-    raw = b"".join(chunks)
-    if not raw.strip():
-        return {}
     try:
-        return json.loads(raw)
-    except RecursionError:
-        raise _Refused(_error(400, "the request body is nested too deep to read")) from None
-    except ValueError as exc:
-        raise _Refused(_error(400, f"the request body is not JSON ({exc})")) from None
+        return await request_json(request, limit=MAX_BODY_BYTES, empty={})
+    except BodyRefused as exc:
+        response = _error(exc.status, str(exc))
+        if exc.status == 413:  # the rest is not read: the connection ends here
+            response.headers["connection"] = "close"
+        raise _Refused(response) from None
 
 
 def _own(request: Request, name: str, *, create: bool = True) -> str:

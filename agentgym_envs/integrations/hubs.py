@@ -71,7 +71,7 @@ def check_task(env_id: str, task_id: Any, split: str) -> None:
     from agentgym_envs.errors import BadTaskError
 
     sizes = splits(env_id)
-    if split not in sizes:
+    if not isinstance(split, str) or split not in sizes:
         raise BadTaskError(f"{env_id} has no split {split!r}: use one of {sorted(sizes)}")
     if task_id is None:
         return
@@ -79,6 +79,14 @@ def check_task(env_id: str, task_id: Any, split: str) -> None:
         raise BadTaskError(
             f"{env_id} has no task {task_id!r} in split {split!r}: use 0..{sizes[split] - 1}"
         )
+
+
+def check_seed(seed: Any) -> None:
+    """Raise :class:`~agentgym_envs.errors.BadTaskError` unless ``seed`` is an int or ``None``."""
+    from agentgym_envs.errors import BadTaskError
+
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise BadTaskError(f"seed must be an integer, got {seed!r}")
 
 
 def start(session: EnvSession, row: dict[str, Any]) -> str:

@@ -48,6 +48,13 @@ logger = logging.getLogger(__name__)
 
 #: Concurrent WebSocket sessions a server takes by default.
 MAX_SESSIONS = 64
+#: Largest HTTP request body a server reads by default (bytes).
+MAX_BODY_BYTES = 1 << 20
+
+
+def _ws_error(message: str) -> dict[str, Any]:
+    """OpenEnv's ``WSErrorResponse`` for a frame that is not a message."""
+    return {"type": "error", "data": {"message": message, "code": "VALIDATION_ERROR"}}
 
 
 class AgentGymAction(Action):
@@ -113,6 +120,7 @@ class AgentGymEnvironment(Environment):
                 the session stays usable).
         """
         hubs.check_task(self.env_id, task_id, split)
+        hubs.check_seed(seed)
         seed = 0 if seed is None else seed
         obs = self.session.reset(task_id, split, seed)
         self._state = AgentGymState(
@@ -194,25 +202,43 @@ def create_openenv_app(
     *,
     max_sessions: int = MAX_SESSIONS,
     max_turns: int | None = None,
+    max_body_bytes: int = MAX_BODY_BYTES,
     **env_kwargs: Any,
 ) -> Any:
-    """The OpenEnv FastAPI app serving ``env_id`` (up to ``max_sessions`` WebSocket sessions)."""
+    """The OpenEnv FastAPI app serving ``env_id`` (up to ``max_sessions`` WebSocket sessions).
+
+    Bad input is answered in OpenEnv's own shapes and never ends a session: a bad task id,
+    split or seed on ``/reset`` is a 422 ``{"detail": ...}`` (an ``EXECUTION_ERROR`` frame on
+    the WebSocket); an HTTP body over ``max_body_bytes`` is a 413 before it is read; a
+    WebSocket frame that is not a JSON object (binary, a list, a number, a string, nested
+    deeper than :data:`agentgym_envs.bodies.MAX_JSON_DEPTH`) gets a ``VALIDATION_ERROR`` frame
+    and the session goes on (:class:`agentgym_envs.bodies.BodyGuard`)."""
     import functools
 
+    from fastapi.responses import JSONResponse
     from openenv.core.env_server.http_server import create_app
 
+    from agentgym_envs.bodies import BodyGuard
+    from agentgym_envs.errors import BadTaskError
     from agentgym_envs.spec import resolve_id
 
     env_id = resolve_id(env_id)
     hubs.splits(env_id)  # an unknown id fails here, not in the first session
     factory = functools.partial(AgentGymEnvironment, env_id, max_turns=max_turns, **env_kwargs)
-    return create_app(
+    app = create_app(
         factory,
         AgentGymAction,
         AgentGymObservation,
         env_name=hubs.env_slug(env_id),
         max_concurrent_envs=max_sessions,
     )
+
+    async def bad_task(request: Any, exc: Exception) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+
+    app.add_exception_handler(BadTaskError, bad_task)
+    app.add_middleware(BodyGuard, limit=max_body_bytes, ws_error=_ws_error)
+    return app
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -224,8 +250,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--max-sessions", type=int, default=MAX_SESSIONS)
+    parser.add_argument(
+        "--max-body-mb", type=float, default=MAX_BODY_BYTES / (1 << 20), help="HTTP body cap."
+    )
     args = parser.parse_args(argv)
-    app = create_openenv_app(args.env_id, max_sessions=args.max_sessions)
+    app = create_openenv_app(
+        args.env_id,
+        max_sessions=args.max_sessions,
+        max_body_bytes=int(args.max_body_mb * (1 << 20)),
+    )
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 
 

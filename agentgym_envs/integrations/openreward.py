@@ -16,6 +16,13 @@ one id:
 
 :func:`ors_server` puts several ids behind one ``openreward`` ``Server``; :func:`serve` runs it
 (``python -m agentgym_envs.integrations.openreward AgentGym/Maze-v0 --port 8080``). Each session owns its env, stepped on one thread of its own.
+
+Bad input is answered in the SDK's own shape (``{"detail": ...}``) with a 4xx, at session
+creation: a task whose ``task_id`` is missing, null, not an int or outside its split, or whose
+split is unknown, is a 400; a task index below 0 is refused (AgentGym's ids start at 0: ``-1``
+names no task, it does not wrap to the last one). At most ``max_sessions`` sessions are open
+at once; one more is refused with 503 (busy, ``Retry-After``) before it costs a thread. Bodies
+are capped and nested JSON is refused (:class:`agentgym_envs.bodies.BodyGuard`).
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import argparse
 import asyncio
 import logging
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -34,6 +42,10 @@ from agentgym_envs.integrations.session import EnvSession
 logger = logging.getLogger(__name__)
 
 EXTRA = "openreward"
+#: Sessions one server keeps open at once by default.
+MAX_SESSIONS = 64
+#: Largest request body a server reads by default (bytes).
+MAX_BODY_BYTES = 1 << 20
 
 
 def _sdk() -> Any:
@@ -42,15 +54,66 @@ def _sdk() -> Any:
     return require("openreward.environments", EXTRA)
 
 
-def ors_environment(env_id: str, *, max_turns: int | None = None, **env_kwargs: Any) -> type:
+class _Sessions:
+    """A count of open sessions under a cap (shared by every id of one server)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap, self.open = cap, 0
+        self._lock = threading.Lock()
+
+    def take(self) -> None:
+        from fastapi import HTTPException
+
+        with self._lock:
+            if self.open >= self.cap:
+                raise HTTPException(
+                    503,
+                    f"busy: all {self.cap} sessions of this server are open: delete one, or "
+                    "retry later",
+                    headers={"Retry-After": "5"},
+                )
+            self.open += 1
+
+    def give(self) -> None:
+        with self._lock:
+            self.open = max(0, self.open - 1)
+
+
+def _check_row(env_id: str, row: dict[str, Any]) -> None:
+    """Raise the SDK's 400 unless ``row`` names a task of its split (and an int seed)."""
+    from fastapi import HTTPException
+
+    from agentgym_envs.errors import BadTaskError
+
+    try:
+        if row.get("task_id") is None:
+            raise BadTaskError(
+                f"the task names no task_id: give an integer 0..n-1 of its split "
+                f"({hubs.splits(env_id)})"
+            )
+        hubs.check_task(env_id, row.get("task_id"), row.get("split", "test"))
+        hubs.check_seed(row.get("seed", 0))
+    except BadTaskError as exc:
+        raise HTTPException(400, str(exc)) from None
+
+
+def ors_environment(
+    env_id: str,
+    *,
+    max_turns: int | None = None,
+    max_sessions: int | _Sessions = MAX_SESSIONS,
+    **env_kwargs: Any,
+) -> type:
     """The ORS ``Environment`` class serving ``env_id`` (see the module docstring).
 
     Args:
         env_id: a registered id (``"AgentGym/Maze-v0"``; ``"Maze-v0"`` resolves too).
         max_turns: turn limit per episode (default: AgentGym's max rounds for the id).
+        max_sessions: sessions open at once (or a count shared with other ids).
         **env_kwargs: keyword arguments for ``gymnasium.make``.
     """
     sdk = _sdk()
+    from fastapi import HTTPException
     from pydantic import BaseModel, Field
 
     from agentgym_envs.spec import resolve_id
@@ -62,11 +125,23 @@ def ors_environment(env_id: str, *, max_turns: int | None = None, **env_kwargs: 
     class ActionInput(BaseModel):
         action: str = Field(description="One action, written as the instructions say.")
 
+    sessions = max_sessions if isinstance(max_sessions, _Sessions) else _Sessions(max_sessions)
+
     class AgentGymORSEnvironment(sdk.Environment):
         def __init__(self, task_spec: dict[str, Any] | None = None, secrets: Any = None) -> None:
-            super().__init__(task_spec or {}, secrets or {})
-            self.row = dict(task_spec or {})
-            self.session = EnvSession(env_id, max_turns=max_turns, env_kwargs=env_kwargs)
+            if not isinstance(task_spec, dict):
+                raise HTTPException(400, "the task must be a JSON object naming task_id and split")
+            super().__init__(task_spec, secrets or {})
+            self.row = dict(task_spec)
+            _check_row(env_id, self.row)
+            sessions.take()
+            self._counted = True
+            try:
+                self.session = EnvSession(env_id, max_turns=max_turns, env_kwargs=env_kwargs)
+            except Exception:
+                self._counted = False
+                sessions.give()
+                raise
             self.first = ""
             self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"ors-{name}")
 
@@ -79,9 +154,14 @@ def ors_environment(env_id: str, *, max_turns: int | None = None, **env_kwargs: 
             self.first = await self._run(hubs.start, self.session, row)
 
         async def teardown(self) -> None:
-            if self.session.env is not None:
-                await self._run(self.session.env.close)
-            self._thread.shutdown(wait=False)
+            try:
+                if self.session.env is not None:
+                    await self._run(self.session.env.close)
+            finally:
+                self._thread.shutdown(wait=False)
+                if self._counted:
+                    self._counted = False
+                    sessions.give()
 
         @classmethod
         def name(cls) -> str:
@@ -94,6 +174,15 @@ def ors_environment(env_id: str, *, max_turns: int | None = None, **env_kwargs: 
         @classmethod
         def list_tasks(cls, split: str) -> list[dict[str, Any]]:
             return hubs.task_rows(env_id, split)
+
+        @classmethod
+        async def get_task(cls, split: str, index: int) -> dict[str, Any]:
+            """Task ``index`` of ``split``; an index below 0 names no task (no wrap-around)."""
+            if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+                raise HTTPException(
+                    400, f"task index {index!r} is not a task: use 0..{sizes.get(split, 1) - 1}"
+                )
+            return await super().get_task(split, index)
 
         async def get_prompt(self) -> list[Any]:
             text = await self._run(hubs.prompt_text, self.session, self.first)
@@ -120,10 +209,22 @@ def ors_environment(env_id: str, *, max_turns: int | None = None, **env_kwargs: 
     return AgentGymORSEnvironment
 
 
-def ors_server(env_ids: list[str], **options: Any) -> Any:
-    """An ``openreward`` ``Server`` for ``env_ids`` (the first is served at ``/`` too)."""
+def ors_server(
+    env_ids: list[str],
+    *,
+    max_sessions: int = MAX_SESSIONS,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    **options: Any,
+) -> Any:
+    """An ``openreward`` ``Server`` for ``env_ids`` (the first is served at ``/`` too), at most
+    ``max_sessions`` sessions open across them, bodies capped at ``max_body_bytes``."""
+    from agentgym_envs.bodies import BodyGuard
+
     sdk = _sdk()
-    return sdk.Server([ors_environment(e, **options) for e in env_ids])
+    sessions = _Sessions(max_sessions)
+    server = sdk.Server([ors_environment(e, max_sessions=sessions, **options) for e in env_ids])
+    server.app.add_middleware(BodyGuard, limit=max_body_bytes)
+    return server
 
 
 def serve(env_ids: list[str], host: str = "127.0.0.1", port: int = 8080, **options: Any) -> None:
@@ -140,8 +241,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--max-turns", type=int, default=None)
+    parser.add_argument("--max-sessions", type=int, default=MAX_SESSIONS)
+    parser.add_argument(
+        "--max-body-mb", type=float, default=MAX_BODY_BYTES / (1 << 20), help="Body cap."
+    )
     args = parser.parse_args(argv)
-    serve(args.env_ids, args.host, args.port, max_turns=args.max_turns)
+    serve(
+        args.env_ids,
+        args.host,
+        args.port,
+        max_turns=args.max_turns,
+        max_sessions=args.max_sessions,
+        max_body_bytes=int(args.max_body_mb * (1 << 20)),
+    )
 
 
 if __name__ == "__main__":

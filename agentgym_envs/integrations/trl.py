@@ -476,20 +476,17 @@ def load_local_model(dtype: str = "float32", tools: bool = False):
     """
     try:
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoModelForCausalLM
     except ImportError as exc:
         raise MissingExtraError(f"torch and transformers are needed: {_HINT}") from exc
+    from agentgym_envs.benchmarks.hf_server import load_model
     from agentgym_envs.benchmarks.local_llm import smollm2_path
 
-    path = smollm2_path()
-    tokenizer = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+    tokenizer, loaded = load_model(smollm2_path())  # de-quantized once per machine, then cached
     if tools:
         tokenizer.chat_template = tool_chat_template()
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    loaded = AutoModelForCausalLM.from_pretrained(
-        path.parent, gguf_file=path.name, dtype=getattr(torch, dtype)
-    )
     # The GGUF weights arrive de-quantized, but the model still says it is quantized, and
     # Trainer refuses to fine-tune it: rebuild a plain model from the same config and weights.
     config = loaded.config

@@ -21,8 +21,6 @@ needs 3.12) gets its environment made from the oldest new-enough interpreter fou
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import functools
 import hashlib
 import logging
@@ -32,6 +30,9 @@ import subprocess
 import sys
 import venv
 from pathlib import Path
+
+from agentgym_envs.locks import file_lock
+from agentgym_envs.paths import cache_root
 
 logger = logging.getLogger(__name__)
 
@@ -48,9 +49,10 @@ MIN_PYTHON: dict[str, tuple[int, int]] = {"nemo-gym": (3, 12)}
 
 
 def venv_root() -> Path:
-    """Where ecosystem environments live (``$AGENTGYM_VENV_DIR`` or the user cache)."""
+    """Where ecosystem environments live (``$AGENTGYM_VENV_DIR``, else ``venvs`` in the
+    package's cache folder: :func:`agentgym_envs.paths.cache_root`)."""
     base = os.environ.get("AGENTGYM_VENV_DIR")
-    return Path(base) if base else Path.home() / ".cache" / "agentgym-envs" / "venvs"
+    return Path(base) if base else cache_root("venvs")
 
 
 def source_root() -> Path:
@@ -168,7 +170,7 @@ def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:
     if ready.exists():
         return python
     target.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(target.with_suffix(".lock")):
+    with file_lock(target.with_suffix(".lock")):
         if ready.exists():
             return python
         shutil.rmtree(target, ignore_errors=True)
@@ -191,13 +193,3 @@ def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:
 def ecosystem_script(name: str, script: str, extras: tuple[str, ...] = ("tools",)) -> Path:
     """A console script (``vf-eval``, ``openenv``, ``orwd``...) of the ecosystem's venv."""
     return ecosystem_python(name, extras).parent / script
-
-
-@contextlib.contextmanager
-def _locked(path: Path):
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)

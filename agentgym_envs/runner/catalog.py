@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentgym_envs.browser import chromium_path
 from agentgym_envs.errors import UnknownEnvError, unknown_name
 from agentgym_envs.spec import ENV_INFO, FAMILIES, Category, EnvInfo, resolve_id
 
@@ -21,7 +22,7 @@ CATEGORY_NAMES: tuple[Category, ...] = ("lightweight", "moderate", "heavy")
 
 _INSTALL_HINTS = {
     "java": "apt-get install default-jre-headless",
-    "chromium": "apt-get install chromium",
+    "chromium": "apt-get install chromium-headless-shell",
 }
 
 #: Batteries every profile has: the categories, ``all`` and ``agenteval``.
@@ -109,10 +110,7 @@ def find_program(name: str) -> str | None:
         except ImportError:
             return shutil.which("java")
     if name == "chromium":
-        explicit = os.environ.get("AGENTGYM_CHROMIUM")
-        if explicit and Path(explicit).is_file():
-            return explicit
-        return shutil.which("chromium") or shutil.which("chromium-browser")
+        return chromium_path()
     return shutil.which(name)
 
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from agentgym_envs.benchmarks.report import count_outcomes, outcome_of
 from agentgym_envs.errors import AgentGymError
+from agentgym_envs.locks import LockHeld, hold_lock
 from agentgym_envs.runner.catalog import Category, family_category
 from agentgym_envs.runner.endpoints import EndpointsDownError, PolicyChain
 from agentgym_envs.runner.events import (
@@ -194,24 +195,13 @@ class FieldStore:
     def _take(self) -> None:
         """Lock the folder for this run (an OS lock on ``.lock``: freed when the process
         ends, however it ends), so two runs never write one ``results.jsonl``."""
-        import fcntl
-
-        self._lock_file = (self.out / LOCK_FILE).open("a+", encoding="utf-8")
         try:
-            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self._lock_file.seek(0)
-            holder = self._lock_file.read().strip() or "another process"
-            self._lock_file.close()
-            self._lock_file = None
+            self._lock_file = hold_lock(self.out / LOCK_FILE, f"pid {os.getpid()}")
+        except LockHeld as held:
             raise AgentGymError(
-                f"{self.out} is being written by another run ({holder}): wait for it to end "
+                f"{self.out} is being written by another run ({held.holder}): wait for it to end "
                 "or use another --out"
             ) from None
-        self._lock_file.seek(0)
-        self._lock_file.truncate()
-        self._lock_file.write(f"pid {os.getpid()}\n")
-        self._lock_file.flush()
 
     def _open(self) -> FieldStore:
         run_file = self.out / RUN_FILE

@@ -42,6 +42,14 @@ from anyio import to_thread
 from fastapi import FastAPI
 from starlette.types import Receive, Scope, Send
 
+from agentgym_envs.bodies import (
+    BodyRefused,
+    NotJSON,
+    asgi_chunks,
+    asgi_headers,
+    parse_json,
+    read_capped,
+)
 from agentgym_envs.errors import AgentGymError
 from agentgym_envs.server.deadline import (
     REQUEST_TIMEOUT,
@@ -271,7 +279,12 @@ def _caller(scope: Scope | None, arg: Any) -> tuple[str, str | None]:
 def _post(run: Runner) -> Endpoint:
     async def post(scope: Scope, receive: Receive) -> Any:
         try:
-            body = _parse_body(await _read_body(receive))
+            raw = await read_capped(asgi_chunks(receive), MAX_BODY_BYTES, asgi_headers(scope))
+            body = _parse_body(raw)
+        except NotJSON as exc:  # AgentGym's shape: HTTP 200 with the error
+            return error(f"bad request body: {exc}")
+        except BodyRefused as exc:
+            raise BadRequest(str(exc), exc.status) from None
         except (ValueError, TypeError, RecursionError) as exc:
             return error(f"bad request body: {exc}")
         return await run(body, scope)
@@ -290,54 +303,8 @@ def _get(run: Runner, session_keys: tuple[str, ...]) -> Endpoint:
     return get
 
 
-async def _read_body(receive: Receive) -> bytes:
-    chunks = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise BadRequest("client disconnected")
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise BadRequest(f"request body over {MAX_BODY_BYTES} bytes", status=413)
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks)
-
-
-def json_depth(raw: bytes) -> int:
-    """Deepest ``[``/``{`` nesting of a JSON text (brackets inside strings not counted);
-    stops counting once past :data:`MAX_JSON_DEPTH`."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for byte in raw:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:  # quote
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):  # [ {
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_JSON_DEPTH:
-                    return deepest
-        elif byte in (0x5D, 0x7D):
-            depth -= 1
-    return deepest
-
-
 def _parse_body(raw: bytes) -> dict[str, Any]:
-    if not raw.strip():
-        return {}
-    if raw.count(b"[") + raw.count(b"{") > MAX_JSON_DEPTH and json_depth(raw) > MAX_JSON_DEPTH:
-        raise BadRequest(f"request body nested deeper than {MAX_JSON_DEPTH} levels")
-    data = json.loads(raw)
+    data = parse_json(raw, MAX_JSON_DEPTH, empty={})
     if not isinstance(data, dict):
         raise TypeError(f"request body must be a JSON object, got {type(data).__name__}")
     return data

@@ -25,8 +25,25 @@ def expert():
 
 
 @pytest.fixture(scope="module")
-def server(expert):
-    proc = AgentServerProcess("multistep", "--model-url", expert.base_url, "-j", "8")
+def failing(expert):
+    model = FailingModel(expert.base_url, good=3)
+    yield model
+    model.close()
+
+
+@pytest.fixture(scope="module")
+def server(expert, failing):
+    proc = AgentServerProcess(
+        "multistep",
+        "--model-url",
+        expert.base_url,
+        "-j",
+        "8",
+        "--allow-model-url",
+        "http://127.0.0.1:9/v1",
+        "--allow-model-url",
+        f"failing={failing.base_url}",
+    )
     yield proc
     proc.stop()
 
@@ -103,15 +120,9 @@ def test_client_errors_are_one_line(server):
         AgentServerClient(f"http://127.0.0.1:{free_port()}").run({"env_id": "Maze-v0"})
 
 
-def test_a_model_failing_mid_episode_ends_it_as_env_error(server, expert):
-    failing = FailingModel(expert.base_url, good=3)
-    try:
-        with AgentServerClient(server.url) as client:
-            answer = client.run(
-                {"env_id": "Maze-v0", "task_id": 3, "model": {"base_url": failing.base_url}}
-            )
-    finally:
-        failing.close()
+def test_a_model_failing_mid_episode_ends_it_as_env_error(server, failing):
+    with AgentServerClient(server.url) as client:
+        answer = client.run({"env_id": "Maze-v0", "task_id": 3, "model": "failing"})
     assert answer["outcome"] == "env_error" and answer["reward_valid"] is False
     assert "crashed" in answer["error"] and answer["turns"] == 3
     assert len([t for t in answer["conversations"] if t["loss"]]) == 3  # the model's turns
@@ -174,10 +185,12 @@ def test_bench_cli_with_an_agent_server_policy(server, tmp_path):
 def test_the_episode_deadline_ends_it_as_time_limit(expert):
     from agentgym_envs.agents import AgentServer
 
-    # a slow model: each call waits 0.2 s, so 11 moves cannot fit in 0.5 s
-    slow = _SlowModel(expert.base_url, 0.2)
+    # a slow model: each call waits 0.5 s, so 11 moves cannot fit in 3 s (and the call in
+    # flight at the deadline is cut there: no call outlives the episode)
+    expert.complete({"messages": []})  # its first-observation index is built before the clock
+    slow = _SlowModel(expert.base_url, 0.5)
     try:
-        with AgentServer(model={"base_url": slow.base_url}, episode_timeout=0.5) as server:
+        with AgentServer(model={"base_url": slow.base_url}, episode_timeout=3.0) as server:
             answer = httpx.post(
                 server.url + "/run", json={"env_id": "Maze-v0", "task_id": 3}, timeout=120
             ).json()

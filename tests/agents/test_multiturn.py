@@ -130,7 +130,13 @@ def test_a_policy_model_failing_mid_conversation_is_env_error(policy):
 
 
 def test_tictactoe_two_models_through_the_agent_server(policy, opponent):
-    server = AgentServerProcess("multiturn-user", "--model-url", policy.base_url)
+    server = AgentServerProcess(
+        "multiturn-user",
+        "--model-url",
+        policy.base_url,
+        "--allow-model-url",
+        f"opponent={opponent.base_url}",
+    )
     try:
         import httpx
 

@@ -75,6 +75,21 @@ def test_a_streamed_reply_is_the_same_reply_as_events(hf_server):
     assert chunks[-1]["choices"][0]["finish_reason"] in ("stop", "length")
 
 
+def test_generation_stops_at_a_stop_string(hf_server):
+    """A stop string ends generation where it appears (fewer tokens generated), and the reply
+    is the text before it, as without the stop string."""
+    messages = [{"role": "user", "content": "Count from one to twenty in words."}]
+    full = _chat(hf_server, messages=messages, max_tokens=48).json()
+    text = full["choices"][0]["message"]["content"]
+    words = text.split()
+    assert len(words) > 4, text
+    stop = words[2]  # a word early in the reply
+    cut = _chat(hf_server, messages=messages, max_tokens=48, stop=[stop]).json()
+    assert cut["choices"][0]["message"]["content"] == text[: text.find(stop)]
+    assert cut["choices"][0]["finish_reason"] == "stop"
+    assert cut["usage"]["completion_tokens"] < full["usage"]["completion_tokens"]
+
+
 def test_bad_requests_are_400_with_the_reason(hf_server):
     long = [{"role": "user", "content": "word " * 600}]
     r = _chat(hf_server, messages=long)
@@ -118,11 +133,13 @@ def test_bench_policy_local_plays_on_the_transformers_runtime(tmp_path, monkeypa
     app.command("noop")(lambda: None)
     register_cli(app)
     args = ["bench", "--envs", "Maze-v0", "--policy", "local", "--limit", "1"]
-    args += ["--max-rounds", "1", "--max-tokens", "8", "--out", str(tmp_path), "--no-progress"]
+    args += ["--max-rounds", "1", "--out", str(tmp_path), "--no-progress"]
     r = CliRunner().invoke(app, args, catch_exceptions=False)
     assert r.exit_code == 0, r.output
     (record,) = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
-    assert record["turns"] == 1 and record["tokens"]["completion_tokens"] > 0
+    assert record["turns"] == 1 and 0 < record["tokens"]["completion_tokens"] <= 128
+    settings = json.loads((tmp_path / "run.json").read_text())
+    assert settings["policy"]["max_tokens"] == 128  # the local policy's shorter default
 
 
 def test_a_checkpoint_folder_is_served_and_answers_as_its_gguf_does(hf_server):

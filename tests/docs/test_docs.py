@@ -16,6 +16,7 @@ import pytest
 import agentgym_envs
 from agentgym_envs.docs import (
     FAMILY_DIR,
+    PARITY_SHORT,
     PARITY_TEXT,
     Example,
     build_site,
@@ -41,7 +42,9 @@ def test_index_lists_every_id_with_its_registry_facts():
         assert f"]({family.name}.md)" in row
         assert f"{info.splits['train']} / {info.splits['test']}" in row
         assert f"| {info.max_rounds} |" in row
-        assert PARITY_TEXT[info.parity] in row
+        assert f"| {PARITY_SHORT[info.parity]} |" in row
+    for text in PARITY_TEXT.values():
+        assert text in page  # the legend under the table
 
 
 def test_family_page_shows_a_real_reset_and_the_expert_steps():
@@ -148,34 +151,42 @@ def test_find_config_walks_up_to_the_checkout():
     assert find_config(ROOT / "docs") == ROOT / "mkdocs.yml"
 
 
-def test_agentgym_docs_builds_the_site_with_warnings_as_errors(tmp_path):
-    out = tmp_path / "site"
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The real site, built once by ``agentgym docs`` (strict) for this module's tests."""
+    out = tmp_path_factory.mktemp("docs") / "site"
     done = subprocess.run(
         [sys.executable, "-m", "agentgym_envs.cli", "docs", "--out", str(out)],
         check=False,
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+def test_agentgym_docs_builds_the_site_with_warnings_as_errors(site):
+    out = site
     guides = sorted(p.stem for p in (ROOT / "docs" / "guides").glob("*.md"))
     for page in guides:
-        assert (out / "guides" / page / "index.html").is_file()
-        assert f'href="guides/{page}/"' in (out / "index.html").read_text()  # in the sidebar
+        assert (out / "guides" / f"{page}.html").is_file()
+        assert f'href="guides/{page}.html"' in (out / "index.html").read_text()  # in the sidebar
     for book in (ROOT / "examples" / "notebooks").glob("*.ipynb"):
-        assert (out / "notebooks" / book.stem / "index.html").is_file()  # rendered
+        assert (out / "notebooks" / f"{book.stem}.html").is_file()  # rendered
     assert (out / "search" / "search_index.json").is_file()  # Material's search
+    assert (out / "search" / "search_index.js").is_file()  # ... and its file:// copy
     for family in FAMILIES.values():
-        assert (out / FAMILY_DIR / family.name / "index.html").is_file()
-    maze = (out / FAMILY_DIR / "maze" / "index.html").read_text()
+        assert (out / FAMILY_DIR / f"{family.name}.html").is_file()
+    maze = (out / FAMILY_DIR / "maze.html").read_text()
     env = gym.make("AgentGym/Maze-v0")
     obs, _ = env.reset(seed=0, options={"split": "test", "task_id": 0})
     assert obs in maze
     nav = (out / "index.html").read_text()
     for family in FAMILIES.values():
-        assert f"{FAMILY_DIR}/{family.name}/" in nav
-    api = (out / "api" / "wrappers" / "index.html").read_text()
+        assert f"{FAMILY_DIR}/{family.name}.html" in nav
+    api = (out / "api" / "wrappers.html").read_text()
     assert re.search(r'id="agentgym_envs\.wrappers\.make_llm_env"', api)
     # a definition list in a module docstring, and a role resolved to a link on the page
     assert "<dt><code>parse_react(text: str) -&gt; ParsedReply</code></dt>" in api
@@ -184,10 +195,100 @@ def test_agentgym_docs_builds_the_site_with_warnings_as_errors(tmp_path):
         assert not rst_leftovers(page.read_text(encoding="utf-8")), page.relative_to(out)
     for package in ("benchmarks", "server", "experience"):
         public = importlib.import_module(f"agentgym_envs.{package}").__all__
-        text = (out / "api" / package / "index.html").read_text(encoding="utf-8")
+        text = (out / "api" / f"{package}.html").read_text(encoding="utf-8")
         ids = re.findall(rf'<h\d id="agentgym_envs\.{package}\.(\w+)"', text)
         assert sorted(ids) == sorted(public)  # the real public API, each name once
         assert re.findall(r'doc-module-name">(\w+)<', text) == [package]  # no submodules
+
+
+def test_the_site_loads_nothing_from_the_network(site):
+    """Opened from disk with no network, every script and stylesheet is the site's own."""
+    for page in site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        remote = re.findall(r'<(?:script|link)[^>]+(?:src|href)="(https?://[^"]+)"', text)
+        assert not [u for u in remote if not u.startswith("https://github.com")], page
+
+
+def _file_path(url: str) -> Path:
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(url)
+    assert parts.scheme == "file", url
+    return Path(unquote(parts.path))
+
+
+def test_the_built_site_works_from_disk_in_chromium(site):
+    """Opened from file:// (no server): every sidebar link is a page of the site (not a folder
+    listing), links followed by clicking open their pages, search finds and opens pages, the
+    families table fits without scrolling sideways, and no script fails."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (extra webshop)")
+    from agentgym_envs.browser import CHROMIUM_ARGS, chromium_path
+
+    exe = chromium_path()
+    if exe is None:
+        pytest.skip("needs Chromium: apt-get install -y chromium-headless-shell")
+    home = (site / "index.html").as_uri()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, args=list(CHROMIUM_ARGS))
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.set_default_timeout(60_000)
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(home)
+            links = page.eval_on_selector_all(
+                "nav.md-nav--primary a.md-nav__link[href]", "els => els.map(e => e.href)"
+            )
+            pages = sorted({u.split("#")[0] for u in links})
+            assert len(pages) > 40, pages
+            for url in pages:
+                path = _file_path(url)
+                assert path.suffix == ".html" and path.is_file(), url
+            for name, target in (
+                ("Quickstart", "guides/quickstart.html"),
+                ("Troubleshooting and FAQ", "guides/troubleshooting.html"),
+                ("Command line", "reference/cli.html"),
+            ):
+                page.goto(home)
+                page.locator("nav.md-nav--primary").get_by_role("link", name=name).first.click()
+                page.wait_for_load_state()
+                assert page.url == (site / target).as_uri(), page.url
+                assert page.locator("article h1").count() == 1
+            # from a page one folder down, the relative links still resolve
+            page.locator("nav.md-nav--primary").get_by_role("link", name="Home").first.click()
+            page.wait_for_load_state()
+            assert page.url == home
+            page.keyboard.press("/")
+            page.keyboard.type("webarena")
+            first = page.locator(".md-search-result__item a").first
+            first.wait_for()
+            assert page.locator(".md-search-result__item").count() >= 1
+            first.click()
+            page.wait_for_load_state()
+            assert _file_path(page.url.split("#")[0]).is_file()
+            assert "webarena" in page.locator("article").inner_text().lower()
+            page.goto((site / FAMILY_DIR / "index.html").as_uri())
+            overflow = page.eval_on_selector_all(
+                "article .md-typeset__scrollwrap, article table",
+                "els => els.map(e => e.scrollWidth - e.clientWidth)",
+            )
+            assert overflow and max(overflow) <= 1, overflow  # no sideways scroll
+            assert errors == []
+        finally:
+            browser.close()
+
+
+def test_the_cli_reference_page_has_every_command(site):
+    from agentgym_envs.docs_check import cli_commands
+
+    text = (site / "reference" / "cli.html").read_text(encoding="utf-8")
+    for path, command in cli_commands().items():
+        anchor = "-".join(("agentgym", *path))
+        assert f'id="{anchor}"' in text, anchor
+        for param in command.params:
+            for opt in getattr(param, "opts", ()):
+                if opt.startswith("--") and not getattr(param, "hidden", False):
+                    assert f"<code>{opt}</code>" in text, (path, opt)
 
 
 RAW_ROLE = re.compile(r":(?:class|func|meth|mod|data|attr|exc|obj):(?=[`~\w])")
@@ -385,6 +486,32 @@ def test_notebook_pages_show_every_cell():
         for cell in json.loads(book.read_text())["cells"]:
             for line in "".join(cell["source"]).splitlines():
                 assert line in text
+
+
+def test_notebook_pages_show_the_recorded_outputs_of_the_current_code():
+    """Each notebook has its outputs recorded (scripts/notebook_outputs.py), every record
+    belongs to a code cell the notebook still has, and the page shows it under that cell."""
+    import json
+
+    from agentgym_envs.docs import notebook_pages
+    from agentgym_envs.notebook_outputs import recorded, source_key
+
+    folder = ROOT / "examples" / "notebooks"
+    pages = notebook_pages(folder)
+    for book in sorted(folder.glob("*.ipynb")):
+        outputs = recorded(book)
+        assert outputs, f"{book.name}: run python scripts/notebook_outputs.py {book.stem}"
+        cells = json.loads(book.read_text())["cells"]
+        keys = {source_key("".join(c["source"])) for c in cells if c["cell_type"] == "code"}
+        stale = set(outputs) - keys
+        assert not stale, f"{book.name} changed: python scripts/notebook_outputs.py {book.stem}"
+        _, text = pages[f"notebooks/{book.stem}.md"]
+        for shown in outputs.values():
+            for item in shown:
+                if "text" in item:
+                    assert item["text"].strip().splitlines()[0] in text
+                else:
+                    assert "![output](data:image/png;base64," in text
 
 
 def test_the_nav_takes_in_pages_other_areas_add(tmp_path):

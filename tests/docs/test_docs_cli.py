@@ -149,3 +149,47 @@ def test_the_build_fails_on_a_page_naming_a_missing_option(tmp_path):
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_a_stale_or_missing_package_name_is_refused():
+    from agentgym_envs.docs_check import name_errors
+
+    page = (
+        "Collect with `agentgym_envs.rollout.ray_backend.ray_collect(...)`.\n"
+        "\n"
+        "```python\n"
+        "from agentgym_envs.rollout.nowhere import collect\n"
+        "```\n"
+        "See agentgym_envs.rollout.collect_later and agentgym_envs.nomodule.\n"
+    )
+    errors = name_errors(page)
+    assert len(errors) == 4, errors
+    assert errors[0].startswith("line 1: `agentgym_envs.rollout.ray_backend` is kept only")
+    assert "`agentgym_envs.rollout.ray`" in errors[0]  # the mend: where it lives now
+    assert "line 4:" in errors[1] and "line 6:" in errors[2] and "no `nomodule`" in errors[3]
+    current = (
+        "`agentgym_envs.rollout.ray.ray_collect`, `agentgym_envs.rollout.collect`, "
+        "`agentgym_envs.paths.cache_root()`, `agentgym_envs.core.TextEnv.reset`."
+    )
+    assert name_errors(current) == []
+
+
+def test_every_page_names_only_current_package_names():
+    from agentgym_envs.docs_check import name_errors
+
+    for page in [*sorted(DOCS.rglob("*.md")), ROOT / "README.md"]:
+        assert name_errors(page.read_text(encoding="utf-8")) == [], page
+
+
+def test_a_stated_default_the_cli_does_not_have_is_refused():
+    from agentgym_envs.docs_check import default_errors
+
+    page = (
+        "`--max-reasks` re-asks (default 7) and `--timeout` (default 600 s) is the deadline.\n"
+        "```sh\n`--max-reasks` (default 9)\n```\n"
+    )
+    assert default_errors(page) == [
+        "line 1: `--max-reasks` is said to default to 7; the CLI's default is 2"
+    ]  # the block is not prose; 600 s is the harness's real default
+    for page in [*sorted(DOCS.rglob("*.md")), ROOT / "README.md"]:
+        assert default_errors(page.read_text(encoding="utf-8")) == [], page

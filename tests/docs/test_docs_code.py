@@ -95,6 +95,24 @@ def _server(server: Server, ports: dict[int, int], folder: Path, env: dict[str, 
         log.close()
 
 
+@contextlib.contextmanager
+def _ray_cluster_page(folder: Path, env: dict[str, str]):
+    """A page that starts Ray clusters: one cluster on the machine at a time (the Ray tests'
+    lock), recorded in the page's own folder, and whatever it left running ended after it."""
+    filelock = pytest.importorskip("filelock")
+    from tests.rollout.conftest import RAY_LOCK
+
+    env["AGENTGYM_HOME"] = str(folder / ".agentgym")
+    with filelock.FileLock(str(RAY_LOCK), timeout=1800):
+        try:
+            yield
+        finally:
+            subprocess.run(
+                [sys.executable, "-m", "agentgym_envs.cli", "ray", "down", "--all"],
+                env=env, capture_output=True, timeout=300, check=False,
+            )  # fmt: skip
+
+
 def test_pages_with_code_are_found():
     names = {p.relative_to(DOCS).as_posix() for p in PAGES}
     assert {"index.md", "guides/quickstart.md", "guides/experience.md"} <= names
@@ -112,6 +130,8 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
     module = types.ModuleType("docs_page_" + re.sub(r"\W", "_", name))
     monkeypatch.setitem(sys.modules, module.__name__, module)  # classes defined there pickle
     with contextlib.ExitStack() as stack:
+        if "agentgym ray up" in page.read_text("utf-8"):
+            stack.enter_context(_ray_cluster_page(tmp_path, env))
         for server in parsed.servers:
             stack.enter_context(_server(server, ports, tmp_path, env))
         for block in parsed.runnable:

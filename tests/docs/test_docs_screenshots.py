@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -42,7 +41,9 @@ def test_the_script_shoots_a_real_dashboard(tmp_path):
     pytest.importorskip(
         "fastapi", reason='needs the experience extra: pip install "agentgym-envs[experience]"'
     )
-    if not Path("/usr/bin/chromium").exists() and not shutil.which("chromium"):
+    from agentgym_envs.browser import chromium_path
+
+    if chromium_path(headless_shell=False) is None:
         pytest.skip("needs Chromium: apt-get install chromium")
     done = subprocess.run(
         [

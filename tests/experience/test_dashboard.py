@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 import threading
 
@@ -105,14 +104,6 @@ def test_babyai_episodes_are_drawn_as_pictures(filled):
 
 
 # -- a person in a real browser --------------------------------------------------------------
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def _free_port() -> int:
@@ -141,12 +132,14 @@ def served(filled):
 def browser():
     """Real Chromium (Debian's) driven by Playwright; assertions wait up to 30 s (loaded machines)."""
     sync_api = pytest.importorskip("playwright.sync_api")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    from agentgym_envs.browser import CHROMIUM_ARGS, chromium_path
+
+    chromium = chromium_path()
     if chromium is None:
         pytest.skip("Chromium is not installed (apt-get install chromium)")
     with sync_api.sync_playwright() as p:
         sync_api.expect.set_options(timeout=30_000)
-        b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=chromium, args=list(CHROMIUM_ARGS))
         yield b
         b.close()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import psutil
 import pytest
 
 from agentgym_envs.benchmarks.local_llm import free_port, local_llm_available
+from tests.processes import GONE, alive, descendants
 
 _SERVE = (
     "import typer\nfrom agentgym_envs.benchmarks.cli import register_cli\n"
@@ -49,18 +51,16 @@ def test_a_sigkilled_llm_serve_leaves_no_llama_server_behind():
     try:
         # loading the model: generous, it is not what this test measures
         assert _wait_until(lambda: _answers(url), 300), "the server never came up"
-        children = psutil.Process(cli.pid).children(recursive=True)
+        children = descendants(cli.pid)
         assert children, "llm serve started no server process"
         cli.send_signal(signal.SIGKILL)  # no cleanup code runs in the CLI
         cli.wait()
-        assert _wait_until(
-            lambda: not any(c.is_running() and c.status() != "zombie" for c in children), 60
-        )
+        assert _wait_until(lambda: not alive(children), 60)
         assert not _answers(url)
     finally:
         if cli.poll() is None:
             cli.kill()
             cli.wait()
-        for child in children:
-            if child.is_running():
+        for child in alive(children):
+            with contextlib.suppress(*GONE):
                 child.kill()

@@ -26,6 +26,7 @@ from agentgym_envs.integrations.harnesses import get_harness, names
 from agentgym_envs.integrations.harnesses.cline import Cline
 from agentgym_envs.integrations.harnesses.install import missing_prerequisite
 from agentgym_envs.integrations.harnesses.runner import run_harness
+from agentgym_envs.integrations.sandbox.view import python_prefixes
 
 #: A game and a tool family, with tasks the expert solves in a few steps.
 FAMILIES = [("AgentGym/Wordle-v0", 0, 3), ("AgentGym/Weather-v0", 0, 5)]
@@ -133,9 +134,23 @@ class _CrashingCline(Cline):
             "    time.sleep(0.005)\n"
             "sys.exit(p.returncode)\n"
         )
+        return [
+            sys.executable,
+            "-c",
+            killer,
+            self._log(episode),
+            *super().command(episode, executable),
+        ]
+
+    def _log(self, episode):
         session = episode.model_url.split("/s/")[1].split("/")[0]
-        log = str(self.out / "sessions" / f"{session}.jsonl")
-        return [sys.executable, "-c", killer, log, *super().command(episode, executable)]
+        return str(self.out / "sessions" / f"{session}.jsonl")
+
+    def sandbox_paths(self, episode, executable):
+        # the watcher's Python and the gateway's session log, read-only in the sandbox
+        (self.out / "sessions").mkdir(parents=True, exist_ok=True)
+        watcher = [*python_prefixes(sys.executable), self.out / "sessions"]
+        return [*super().sandbox_paths(episode, executable), *watcher]
 
 
 def test_harness_killed_mid_episode_is_an_env_error(expert, tmp_path):

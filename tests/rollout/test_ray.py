@@ -23,7 +23,7 @@ def _expert(env):
 def local_ray(ray_lock):
     if ray is None:
         pytest.skip("ray is not installed (pip install 'agentgym-envs[ray]')")
-    from tests.rollout.ray_cluster import LocalCluster
+    from agentgym_envs.rollout.ray.local_cluster import LocalCluster
 
     # a one-node cluster of this module's own (never one found on the machine), started so
     # that a loaded machine does not make Ray give up on it

@@ -28,7 +28,7 @@ ray = pytest.importorskip("ray")
 pytest.importorskip("typer")
 
 from agentgym_envs import expert_policy
-from tests.rollout.ray_cluster import LocalCluster
+from agentgym_envs.rollout.ray.local_cluster import LocalCluster
 
 #: Seconds a whole bench subprocess may take on a loaded machine.
 RUN_TIMEOUT = 900

@@ -10,7 +10,7 @@ import pytest
 ray = pytest.importorskip("ray")
 
 from agentgym_envs.rollout.ray.cluster import ClusterError, _init_error, connect
-from tests.rollout.ray_cluster import free_port
+from agentgym_envs.rollout.ray.local_cluster import free_port
 
 
 def test_an_unreachable_address_is_one_line_before_ray_starts():

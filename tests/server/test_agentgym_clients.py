@@ -175,9 +175,9 @@ def test_agentgym_client_finishes_with_agentgym_reward(family):
 
 def test_webarena_client_finishes_with_agentgym_reward():
     """WebarenaEnvClient's calls: bare /create, /reset {seed, idx}, /observation, whole replies."""
-    import shutil
+    from agentgym_envs.browser import chromium_path
 
-    if not FAMILIES["webarena"].installed or shutil.which("chromium") is None:
+    if not FAMILIES["webarena"].installed or chromium_path() is None:
         pytest.skip("WebArena needs its extra and chromium")
     twin = gym.make("AgentGym/WebArena-v0")
     obs, info = twin.reset(options={"split": "test", "task_id": 0})

@@ -21,6 +21,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from agentgym_envs import paths
 from agentgym_envs.envs.sql.databases import DatabaseSpec, all_specs
 from agentgym_envs.envs.sql.questions import Question, generate_questions
 
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 
 #: Bump when a generator, template or the question format changes: it names the cache folder.
 GENERATOR_VERSION = 1
-CACHE_ENV = "AGENTGYM_ENVS_CACHE"
+CACHE_ENV = paths.CACHE_ENV
 _lock = threading.Lock()
 
 
@@ -36,13 +37,8 @@ def cache_base(cache_dir: str | os.PathLike | None = None) -> Path:
     """``cache_dir``, else ``$AGENTGYM_ENVS_CACHE/sql``, else ``$XDG_CACHE_HOME/agentgym-envs/sql``
     (``~/.cache`` when XDG_CACHE_HOME is unset), as an absolute path."""
     if cache_dir is not None:
-        base = Path(cache_dir).expanduser()
-    elif os.environ.get(CACHE_ENV):
-        base = Path(os.environ[CACHE_ENV]).expanduser() / "sql"
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-        base = Path(xdg) / "agentgym-envs" / "sql"
-    return base.resolve()
+        return Path(cache_dir).expanduser().resolve()
+    return paths.cache_root("sql")
 
 
 def cache_root(cache_dir: str | os.PathLike | None = None) -> Path:

@@ -24,11 +24,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from agentgym_envs import paths
 from agentgym_envs.errors import require
 
 logger = logging.getLogger(__name__)
 
-CACHE_ENV = "AGENTGYM_ENVS_CACHE"
+CACHE_ENV = paths.CACHE_ENV
 CHALLENGES = {
     "coin_collector": "tw-coin_collector",
     "treasure_hunter": "tw-treasure_hunter",
@@ -53,10 +54,7 @@ def cache_dir(base: str | os.PathLike[str] | None = None) -> Path:
     ``$XDG_CACHE_HOME/agentgym-envs/textworld`` (``~/.cache`` when unset)."""
     if base is not None:
         return Path(base).expanduser().resolve()
-    if os.environ.get(CACHE_ENV):
-        return (Path(os.environ[CACHE_ENV]).expanduser() / "textworld").resolve()
-    xdg = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return (Path(xdg) / "agentgym-envs" / "textworld").resolve()
+    return paths.cache_root("textworld")
 
 
 def settings_for(challenge: str, level: int) -> dict[str, Any]:

@@ -19,36 +19,13 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from agentgym_envs.browser import CHROMIUM_ARGS, INSTALL_HINT, chromium_path
+
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-CHROMIUM_ARGS = (
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-dev-shm-usage",
-)
 VIEWPORT = {"width": 1280, "height": 720}
-
-
-#: Debian's Chromium builds, lightest first: the headless shell (package
-#: ``chromium-headless-shell``, Chromium's old headless mode) renders the same pages with the
-#: same Blink but without the full browser's window and compositing machinery, which made each
-#: step cost about 2.5 times the CPU (``benchmarks/bench_webarena.py``).
-SYSTEM_CHROMIUMS = ("/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium")
-
-
-def chromium_path() -> str | None:
-    """The Chromium executable: ``AGENTGYM_CHROMIUM``, else Debian's headless shell, else
-    Debian's Chromium, else Playwright's own."""
-    for candidate in (os.environ.get("AGENTGYM_CHROMIUM"), *SYSTEM_CHROMIUMS):
-        if candidate and os.path.exists(candidate):
-            return candidate
-    return None
 
 
 class MissingChromiumError(RuntimeError):
@@ -129,10 +106,7 @@ class BrowserHost:
             )
         except Exception as exc:
             if "xecutable doesn't exist" in str(exc):
-                raise MissingChromiumError(
-                    "WebArena needs Chromium: install it (Debian: apt-get install "
-                    "chromium-headless-shell, or chromium) or set AGENTGYM_CHROMIUM to its path"
-                ) from exc
+                raise MissingChromiumError(f"WebArena needs Chromium: {INSTALL_HINT}") from exc
             raise
         self.launches += 1
         return self._browser

@@ -124,8 +124,9 @@ class WebArenaEnv(TextEnv):
     """WebArena's web tasks on small real sites the package serves itself.
 
     ## Description
-    A storefront, its admin, a forum and a code-hosting site run on 127.0.0.1 (FastAPI +
-    SQLite, seeded and deterministic); one Chromium per process, driven by Playwright, shows
+    A storefront, its admin, a forum, a code-hosting site and a wiki run on 127.0.0.1
+    (FastAPI + SQLite, seeded and deterministic; WebArena's map site has no stand-in, and its
+    share of the tasks goes to the wiki); one Chromium per process, driven by Playwright, shows
     them. Each episode opens a fresh browser context on a fresh copy of the sites' database,
     so tasks that change state repeat exactly. Tasks are WebArena configs: information seeking
     (answer with ``stop [answer]``), navigation (end on the right page) and content changes

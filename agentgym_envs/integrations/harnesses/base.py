@@ -208,6 +208,24 @@ class Harness:
             env.pop(key, None)  # the harness talks to the gateway only
         return env
 
+    def sandbox_paths(self, episode: Episode, executable: str) -> list[Path]:
+        """What the harness reads besides the system's when it runs in the sandbox
+        (:mod:`~agentgym_envs.integrations.sandbox`): its install prefix (an npm harness's,
+        with the shared one) or its venv and that venv's Python; the episode's home is
+        writable anyway."""
+        from agentgym_envs.integrations.sandbox.view import python_prefixes
+
+        if self.kind != "npm":
+            return python_prefixes(executable)
+        found = [self.prefix(), harness_dir() / "node_modules"]
+        real = Path(os.path.realpath(executable))
+        if "node_modules" in real.parts:  # installed elsewhere: its whole npm prefix
+            top = real.parts.index("node_modules")
+            found.append(Path(*real.parts[:top]))
+        else:
+            found.append(real)
+        return found
+
     def configure(self, episode: Episode, executable: str) -> None:
         """Write the harness's own configuration for ``episode`` under ``episode.home``."""
         raise NotImplementedError

@@ -92,6 +92,12 @@ def harness_command(
         False, "--keep-home", help="Keep the harness's temporary home (its config and logs)."
     ),
     everything: bool = typer.Option(False, "--all", help="With 'install': every harness."),
+    no_sandbox: bool = typer.Option(
+        False,
+        "--no-sandbox",
+        help="Run the harness as you, outside the sandbox (unsafe: the model's commands can "
+        "read and change anything you can).",
+    ),
 ) -> None:
     """Play one task with a pre-built harness (its own prompts and tools; our env over MCP);
     write the scored trajectory to AgentTraj / chat / SFT under --out. 'harness list' shows the
@@ -114,6 +120,10 @@ def harness_command(
     if env_id is None or model is None:
         raise typer.BadParameter("give --env <id> and --model <url|expert|local>")
     harness.require()
+    if not no_sandbox:
+        from agentgym_envs.integrations.sandbox import bwrap
+
+        bwrap()  # a machine that cannot sandbox: one line with the mend, before anything runs
     with model_endpoint(model, env_id) as url:
         result = run_harness(
             harness,
@@ -127,6 +137,7 @@ def harness_command(
             timeout=timeout,
             token_ids=token_ids,
             keep_home=keep_home,
+            sandbox=not no_sandbox,
         )
     typer.echo(json.dumps(result.summary()))
     if not result.reward_valid:

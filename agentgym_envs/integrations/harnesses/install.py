@@ -18,7 +18,6 @@ with its pinned versions is left alone.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import os
@@ -26,7 +25,6 @@ import re
 import shutil
 import signal
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -36,6 +34,7 @@ from agentgym_envs.integrations.harnesses.base import (
     Step,
     harness_dir,
 )
+from agentgym_envs.locks import file_lock
 
 logger = logging.getLogger(__name__)
 
@@ -166,7 +165,7 @@ def install(harness: Harness, *, timeout: float = STEP_TIMEOUT) -> bool:
     """
     prefix = harness.prefix()
     prefix.parent.mkdir(parents=True, exist_ok=True)
-    with _lock(prefix):
+    with file_lock(prefix.with_name(f".{prefix.name}.lock")):  # one installer a harness
         if is_installed(harness):
             logger.info("%s is installed already in %s", harness.title, prefix)
             return False
@@ -264,17 +263,6 @@ def _tail(path: Path, start: int = 0, lines: int = 15) -> str:
         f.seek(start)
         text = f.read().decode(errors="replace")
     return "\n".join(line.rstrip() for line in text.strip().splitlines()[-lines:])
-
-
-@contextlib.contextmanager
-def _lock(prefix: Path) -> Iterator[None]:
-    """One installer at a time for one harness."""
-    with prefix.with_name(f".{prefix.name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 __all__ = [

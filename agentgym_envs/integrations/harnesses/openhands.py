@@ -39,6 +39,9 @@ class OpenHands(Harness):
         env.pop("PYTHONPATH", None)  # the venv's own packages only
         return env
 
+    def sandbox_paths(self, episode: Episode, executable: str) -> list[Path]:
+        return [*super().sandbox_paths(episode, executable), _DRIVER]
+
     def configure(self, episode: Episode, executable: str) -> None:
         config = {
             "model": episode.model,

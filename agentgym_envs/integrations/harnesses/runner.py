@@ -15,7 +15,16 @@ How an episode ends:
 * the deadline passed first: ``time_limit``, ``reward_valid`` false;
 * the harness exited non-zero (crashed), or no model call ever succeeded: ``env_error``,
   ``reward_valid`` false, with the tail of its log as the ``error``;
-* the harness stopped by itself before the env ended: ``failure`` (the agent gave up).
+* the harness stopped by itself before the env ended: ``failure`` (the agent gave up);
+* whatever the above, the sandbox refused something the harness tried (a write outside the
+  episode's folders, a decoy secret read and sent to the model, a connection elsewhere):
+  ``sandbox_violation``, ``reward_valid`` false, what was refused in ``sandbox_violations``.
+
+The harness runs in a sandbox (:mod:`~agentgym_envs.integrations.sandbox`) by default: its own
+unprivileged user, only the episode's home writable, its install prefix and the system
+read-only, only the gateway reachable, resource limits, killed whole at the deadline.
+``sandbox=False`` runs it as the calling user, with everything the user can reach (unsafe with
+a model that is not trusted).
 
 Records carry ``harness``, ``outcome``, ``reward_valid``, ``wall_time``, ``tokens``,
 ``returncode`` and ``log`` (the harness's own output, kept under ``<out>/harness/``).
@@ -23,6 +32,7 @@ Records carry ``harness``, ``outcome``, ``reward_valid``, ``wall_time``, ``token
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -40,6 +50,7 @@ import httpx
 
 from agentgym_envs.errors import AgentGymError
 from agentgym_envs.integrations.harnesses.base import MCP_NAME, Episode, Harness, HarnessError
+from agentgym_envs.integrations.sandbox import Limits, Sandbox, bwrap
 
 logger = logging.getLogger(__name__)
 
@@ -177,6 +188,8 @@ def run_harness(
     grace: float = GRACE,
     token_ids: bool = False,
     keep_home: bool = False,
+    sandbox: bool = True,
+    limits: Limits | None = None,
 ) -> HarnessResult:
     """Play task ``task_id`` of ``env_id`` with harness ``name`` (see the module docstring).
 
@@ -193,6 +206,11 @@ def run_harness(
         grace: seconds the harness may go on after the env ended the episode.
         token_ids: ask the upstream for token ids and logprobs (vLLM) and record them.
         keep_home: keep the harness's temporary home folder (its config, its own logs).
+        sandbox: run the harness in the sandbox (a one-line
+            :class:`~agentgym_envs.integrations.sandbox.SandboxUnavailableError` where this
+            machine cannot); False runs it as you, unsafe with an untrusted model.
+        limits: the sandbox's resource limits (default
+            :class:`~agentgym_envs.integrations.sandbox.Limits`).
     """
     from agentgym_envs.integrations.gateway import Gateway, create_app
     from agentgym_envs.integrations.harnesses import get_harness
@@ -200,6 +218,8 @@ def run_harness(
 
     harness = get_harness(name) if isinstance(name, str) else name
     executable = harness.require()
+    if sandbox:
+        bwrap()  # before anything starts: a one-line error with the mend
     env_id = resolve_id(env_id)
     model = model or first_model(model_url, api_key)
     out = Path(out)
@@ -216,7 +236,12 @@ def run_harness(
         with ServedApp(create_app(gateway)) as served:
             episode = _start_episode(served.url, session, env_id, task_id, split, model, home)
             episode.timeout = timeout
-            ran = _play(harness, executable, episode, gateway, session, log_path, grace)
+            box = None
+            if sandbox:
+                readable = harness.sandbox_paths(episode, executable)
+                box = Sandbox([home], readable, ports=[served.port], limits=limits)
+            with box or contextlib.nullcontext():
+                ran = _play(harness, executable, episode, gateway, session, log_path, grace, box)
             record = _record(gateway, session, harness, episode, ran, log_path)
     finally:
         if not keep_home:
@@ -232,6 +257,7 @@ class _Ran:
     returncode: int | None
     stopped: str | None
     wall: float
+    violations: list[str] | None = None
 
 
 def _play(
@@ -242,16 +268,23 @@ def _play(
     session: str,
     log_path: Path,
     grace: float,
+    box: Sandbox | None = None,
 ) -> _Ran:
-    """Write the harness's configuration for ``episode`` and run it headless to its end."""
+    """Write the harness's configuration for ``episode`` and run it headless to its end (in
+    ``box`` when given: then with what the sandbox refused)."""
     harness.configure(episode, executable)
     command = harness.command(episode, executable)
+    environ = harness.environment(episode)
     logger.info("running %s: %s", harness.name, " ".join(command[:4]))
+    if box is not None:
+        command, environ = box.command(command, cwd=episode.workdir), box.environment(environ)
     started = time.monotonic()
-    returncode, stopped = _run(
-        command, harness.environment(episode), episode, gateway, session, log_path, grace
-    )
-    return _Ran(returncode, stopped, time.monotonic() - started)
+    returncode, stopped = _run(command, environ, episode, gateway, session, log_path, grace)
+    wall = time.monotonic() - started
+    if box is None:
+        return _Ran(returncode, stopped, wall)
+    log = gateway.session(session, create=False)
+    return _Ran(returncode, stopped, wall, box.violations(log.calls if log is not None else []))
 
 
 def _record(
@@ -260,6 +293,14 @@ def _record(
     """Score the session and write its records (with how it ended and the harness's own
     facts); the AgentTraj record."""
     extra = _ending(gateway, session, ran.returncode, ran.stopped, log_path)
+    extra["sandbox"] = ran.violations is not None
+    if ran.violations:
+        extra.update(
+            outcome="sandbox_violation",
+            reward_valid=False,
+            error=f"the sandbox refused what the harness tried: {'; '.join(ran.violations)}"[:1000],
+            sandbox_violations=ran.violations,
+        )
     played = gateway.store.episodes.get(session)
     extra.update(
         score=float(played.info.get("score", 0.0)) if played is not None else 0.0,

@@ -51,7 +51,8 @@ def _check_reachable(address: str) -> None:
     except OSError as exc:
         raise ClusterError(
             f"no Ray cluster answers at {address} ({exc.strerror or exc}): start one with "
-            f"`ray start --head --port {port}` there, or check the address"
+            f"`agentgym ray up` (on this machine) or `ray start --head --port {port}` there, "
+            "or check the address"
         ) from None
 
 
@@ -66,7 +67,8 @@ def _local_resources() -> dict[str, float]:
 def connect(address: str | None = None, **init_kwargs: Any) -> Any:
     """Join the Ray cluster at ``address`` (returns the ``ray`` module).
 
-    ``None``: the cluster in ``$RAY_ADDRESS``, else a new local one (declaring ``java`` /
+    ``None``: the cluster in ``$RAY_ADDRESS``, else a new local one that ends with this process
+    (:func:`~agentgym_envs.rollout.ray.local_cluster.for_this_process`, declaring ``java`` /
     ``chromium`` when this machine has them). ``"auto"``: the cluster running on this machine.
     Already connected: nothing changes. ``init_kwargs`` go to ``ray.init`` (a local cluster's
     ``num_cpus``, for one).
@@ -82,8 +84,20 @@ def connect(address: str | None = None, **init_kwargs: Any) -> Any:
         **init_kwargs,
     }
     if address is None:
-        kwargs["address"] = "local"
-        kwargs.setdefault("resources", _local_resources())
+        # ray.init's own local cluster gives up on a busy machine (see .local_cluster)
+        from agentgym_envs.rollout.ray.local_cluster import for_this_process
+
+        try:
+            cluster = for_this_process(
+                head_cpus=kwargs.pop("num_cpus", None),
+                resources=kwargs.pop("resources", None) or _local_resources(),
+            )
+        except (RuntimeError, TimeoutError) as exc:
+            raise ClusterError(
+                f"Ray could not start a local cluster here ({exc}): start one with "
+                "`agentgym ray up` and pass its address (--ray ADDRESS or $RAY_ADDRESS)"
+            ) from None
+        kwargs["address"] = cluster.address
     else:
         if address != "auto":
             _check_reachable(address)
@@ -105,11 +119,6 @@ def _init_error(address: str | None, exc: Exception) -> str:
             f"the Ray cluster at {where} runs another Ray or Python version than this driver "
             f"(ray {_ray_version()}, Python {platform.python_version()}): {text[:300]} -- install "
             "the cluster's versions here (or restart the cluster with this driver's)"
-        )
-    if address is None and "timed out during startup" in text:
-        return (
-            f"Ray could not start a local cluster here ({text[:200]}): on a busy machine start "
-            "one first (`ray start --head --port 6380`) and pass its address (--ray 127.0.0.1:6380)"
         )
     return f"cannot join the Ray cluster at {where}: {type(exc).__name__}: {text[:300]}"
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 
 import gymnasium as gym
 import pytest
 
-if importlib.util.find_spec("playwright") is None or not os.path.exists("/usr/bin/chromium"):
-    pytest.skip("WebArena needs playwright and /usr/bin/chromium", allow_module_level=True)
+from agentgym_envs.browser import chromium_path
+
+if importlib.util.find_spec("playwright") is None or chromium_path() is None:
+    pytest.skip("WebArena needs playwright and Chromium", allow_module_level=True)
 
 ENV_ID = "AgentGym/WebArena-v0"
 

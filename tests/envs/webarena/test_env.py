@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from agentgym_envs.browser import SYSTEM_CHROMIUMS
 from agentgym_envs.envs.webarena import actions as act
 from agentgym_envs.envs.webarena.env import WebArenaEnv
 from agentgym_envs.envs.webarena.expert import WebArenaExpert, find
@@ -163,13 +164,13 @@ def test_config_loader_maps_placeholders_to_a_deployment(tmp_path):
 
 
 def _chromium_pids() -> list[int]:
-    import psutil
+    """This process's Chromium browsers (not their renderers), read while others come and go."""
+    from tests.processes import cmdline, descendants, named
 
-    me = psutil.Process()
     return [
         p.pid
-        for p in me.children(recursive=True)
-        if p.name().startswith("chromium") and not any(a.startswith("--type=") for a in p.cmdline())
+        for p in named(descendants(os.getpid()), "chromium")
+        if not any(a.startswith("--type=") for a in cmdline(p))
     ]
 
 
@@ -187,15 +188,14 @@ def test_a_crashed_browser_is_reported_in_one_line_and_reset_restarts_it(env):
     assert again == obs and _chromium_pids() != pids
 
 
-@pytest.mark.parametrize("how", ["exit", "kill"])
-def test_no_chromium_outlives_its_process(how, tmp_path):
-    import os
+def _no_chromium_outlives(how: str, tmp_path) -> None:
+    """A process that made a WebArena env exits (or is killed): its Chromium goes with it."""
     import signal
     import subprocess
     import sys
     import time
 
-    import psutil
+    from tests.processes import alive, descendants, named, names
 
     script = tmp_path / "child.py"
     script.write_text(
@@ -209,19 +209,33 @@ def test_no_chromium_outlives_its_process(how, tmp_path):
     )
     child = subprocess.Popen([sys.executable, str(script), how], stdout=subprocess.PIPE, text=True)
     assert child.stdout.readline().strip() == "ready"
-    family = psutil.Process(child.pid).children(recursive=True)
-    assert any(p.name().startswith("chromium") for p in family)
+    family = descendants(child.pid)
+    assert named(family, "chromium")
     if how == "kill":
         os.kill(child.pid, signal.SIGKILL)
     child.wait(30)
     child.stdout.close()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        alive = [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
-        if not alive:
-            break
+    deadline = time.monotonic() + 30
+    while (left := alive(family)) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not alive, [p.name() for p in alive]
+    assert not left, names(left)
+
+
+@pytest.mark.parametrize("how", ["exit", "kill"])
+def test_no_chromium_outlives_its_process(how, tmp_path):
+    _no_chromium_outlives(how, tmp_path)
+
+
+def test_no_chromium_outlives_its_process_while_others_come_and_go(tmp_path):
+    """The same check while, beside it, another Chromium starts and is killed in a loop and
+    short processes start and exit: the process walk reads a table that changes under it."""
+    from tests.processes import churn
+
+    with churn() as counts:
+        _no_chromium_outlives("exit", tmp_path)
+        _no_chromium_outlives("kill", tmp_path)
+        assert _chromium_pids() is not None  # this process's own walk, mid-churn
+    assert counts["chromium"] >= 1 and counts["short"] >= 1
 
 
 def test_envs_in_threads_share_the_browser_and_keep_their_own_state():
@@ -374,10 +388,7 @@ print(json.dumps(out))
 
 
 @pytest.mark.skipif(
-    not all(
-        os.path.exists(p)
-        for p in ("/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium")
-    ),
+    not all(os.path.exists(p) for p in SYSTEM_CHROMIUMS),
     reason="needs Debian's chromium and chromium-headless-shell",
 )
 def test_the_headless_shell_and_full_chromium_give_the_same_transcripts(tmp_path):
@@ -392,7 +403,7 @@ def test_the_headless_shell_and_full_chromium_give_the_same_transcripts(tmp_path
     script = tmp_path / "transcript.py"
     script.write_text(_TRANSCRIPT)
     runs = []
-    for exe in ("/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium"):
+    for exe in SYSTEM_CHROMIUMS:  # the headless shell, then the full Chromium
         done = subprocess.run(
             [sys.executable, str(script), *map(str, tasks)],
             env={**os.environ, "AGENTGYM_CHROMIUM": exe},

@@ -7,8 +7,6 @@ shows must equal the text env's reward for the same actions. Needs Debian's Chro
 
 from __future__ import annotations
 
-import shutil
-
 import httpx
 import pytest
 
@@ -16,19 +14,12 @@ pytest.importorskip("bm25s")
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
+from agentgym_envs.browser import CHROMIUM_ARGS, chromium_path
 from agentgym_envs.envs.webshop.env import WebShopEnv
 from agentgym_envs.envs.webshop.expert import key_terms
 from agentgym_envs.envs.webshop.web import ShopServer, html_to_text
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-LAUNCH_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+CHROMIUM = chromium_path()
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +34,7 @@ def browser():
     if CHROMIUM is None:
         pytest.skip("Chromium is not installed: apt-get install -y chromium")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(CHROMIUM_ARGS))
         yield b
         b.close()
 

@@ -5,7 +5,6 @@ envs) build it once; ``build.json`` records the build time and the disk size."""
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
 import os
@@ -16,25 +15,21 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentgym_envs import paths
 from agentgym_envs.envs.webarena.sites import data, repos
+from agentgym_envs.locks import file_lock
 
 logger = logging.getLogger(__name__)
 
 GENERATOR_VERSION = 2
-CACHE_ENV = "AGENTGYM_ENVS_CACHE"
+CACHE_ENV = paths.CACHE_ENV
 
 
 def cache_root(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     """``cache_dir``, else ``$AGENTGYM_ENVS_CACHE/webarena``, else the XDG cache folder; plus a
     generator-version folder."""
-    if cache_dir is not None:
-        base = Path(cache_dir).expanduser()
-    elif os.environ.get(CACHE_ENV):
-        base = Path(os.environ[CACHE_ENV]).expanduser() / "webarena"
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-        base = base / "agentgym-envs" / "webarena"
-    return base.resolve() / f"v{GENERATOR_VERSION}"
+    base = Path(cache_dir).expanduser().resolve() if cache_dir is not None else None
+    return (base or paths.cache_root("webarena")) / f"v{GENERATOR_VERSION}"
 
 
 @dataclass(frozen=True)
@@ -114,14 +109,10 @@ def build(cache_dir: str | os.PathLike[str] | None = None) -> Built:
     root = cache_root(cache_dir)
     root.mkdir(parents=True, exist_ok=True)
     manifest = root / "build.json"
-    with open(root / "build.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if not manifest.exists():
-                _build_into(root, manifest)
-            facts = json.loads(manifest.read_text())
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    with file_lock(root / "build.lock"):
+        if not manifest.exists():
+            _build_into(root, manifest)
+        facts = json.loads(manifest.read_text())
     return Built(
         root,
         root / "seed.db",

@@ -24,7 +24,7 @@ from agentgym_envs.envs.webarena.sites.common import (
     table,
 )
 from agentgym_envs.envs.webarena.sites.data import CODE_USER, LABELS, ROLES
-from agentgym_envs.envs.webarena.sites.repos import Repo
+from agentgym_envs.envs.webarena.sites.repos import BadRef, Repo
 
 ACCOUNTS = Accounts(
     cookie="code_session",
@@ -330,6 +330,8 @@ def tree(request: Request, ns: str, name: str, ref: str, path: str = ""):
     repo = _repo(p)
     path = path.strip("/")
     prefix = f"{path}/" if path else ""
+    if repo.kind(ref, prefix) != "tree":
+        return _missing(request)
     branches = "".join(
         f'<a class="btn" href="/{esc(ns)}/{esc(name)}/-/tree/{esc(b)}">{esc(b)}</a> '
         for b in repo.branches()
@@ -362,7 +364,10 @@ def commits(request: Request, ns: str, name: str, ref: str, page: int = 1):
     if p is None:
         return _missing(request)
     repo = _repo(p)
-    pages = max(1, -(-repo.count(ref) // 40))
+    total = repo.count(ref)
+    if not total:
+        return _missing(request)
+    pages = max(1, -(-total // 40))
     page = min(max(1, page), pages)
     items = "".join(
         f'<li><div><a href="/{esc(ns)}/{esc(name)}/-/commit/{c["sha"]}">{esc(c["message"])}</a>'
@@ -645,7 +650,7 @@ def merge_request(request: Request, ns: str, name: str, iid: int):
     commits = "".join(
         f'<li><a href="/{esc(ns)}/{esc(name)}/-/commit/{c["sha"]}">{esc(c["message"])}</a>'
         f'<span class="commit-info">{esc(c["author"])} · {esc(c["date"])}</span></li>'
-        for c in _repo(p).log(f"main..{m['source_branch']}", 20)
+        for c in _repo(p).log(m["source_branch"], 20, since="main")
     )
     state = {"opened": "open", "merged": "merged", "closed": "closed"}[m["state"]]
     body = (
@@ -706,4 +711,11 @@ async def invite(request: Request, ns: str, name: str, user: User):
 
 
 def create_app() -> FastAPI:
-    return site_app(ACCOUNTS.router(login_page), router)
+    app = site_app(ACCOUNTS.router(login_page), router)
+
+    @app.exception_handler(BadRef)
+    async def bad_ref(request: Request, exc: BadRef):
+        """A URL whose ref or path git must not see is a page that does not exist."""
+        return _missing(request)
+
+    return app

@@ -5,6 +5,7 @@ with ``git`` for the repository pages (:class:`Repo`)."""
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -184,15 +185,63 @@ def build_repos(
         return [row for rows in pool.map(make, jobs) for row in rows]
 
 
+class BadRef(ValueError):
+    """A ref or path from a URL that git must not see (an option, a range, a path that climbs)."""
+
+
+#: Characters git's ``check-ref-format`` refuses in a ref name, and ``:`` (our ``ref:path``).
+_REF_BAD = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
+
+
+def check_ref(ref: str) -> str:
+    """``ref`` if it is a branch name or commit id as ``git check-ref-format --branch`` allows
+    one (and never an option: no leading ``-``); :class:`BadRef` otherwise."""
+    if (
+        not ref
+        or len(ref) > 255
+        or ref.startswith(("-", "/", "."))
+        or ref.endswith(("/", ".", ".lock"))
+        or ".." in ref
+        or "//" in ref
+        or "@{" in ref
+        or "/." in ref
+        or ref == "@"
+        or _REF_BAD.search(ref)
+    ):
+        raise BadRef(f"not a branch name or commit id: {ref[:60]!r}")
+    return ref
+
+
+def check_path(path: str) -> str:
+    """``path`` if it names a file inside the tree (relative, no ``..``, no control
+    characters); :class:`BadRef` otherwise."""
+    parts = path.split("/")
+    if (
+        len(path) > 4096
+        or path.startswith("/")
+        or any(p in ("..", ".") for p in parts)
+        or re.search(r"[\x00-\x1f\x7f]", path)
+    ):
+        raise BadRef(f"not a path in the repository: {path[:60]!r}")
+    return path
+
+
 class Repo:
-    """Read access to one bare repository with ``git`` (tree, blob, log, branches)."""
+    """Read access to one bare repository with ``git`` (tree, blob, log, branches).
+
+    Refs and paths come from URLs: each is checked (:func:`check_ref`, :func:`check_path`;
+    :class:`BadRef` for a bad one) and passed after ``--end-of-options``, so nothing a URL
+    holds reaches git as an option."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
 
     def _git(self, *args: str) -> str:
         reply = subprocess.run(
-            ["git", "--git-dir", str(self.path), *args], capture_output=True, text=True, timeout=20
+            ["git", "--git-dir", str(self.path), *args],
+            capture_output=True,
+            text=True,
+            timeout=20,
         )
         return reply.stdout if reply.returncode == 0 else ""
 
@@ -204,31 +253,58 @@ class Repo:
 
     def tree(self, ref: str, path: str = "") -> list[tuple[str, str]]:
         """``(kind, name)`` of the entries at ``path`` (``tree`` or ``blob``), folders first."""
-        spec = f"{ref}:{path}" if path else f"{ref}:"
+        spec = f"{check_ref(ref)}:{check_path(path)}"
         rows = []
-        for line in self._git("ls-tree", spec).splitlines():
+        for line in self._git("ls-tree", "--end-of-options", spec).splitlines():
             meta, _, name = line.partition("\t")
             rows.append((meta.split()[1], name))
         return sorted(rows, key=lambda r: (r[0] != "tree", r[1]))
 
-    def blob(self, ref: str, path: str) -> str | None:
-        text = self._git("show", f"{ref}:{path}")
-        return text if text or self._git("cat-file", "-t", f"{ref}:{path}") else None
+    def kind(self, ref: str, path: str = "") -> str:
+        """``tree``, ``blob`` or ``commit`` for what ``ref:path`` names (``""``: nothing)."""
+        spec = f"{check_ref(ref)}:{check_path(path)}"
+        return self._git("cat-file", "-t", "--end-of-options", spec).strip()
 
-    def log(self, ref: str, limit: int = 40, skip: int = 0) -> list[dict[str, str]]:
+    def blob(self, ref: str, path: str) -> str | None:
+        spec = f"{check_ref(ref)}:{check_path(path)}"
+        text = self._git("show", "--end-of-options", spec)
+        return text if text or self.kind(ref, path) else None
+
+    def log(
+        self, ref: str, limit: int = 40, skip: int = 0, *, since: str | None = None
+    ) -> list[dict[str, str]]:
+        """Commits of ``ref`` (those not on ``since`` when given), newest first."""
         fmt = "%H%x1f%an%x1f%ae%x1f%ad%x1f%s"
+        spec = check_ref(ref) if since is None else f"{check_ref(since)}..{check_ref(ref)}"
         out = self._git(
-            "log", f"--format={fmt}", "--date=short", f"-n{limit}", f"--skip={skip}", ref, "--"
+            "log",
+            f"--format={fmt}",
+            "--date=short",
+            f"-n{int(limit)}",
+            f"--skip={int(skip)}",
+            "--end-of-options",
+            spec,
+            "--",
         )
         keys = ("sha", "author", "email", "date", "message")
         return [dict(zip(keys, line.split("\x1f"), strict=True)) for line in out.splitlines()]
 
     def count(self, ref: str) -> int:
-        out = self._git("rev-list", "--count", ref)
+        out = self._git("rev-list", "--count", "--end-of-options", check_ref(ref), "--")
         return int(out) if out.strip().isdigit() else 0
 
     def show(self, sha: str) -> str:
-        return self._git("show", "--stat", "--patch", "--format=%H%n%an <%ae>%n%ad%n%n%s", sha)
+        if not sha or len(sha) > 64 or set(sha) - set("0123456789abcdef"):
+            raise BadRef(f"not a commit id: {sha[:60]!r}")
+        return self._git(
+            "show",
+            "--stat",
+            "--patch",
+            "--format=%H%n%an <%ae>%n%ad%n%n%s",
+            "--end-of-options",
+            sha,
+            "--",
+        )
 
 
 def repo_dates() -> tuple[date, date]:
@@ -236,4 +312,4 @@ def repo_dates() -> tuple[date, date]:
     return date(2023, 1, 1), date(2023, 9, 1)
 
 
-__all__ = ["Repo", "build_repos", "vocab"]
+__all__ = ["BadRef", "Repo", "build_repos", "check_path", "check_ref", "vocab"]
