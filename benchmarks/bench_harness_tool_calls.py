@@ -39,6 +39,7 @@ def main() -> None:
     parser.add_argument("--env", default="Wordle-v0")
     parser.add_argument("--tasks", type=int, default=3, help="held-out test tasks 0..N-1")
     parser.add_argument("--reply-tokens", type=int, default=32)
+    parser.add_argument("--models", default="base,sft", help="which of base,sft to ask")
     parser.add_argument("--out", type=Path, default=Path("bench-tool-calls"))
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -65,6 +66,8 @@ def main() -> None:
     load_model(tuned, str(args.checkpoint / "model.safetensors"))
     result = {"harness": args.harness, "env": args.env, "tasks": args.tasks, "models": {}}
     for name, model in (("base", base), ("sft", tuned)):
+        if name not in args.models.split(","):
+            continue
         chat = chat_model(model, tokenizer, f"smollm2-{name}", args.reply_tokens)
         calls, times = [], []
         for n, request in enumerate(requests, 1):
