@@ -59,12 +59,17 @@ class BatchingChatModel(ChatModel):
         self.batches: list[int] = []
 
     def _generate(
-        self, inputs: Any, max_tokens: int, sampling: dict[str, Any], seed: Any
-    ) -> tuple[Any, int]:
+        self,
+        inputs: Any,
+        max_tokens: int,
+        sampling: dict[str, Any],
+        seed: Any,
+        want_logprobs: bool = False,
+    ) -> tuple[Any, int, Any]:
         import torch
 
-        if sampling.get("do_sample") or seed is not None:
-            return super()._generate(inputs, max_tokens, sampling, seed)
+        if sampling.get("do_sample") or seed is not None or want_logprobs:
+            return super()._generate(inputs, max_tokens, sampling, seed, want_logprobs)
         request = _Request(inputs["input_ids"][0].tolist(), max_tokens)
         with self._worker_lock:
             if self._worker is None or not self._worker.is_alive():
@@ -76,7 +81,7 @@ class BatchingChatModel(ChatModel):
         request.done.wait()
         if request.error is not None:
             raise request.error
-        return torch.tensor(request.result, dtype=torch.long), request.reused
+        return torch.tensor(request.result, dtype=torch.long), request.reused, None
 
     def _serve(self) -> None:
         while True:

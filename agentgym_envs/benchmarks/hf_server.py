@@ -18,6 +18,10 @@ parts (their text is used), tool calls and tool results, in any role a harness s
 (``developer`` is read as ``system``). A prompt that, with the reply's ``max_tokens``, does not
 fit the context window is a 400 that says so. :mod:`~agentgym_envs.benchmarks.llama_server`
 serves GGUF files through llama.cpp with the same request handling.
+As vLLM does, ``"logprobs": true`` (and ``top_logprobs``) returns each reply token's log
+probability (``choices[0].logprobs.content``), and ``"return_token_ids": true`` returns the
+prompt's token ids (``prompt_token_ids``) and the reply's (``choices[0].token_ids``): the
+recording gateway keeps them per model call for on-policy training.
 
 A model already in memory (one just fine-tuned in this process) is served with
 :meth:`ChatModel.from_loaded`; its ``tool_format="template"`` leaves tools, tool calls and tool
@@ -381,6 +385,7 @@ class ChatModel:
         self.temperature: float | None = None
         self.lock = threading.Lock()
         self._slots: list[tuple[list[int], Any]] = []  # (token ids cached, cache), oldest first
+        self._closed = threading.Event()
 
     def _inputs(self, request: dict[str, Any], tools: list[dict[str, Any]], start: str = "") -> Any:
         """The request's conversation (and tools) rendered and tokenized for generation, the
@@ -415,6 +420,15 @@ class ChatModel:
             inputs["attention_mask"] = torch.cat([mask, torch.ones_like(more, dtype=mask.dtype)], 1)
         return inputs
 
+    def close(self) -> None:
+        """Refuse new requests, stop a reply being generated at its next token, and return
+        once no request is running (a request whose client went away -- a harness stopped at
+        its deadline -- would otherwise keep computing into the next run, or past the end of
+        the process)."""
+        self._closed.set()
+        with self.lock:
+            pass
+
     def _reusable_cache(self, ids: list[int]) -> Any:
         """A cache of the longest prefix ``ids`` shares with a kept one (at least one token of
         ``ids`` is left to compute), or ``None``: the kept one itself when ``ids`` extends it,
@@ -436,13 +450,21 @@ class ChatModel:
         return cache
 
     def _generate(
-        self, inputs: Any, max_tokens: int, sampling: dict[str, Any], seed: Any
-    ) -> tuple[Any, int]:
-        """The reply's token ids and how many prompt tokens came from a kept cache."""
+        self,
+        inputs: Any,
+        max_tokens: int,
+        sampling: dict[str, Any],
+        seed: Any,
+        want_logprobs: bool = False,
+    ) -> tuple[Any, int, Any]:
+        """The reply's token ids, how many prompt tokens came from a kept cache, and the logits
+        of each reply token (``None`` unless ``want_logprobs``)."""
         import torch
 
         ids = inputs["input_ids"][0].tolist()
         with self.lock, torch.inference_mode():
+            if self._closed.is_set():
+                raise ValueError("the model is closed: its server is shutting down")
             if seed is not None:
                 torch.manual_seed(int(seed))
             cache = self._reusable_cache(ids)
@@ -452,13 +474,15 @@ class ChatModel:
                 max_new_tokens=max_tokens,
                 pad_token_id=self.tokenizer.eos_token_id,
                 past_key_values=cache,
+                stopping_criteria=_stop_when(self._closed),
                 return_dict_in_generate=True,
+                output_logits=want_logprobs,
                 **sampling,
             )
             sequence, kept = out.sequences[0], out.past_key_values
             self._slots.append((sequence[: kept.get_seq_length()].tolist(), kept))
             del self._slots[:-CACHE_SLOTS]
-        return sequence[len(ids) :], reused
+        return sequence[len(ids) :], reused, (out.logits if want_logprobs else None)
 
     def complete(self, request: dict[str, Any]) -> dict[str, Any]:
         """An OpenAI ``chat.completion`` for ``request`` (raises ValueError on a bad one)."""
@@ -481,16 +505,23 @@ class ChatModel:
         stops = _stop_strings(request.get("stop"))
         if stops:  # generation ends at the first stop string, not max_tokens later
             sampling |= {"stop_strings": stops, "tokenizer": self.tokenizer}
-        new, reused = self._generate(inputs, max_tokens, sampling, request.get("seed"))
+        top = _top_logprobs(request)
+        want_logprobs = bool(request.get("logprobs")) or top > 0
+        new, reused, logits = self._generate(
+            inputs, max_tokens, sampling, request.get("seed"), want_logprobs
+        )
         text = start + self.tokenizer.decode(new, skip_special_tokens=True)
         finish = "length" if len(new) >= max_tokens else "stop"
         message, finish = reply_message(text, finish, request, tools, self.tool_format)
-        return {
+        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish}
+        if want_logprobs:
+            choice["logprobs"] = {"content": self._logprobs(new.tolist(), logits, top)}
+        completion: dict[str, Any] = {
             "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": self.alias,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "choices": [choice],
             "usage": {
                 "prompt_tokens": n_prompt,
                 "completion_tokens": len(new),
@@ -498,6 +529,56 @@ class ChatModel:
                 "prompt_tokens_details": {"cached_tokens": reused},
             },
         }
+        if request.get("return_token_ids"):  # vLLM's fields: the prompt's ids, the reply's
+            completion["prompt_token_ids"] = inputs["input_ids"][0].tolist()
+            choice["token_ids"] = new.tolist()
+        return completion
+
+    def _logprobs(self, tokens: list[int], logits: Any, top: int) -> list[dict[str, Any]]:
+        """OpenAI ``logprobs.content`` entries of the reply's tokens: each token's log
+        probability under the model (its raw logits, before temperature or top-p), and the
+        ``top`` likeliest alternatives."""
+        import torch
+
+        out = []
+        for token, step in zip(tokens, logits, strict=False):
+            logp = torch.log_softmax(step[0].float(), dim=-1)
+            entry = self._token_logprob(token, float(logp[token]))
+            alternatives = torch.topk(logp, top) if top else None
+            entry["top_logprobs"] = (
+                [
+                    self._token_logprob(int(t), float(v))
+                    for v, t in zip(alternatives.values, alternatives.indices, strict=True)
+                ]
+                if alternatives is not None
+                else []
+            )
+            out.append(entry)
+        return out
+
+    def _token_logprob(self, token: int, logprob: float) -> dict[str, Any]:
+        text = self.tokenizer.decode([token])
+        return {"token": text, "logprob": logprob, "bytes": list(text.encode("utf-8"))}
+
+
+def _top_logprobs(request: dict[str, Any]) -> int:
+    """How many alternatives per reply token a request asks for (0 to 20, as OpenAI allows)."""
+    try:
+        return max(0, min(20, int(request.get("top_logprobs") or 0)))
+    except (TypeError, ValueError):
+        raise ValueError("'top_logprobs' must be an integer from 0 to 20") from None
+
+
+def _stop_when(event: threading.Event) -> Any:
+    """A ``StoppingCriteriaList`` that stops generating once ``event`` is set."""
+    import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    class Closed(StoppingCriteria):
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            return torch.full((input_ids.shape[0],), event.is_set(), dtype=torch.bool)
+
+    return StoppingCriteriaList([Closed()])
 
 
 def reply_message(

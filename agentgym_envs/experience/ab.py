@@ -329,11 +329,14 @@ def run_ab_test(
     seed: int = 0,
     n_boot: int = 10_000,
     concurrency: int = 1,
+    tasks: Sequence[int] | None = None,
 ) -> ABResult:
     """Run (or resume) the A/B test ``name``: ``arms`` maps ``name@version`` labels to the
     :class:`~agentgym_envs.benchmarks.policies.PolicySpec` that plays each; the first arm is
     the control. Episodes go into the store (one run per arm), so a test interrupted midway
-    resumes where it stopped. See the module docstring for assignment, statistics and stops.
+    resumes where it stopped. ``tasks``: only these task ids of ``split`` (e.g. the ones a
+    new version was not trained on; ``limit`` then caps their number). See the module
+    docstring for assignment, statistics and stops.
     """
     from agentgym_envs.benchmarks.runner import resolve_envs
 
@@ -354,9 +357,11 @@ def run_ab_test(
         "seed": seed,
         "salt": name,
     }
+    if tasks is not None:  # only when given: tests stored before the option still resume
+        config["tasks"] = sorted({int(t) for t in tasks})
     test_id = _open_test(store, name, config)
     arms_run = _Arms(store, test_id, name, arms, w, mode, split, seed, concurrency)
-    batches = _batches(name, config["envs"], split, limit, looks)
+    batches = _batches(name, config["envs"], split, limit, looks, config.get("tasks"))
     stats = {"mode": mode, "alpha": alpha / (looks * (len(labels) - 1)), "n_boot": n_boot}
     done = 0
     for look, batch in enumerate(batches, 1):
@@ -414,11 +419,31 @@ def _open_test(store, name: str, config: dict[str, Any]) -> int:
         return test.id
 
 
-def _batches(salt: str, env_ids: Sequence[str], split: str, limit: int | None, looks: int):
-    """The test's tasks in a fixed hashed order, dealt into ``looks`` batches."""
+def _batches(
+    salt: str,
+    env_ids: Sequence[str],
+    split: str,
+    limit: int | None,
+    looks: int,
+    tasks: Sequence[int] | None = None,
+):
+    """The test's tasks (of ``tasks`` only, if given) in a fixed hashed order, dealt into
+    ``looks`` batches."""
     from agentgym_envs.benchmarks.agenteval import agenteval_items
 
-    items = [it for env_id in env_ids for it in agenteval_items(env_id, split, limit=limit)]
+    items = []
+    for env_id in env_ids:
+        if tasks is None:
+            items.extend(agenteval_items(env_id, split, limit=limit))
+            continue
+        every = agenteval_items(env_id, split)
+        found = [it for it in every if it.task_id in set(tasks)]
+        if not found:
+            raise AgentGymError(
+                f"none of tasks {list(tasks)[:10]} is in {env_id}'s {split} split "
+                f"(0..{len(every) - 1}): pick task ids of the split"
+            )
+        items.extend(found[:limit] if limit is not None else found)
     items.sort(key=lambda it: _order_key(salt, it))
     return [items[i::looks] for i in range(looks)] if looks > 1 else [items]
 

@@ -475,11 +475,33 @@ def export_command(
     keep_bad_actions: Annotated[
         bool, typer.Option("--keep-bad-actions", help="Train on actions people judged bad too.")
     ] = False,
+    data_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="sft: agenttraj (text turns) or harness (a harness's own system prompt, tool "
+            "schemas, tool calls and token ids, from the gateway's chat records).",
+        ),
+    ] = "agenttraj",
     db: Annotated[str | None, DbOption] = None,
 ) -> None:
     """Export filtered experience as training data (via the datasets converters)."""
+    from agentgym_envs.experience.harness_data import check_format, export_harness_sft
     from agentgym_envs.experience.training import export_training
 
+    check_format(data_format, fmt)
+    if data_format == "harness":
+        rows = export_harness_sft(
+            _store(db),
+            out,
+            versions=version,
+            envs=env,
+            outcome=outcome,
+            feedback=feedback,
+            include_failed=include_failed,
+        )
+        console.print(f"{len(rows)} harness-format sft records written to {out}")
+        return
     records = export_training(
         _store(db),
         fmt,

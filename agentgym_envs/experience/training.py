@@ -289,12 +289,17 @@ def export_training(
     else:
         records = _reward_model(store, trajs)
     if path is not None:
-        p = Path(path).expanduser()
-        p.parent.mkdir(parents=True, exist_ok=True)
-        with p.open("w", encoding="utf-8") as f:
-            for r in records:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        write_jsonl(path, records)
     return records
 
 
-__all__ = ["FORMATS", "export_training", "select_episodes", "trajectories"]
+def write_jsonl(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -> None:
+    """``records`` as JSON lines in ``path`` (its folder made if needed)."""
+    p = Path(path).expanduser()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with p.open("w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+__all__ = ["FORMATS", "export_training", "select_episodes", "trajectories", "write_jsonl"]

@@ -45,8 +45,6 @@ DEFAULT_SESSION = "default"
 IDLE_TIMEOUT = 3600.0
 #: Default most sessions open at once.
 MAX_SESSIONS = 256
-#: What a call records of the upstream's tokens, when it returns them.
-_TOKEN_KEYS = ("prompt_token_ids", "token_ids", "logprobs", "logprob_tokens")
 
 
 class SessionLog:
@@ -275,6 +273,7 @@ class Gateway:
         """Append the session's AgentTraj, chat and SFT records; the AgentTraj one."""
         from agentgym_envs.datasets.agenttraj import Trajectory, Turn
         from agentgym_envs.datasets.export import to_sft
+        from agentgym_envs.datasets.harness import call_tokens, history_rewrite
 
         messages, tools = log.conversation()
         result = episode.result("") if episode is not None else {}
@@ -309,13 +308,12 @@ class Gateway:
             "reward": score,
             "success": success,
         }
-        tokens = [
-            {k: c[k] for k in _TOKEN_KEYS if k in c}
-            for c in log.calls
-            if any(k in c for k in _TOKEN_KEYS)
-        ]
-        if tokens:  # per model call, in call order
+        tokens = call_tokens(log.calls)
+        if tokens:  # per model call (``call``: its index), in call order
             chat["token_ids"] = tokens
+        rewritten = history_rewrite(log.calls)
+        for rec in (record, chat):
+            rec.update(monotonic=rewritten is None, rewritten_at=rewritten)
         sft = {**to_sft(trajectory), "session": name, "success": success}
         if extra:
             invalid = extra.get("reward_valid") is False

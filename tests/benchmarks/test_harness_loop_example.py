@@ -1,20 +1,18 @@
-"""``examples/harness_loop.py``'s cheap parts, for real: its SFT examples (loss on the
-harness's own assistant turns) from a gateway chat record, and the A/B arm's server -- the
-local model's server over SmolLM2 in memory, with the SFT's chat template and ``<tool_call>``
-blocks -- answering the openai client on 127.0.0.1. The harness runs and the SFT run are left
-to the example."""
+"""The harness loop's cheap parts (``agentgym_envs.train.harness_loop``, which
+``examples/harness_loop.py`` runs), for real: its SFT examples (loss on the harness's own
+assistant turns) from a gateway chat record, and the A/B arm's server -- the local model's
+server over SmolLM2 in memory, with the SFT's chat template and ``<tool_call>`` blocks --
+answering the openai client on 127.0.0.1. The whole loop with the real Cline is in
+tests/train/test_harness_loop.py."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from agentgym_envs.benchmarks.hf_server import chat_messages, template_tool_calls
-
-ROOT = Path(__file__).resolve().parents[2]
 
 GUESS = {
     "type": "function",
@@ -72,11 +70,13 @@ def test_tool_call_blocks_and_chat_messages():
 
 @pytest.fixture(scope="module")
 def loop():
-    """The example as a module."""
-    spec = importlib.util.spec_from_file_location("harness_loop", ROOT / "examples/harness_loop.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The loop's module, with its SFT helpers."""
+    pytest.importorskip("torch")
+    from agentgym_envs.train import harness_loop, harness_sft
+
+    return SimpleNamespace(
+        sft_examples=harness_sft.sft_examples, chat_model=harness_loop.chat_model
+    )
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +117,7 @@ def test_an_ab_arm_is_served_with_the_sft_template(loop, smollm2):
     from agentgym_envs.integrations.harnesses.runner import ServedApp
 
     model, tokenizer = smollm2
-    chat = loop.chat_model(model, tokenizer, "smollm2-0")
+    chat = loop.chat_model(model, tokenizer, "smollm2-0", reply_tokens=48)
     messages = CHAT["messages"][:4]
     with ServedApp(build_app(chat)) as served:
         client = openai.OpenAI(base_url=f"{served.url}/v1", api_key="none", timeout=600)
@@ -138,6 +138,6 @@ def test_an_ab_arm_is_served_with_the_sft_template(loop, smollm2):
     )["input_ids"]
     first, second = replies
     assert first.usage.prompt_tokens == len(expected)
-    assert 0 < first.usage.completion_tokens <= loop.REPLY_TOKENS
+    assert 0 < first.usage.completion_tokens <= 48
     assert first.choices[0].message == second.choices[0].message  # greedy
     assert second.usage.prompt_tokens_details.cached_tokens > 0  # the prefix cache is kept

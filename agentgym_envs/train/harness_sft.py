@@ -1,0 +1,122 @@
+"""SFT of the local model on harness-format rows, on CPU, with progress and an ETA.
+
+The rows are :func:`~agentgym_envs.datasets.harness.harness_sft_row` records: the harness's
+system prompt, tool schemas and tool calls as the gateway recorded them. Each is rendered with
+the tool-aware ChatML template the served model uses too (SmolLM2's special tokens, tools in
+the system turn, ``<tool_call>`` blocks), and the loss falls on the tokens of the row's
+``loss`` messages only (the model's turns).
+
+The model is read once from the converted-model cache of the local server
+(:func:`agentgym_envs.benchmarks.hf_server.load_model`: the GGUF file is de-quantized the first
+time any process needs it and kept as safetensors), never de-quantized again per step or run.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+
+def load_base_model() -> tuple[Any, Any]:
+    """SmolLM2-135M-Instruct (plain float32 weights from the converted cache) and its tokenizer
+    with the tool-aware ChatML template; ``(model, tokenizer)``. Torch gets the local server's
+    thread count (every core on an idle machine, one on a busy one; ``AGENTGYM_LLM_THREADS``
+    overrides)."""
+    import torch
+
+    from agentgym_envs.benchmarks.hf_server import load_model
+    from agentgym_envs.benchmarks.local_llm import _default_threads, smollm2_path
+    from agentgym_envs.integrations.trl import tool_chat_template
+
+    # torch's threads spin while they wait: on a busy machine one thread is many times faster
+    torch.set_num_threads(_default_threads("transformers"))
+    started = time.perf_counter()
+    tokenizer, model = load_model(smollm2_path())
+    tokenizer.chat_template = tool_chat_template()
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model.generation_config.eos_token_id = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    model.eval()
+    logger.info(
+        "model loaded from the converted cache in %.1fs (%d torch threads)",
+        time.perf_counter() - started,
+        torch.get_num_threads(),
+    )
+    return model, tokenizer
+
+
+def sft_examples(
+    tokenizer: Any, rows: Sequence[dict[str, Any]], max_length: int
+) -> list[tuple[Any, Any]]:
+    """Token ids and labels per row (``-100`` outside the ``loss`` messages); the last
+    ``max_length`` tokens of a longer conversation (its end holds the most turns)."""
+    import torch
+
+    from agentgym_envs.benchmarks.hf_server import chat_messages
+
+    def length(messages: list[dict[str, Any]], tools: Any, prompt: bool = False) -> int:
+        text = tokenizer.apply_chat_template(
+            messages, tools=tools, tokenize=False, add_generation_prompt=prompt
+        )
+        return len(tokenizer(text)["input_ids"])
+
+    examples = []
+    for row in rows:
+        messages, tools = chat_messages(row["messages"]), row.get("tools") or None
+        loss = row.get("loss") or [m["role"] == "assistant" for m in messages]
+        text = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False)
+        full = tokenizer(text)["input_ids"]
+        labels = [-100] * len(full)
+        for i, train in enumerate(loss):
+            if not train:
+                continue
+            a = length(messages[:i], tools, prompt=True)
+            b = length(messages[: i + 1], tools)
+            labels[a:b] = full[a:b]
+        keep = slice(max(0, len(full) - max_length), len(full))
+        if all(label == -100 for label in labels[keep]):
+            continue  # nothing of the model's in the kept window
+        examples.append((torch.tensor([full[keep]]), torch.tensor([labels[keep]])))
+    return examples
+
+
+def train(
+    model: Any,
+    examples: Sequence[tuple[Any, Any]],
+    *,
+    epochs: int,
+    lr: float,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """AdamW over ``examples`` for ``epochs`` passes (batch of one); a progress line per step
+    with the loss, the elapsed time and an ETA. Returns the losses and the time taken."""
+    import torch
+
+    say = progress or logger.info
+    model.train()
+    optim = torch.optim.AdamW(model.parameters(), lr=lr)
+    total, losses = epochs * len(examples), []
+    started = time.perf_counter()
+    for epoch in range(epochs):
+        for ids, labels in examples:
+            loss = model(input_ids=ids, labels=labels).loss
+            loss.backward()
+            optim.step()
+            optim.zero_grad()
+            losses.append(float(loss.item()))
+            done = len(losses)
+            elapsed = time.perf_counter() - started
+            say(
+                f"SFT step {done}/{total} (epoch {epoch + 1}/{epochs}, {ids.shape[1]} tokens): "
+                f"loss {losses[-1]:.3f}, {elapsed:.0f}s elapsed, "
+                f"ETA {elapsed / done * (total - done):.0f}s"
+            )
+    model.eval()
+    return {"steps": len(losses), "losses": losses, "seconds": time.perf_counter() - started}
+
+
+__all__ = ["load_base_model", "sft_examples", "train"]
