@@ -17,12 +17,11 @@ pytest.importorskip("trl")
 pytest.importorskip("sqlalchemy")
 pytest.importorskip("jsonschema")
 
+from agentgym_envs.core import OUTCOMES
 from agentgym_envs.datasets.harness import row_problems
 from agentgym_envs.experience import list_versions, open_store
 from agentgym_envs.integrations.harnesses import get_harness
 from agentgym_envs.train import harness_loop
-
-OUTCOMES = {"success", "failure", "invalid_action", "turn_limit", "time_limit", "env_error"}
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +73,7 @@ def test_the_loop_runs_in_the_real_harness_and_compares_both_arms(ran):
     assert row["loss"] == [m["role"] == "assistant" for m in row["messages"]]
     for arm in ("before", "after"):
         summary = cline[arm]
-        assert summary["episodes"] == 1 and set(summary["outcomes"]) <= OUTCOMES
+        assert summary["episodes"] == 1 and set(summary["outcomes"]) <= set(OUTCOMES)
         n = summary["model_calls"]
         assert summary["valid_tool_calls"] + summary["text_only"] <= n
         assert summary["valid_rate"] is None if n == 0 else 0 <= summary["valid_rate"] <= 1
