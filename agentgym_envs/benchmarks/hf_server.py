@@ -738,9 +738,15 @@ def build_app(chat: ChatModel):
 
 def main(argv: list[str] | None = None) -> None:
     """Serve a GGUF model (llama.cpp's server's arguments, the ones this server uses)."""
+    serve_main(ChatModel, "python -m agentgym_envs.benchmarks.hf_server", argv)
+
+
+def serve_main(model_class: Any, prog: str, argv: list[str] | None = None) -> None:
+    """The command line of a local model server: the arguments of llama.cpp's server that ours
+    use, ``model_class(path, alias, n_ctx, n_threads)`` served by :func:`build_app`."""
     import uvicorn
 
-    parser = argparse.ArgumentParser(prog="python -m agentgym_envs.benchmarks.hf_server")
+    parser = argparse.ArgumentParser(prog=prog)
     parser.add_argument("--model", required=True)
     parser.add_argument("--model_alias", default="local")
     parser.add_argument("--host", default="127.0.0.1")
@@ -749,7 +755,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n_threads", type=int, default=None)
     parser.add_argument("--max_tokens", type=int, default=None, help="most tokens of any reply")
     args = parser.parse_args(argv)
-    chat = ChatModel(Path(args.model), args.model_alias, args.n_ctx, args.n_threads)
+    chat = model_class(Path(args.model), args.model_alias, args.n_ctx, args.n_threads)
     chat.max_tokens = args.max_tokens
     uvicorn.run(build_app(chat), host=args.host, port=args.port, log_level="warning")
 

@@ -16,7 +16,6 @@ agent's next request computes only the tokens after the prefix it shares with th
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 import threading
@@ -28,11 +27,11 @@ from typing import Any
 from agentgym_envs.benchmarks.hf_server import (
     DEFAULT_MAX_TOKENS,
     _messages,
-    build_app,
     fit_reply,
     offered_tools,
     reply_message,
     reply_start,
+    serve_main,
 )
 
 logger = logging.getLogger(__name__)
@@ -206,21 +205,7 @@ def _stop_strings(stop: Any) -> list[str]:
 
 def main(argv: list[str] | None = None) -> None:
     """Serve a GGUF model (the arguments of llama-cpp-python's server that this one uses)."""
-    import uvicorn
-
-    parser = argparse.ArgumentParser(prog="python -m agentgym_envs.benchmarks.llama_server")
-    parser.add_argument("--model", required=True)
-    parser.add_argument("--model_alias", default="local")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8080)
-    parser.add_argument("--n_ctx", type=int, default=4096)
-    parser.add_argument("--n_threads", type=int, default=None)
-    parser.add_argument("--max_tokens", type=int, default=None, help="most tokens of any reply")
-    args = parser.parse_args(argv)
-    chat = LlamaChatModel(Path(args.model), args.model_alias, args.n_ctx, args.n_threads)
-    chat.max_tokens = args.max_tokens
-    app = build_app(chat)  # type: ignore[arg-type]  # the same interface: alias, complete
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    serve_main(LlamaChatModel, "python -m agentgym_envs.benchmarks.llama_server", argv)
 
 
 if __name__ == "__main__":

@@ -15,20 +15,9 @@ import socketserver
 import threading
 from pathlib import Path
 
+from agentgym_envs.integrations.sandbox.supervisor import pump
+
 logger = logging.getLogger(__name__)
-
-
-def _pump(source: socket.socket, sink: socket.socket) -> None:
-    try:
-        while data := source.recv(65536):
-            sink.sendall(data)
-    except OSError:
-        pass
-    finally:
-        try:
-            sink.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
 
 
 class _Relay(socketserver.BaseRequestHandler):
@@ -41,9 +30,9 @@ class _Relay(socketserver.BaseRequestHandler):
             return
         upstream.settimeout(None)
         with upstream:
-            other = threading.Thread(target=_pump, args=(self.request, upstream), daemon=True)
+            other = threading.Thread(target=pump, args=(self.request, upstream), daemon=True)
             other.start()
-            _pump(upstream, self.request)
+            pump(upstream, self.request)
             other.join()
 
 

@@ -21,7 +21,9 @@ import sys
 import threading
 
 
-def _pump(source: socket.socket, sink: socket.socket) -> None:
+def pump(source: socket.socket, sink: socket.socket) -> None:
+    """Copy ``source`` to ``sink`` until ``source`` ends, then end ``sink``'s writing side
+    (the host-side relay uses it too)."""
     try:
         while True:
             data = source.recv(65536)
@@ -45,9 +47,9 @@ def _relay(conn: socket.socket, path: str) -> None:
         conn.close()
         upstream.close()
         return
-    other = threading.Thread(target=_pump, args=(conn, upstream), daemon=True)
+    other = threading.Thread(target=pump, args=(conn, upstream), daemon=True)
     other.start()
-    _pump(upstream, conn)
+    pump(upstream, conn)
     other.join()
     conn.close()
     upstream.close()
