@@ -322,7 +322,10 @@ def main() -> None:
     except click_errors.UsageError as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # the help was shown: that is the answer
             raise SystemExit(2) from None
-        path = exc.ctx.command_path.split(" ")[1:] if exc.ctx else []
+        path, ctx = [], exc.ctx
+        while ctx is not None and ctx.parent is not None:  # the root's name may be "python -m .."
+            path.insert(0, ctx.info_name)
+            ctx = ctx.parent
         where = " ".join(["agentgym", *path])
         sys.stderr.write(f"error: {_one_line(exc)} (see {where} --help)\n")
         raise SystemExit(2) from None

@@ -348,10 +348,10 @@ def serve_agent(
 ) -> None:
     """Serve :func:`create_app` (``options`` are its keyword arguments) with uvicorn until
     interrupted."""
-    import uvicorn
+    from agentgym_envs.serving import check_bindable, serve_app
 
-    app = create_app(agent, **options)
-    uvicorn.run(app, host=host, port=port, log_level=log_level)
+    check_bindable(host, port)  # before the agent is built
+    serve_app(create_app(agent, **options), host, port, extra="agent-server", log_level=log_level)
 
 
 __all__ = ["AgentServer", "aggregate", "create_app", "serve_agent"]

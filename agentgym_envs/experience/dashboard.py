@@ -107,10 +107,10 @@ def serve(
     :func:`~agentgym_envs.experience.dashboard_guard.default_hosts` for ``host`` and to
     ``allowed_hosts``."""
     from agentgym_envs.experience.dashboard_guard import default_hosts
+    from agentgym_envs.serving import serve_app
 
-    uvicorn = require("uvicorn", "experience")
     hosts = (*default_hosts(host), *allowed_hosts)
-    uvicorn.run(create_app(store, hosts), host=host, port=port, log_level=log_level)
+    serve_app(create_app(store, hosts), host, port, extra="experience", log_level=log_level)
 
 
 __all__ = ["PAGE_SIZE", "create_app", "serve"]

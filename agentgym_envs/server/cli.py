@@ -52,10 +52,10 @@ def register_cli(app: typer.Typer) -> None:
             raise typer.BadParameter(
                 f"{log_level!r} is not one of {', '.join(_LOG_LEVELS)}", param_hint="--log-level"
             )
-        from agentgym_envs.errors import require
-
-        uvicorn = require("uvicorn", "server")
         from agentgym_envs.server.app import create_app
+        from agentgym_envs.serving import check_bindable, serve_app
+
+        check_bindable(host, port)  # before the env's data is loaded
 
         web = create_app(
             env_id,
@@ -65,4 +65,4 @@ def register_cli(app: typer.Typer) -> None:
             max_sessions_per_client=max_per_client,
             session_auth=session_auth,
         )
-        uvicorn.run(web, host=host, port=port, log_level=log_level.lower(), access_log=access_log)
+        serve_app(web, host, port, log_level=log_level.lower(), access_log=access_log)

@@ -31,9 +31,9 @@ def serve_shop(
 ) -> None:
     """Serve the WebShop shop as HTML pages: open http://HOST:PORT/ and start a task."""
     from agentgym_envs.envs.webshop.web import create_app
-    from agentgym_envs.errors import require
+    from agentgym_envs.serving import check_bindable, serve_app
 
-    uvicorn = require("uvicorn", "webshop")
+    check_bindable(host, port)  # before the catalog is built
     app = create_app(
         max_sessions=max_sessions,
         num_products=num_products,
@@ -41,7 +41,7 @@ def serve_shop(
         data_path=data_path,
     )
     typer.echo(f"WebShop on http://{host}:{port}/  (start a task: /start?split=test&task_id=0)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    serve_app(app, host, port, extra="webshop", log_level="warning")
 
 
 def register_cli(app: typer.Typer) -> None:
