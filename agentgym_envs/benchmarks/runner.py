@@ -586,6 +586,8 @@ def plan_run(
         "limit": limit,
         "prompts": "ours" if policy.format == "tools" else loop.prompts,
         "parser": {"react": loop.parser, "tools": "tools"}.get(policy.format, "plain"),
+        # a harness or an agent server plays whole episodes with its own prompts and parsing
+        "own_loop": policy.name if getattr(policy, "episode", None) else None,
     }
     return RunPlan(env_ids, _rounds(env_ids, max_rounds), episodes, config)
 
@@ -633,6 +635,8 @@ def family_sources(
             "prompt_set": plan.config["prompts"],
             "parser": _parser_name(plan.config["parser"], record.reply_parser),
         }
+        if own := plan.config.get("own_loop"):
+            out[env_id].update(prompt_set=f"{own}'s own", parser=f"{own}'s own")
     return out
 
 

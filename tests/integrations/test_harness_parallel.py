@@ -119,6 +119,10 @@ def test_bench_plays_a_harness_policy(tmp_path):
     assert [r["outcome"] for r in results] == ["success", "success"]
     assert json.loads((out / "run.json").read_text())["policy"]["harness"] == "cline"
     assert len(_lines(out / "chat.jsonl")) == 2
+    family = json.loads((out / "summary.json").read_text())["config"]["families"][
+        "AgentGym/Wordle-v0"
+    ]
+    assert (family["prompt_set"], family["parser"]) == ("harness:cline's own",) * 2
 
 
 def test_a_folder_of_single_episodes_is_not_taken_for_a_run(stateless, tmp_path):
