@@ -129,7 +129,7 @@ class EnvService:
     def family_endpoint(self, name: str, sid: Any) -> Any:
         """A family endpoint of ``wire.get_endpoints``: the env's public attribute ``name``,
         called if it is a method (before the first reset too: Wordle's client asks first); an
-        RGB frame is sent as a base64 PNG."""
+        RGB frame is sent as AgentGym's BabyAI server sends it: a ``data:image/png;base64,`` URI."""
         with self.store.get(sid).taken() as session:
             self._refuse_finished(session)
             value = getattr(session.env.unwrapped, name, None)
@@ -137,7 +137,7 @@ class EnvService:
                 raise ValueError(f"{self.info.id} has no {name!r}")
             value = value() if callable(value) else value
         # a picture (``render`` of an env made with render_mode="rgb_array") goes as a PNG
-        return png_base64(value) if is_frame(value) else value
+        return f"data:image/png;base64,{png_base64(value)}" if is_frame(value) else value
 
     def root(self) -> Any:
         return {
