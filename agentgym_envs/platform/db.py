@@ -112,6 +112,21 @@ class TenantStore:
         return f"TenantStore({self.engine.url.render_as_string(hide_password=True)!r})"
 
 
+class SessionStore:
+    """The experience code's store interface over one open session (the request's
+    transaction): what it writes commits or rolls back with the request."""
+
+    dialect = "postgresql"
+
+    def __init__(self, session) -> None:
+        self._s = session
+
+    @contextmanager
+    def session(self) -> Iterator:
+        yield self._s
+        self._s.flush()
+
+
 def alembic_config(url: str):
     """Alembic's configuration for the platform's migrations (experience and platform
     revisions in one graph)."""
@@ -171,6 +186,7 @@ def check_app_role(engine) -> None:
 
 
 __all__ = [
+    "SessionStore",
     "TenantStore",
     "alembic_config",
     "check_app_role",
