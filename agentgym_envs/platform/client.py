@@ -209,7 +209,7 @@ class _Base:
         )
         self._ids[data["name"]], self._names[data["id"]] = data["id"], data["name"]
         if agent is not None:
-            self.bind(data["id"], agent, version=version)
+            self.bind(data["id"], agent)
         return data["id"]
 
     def _f_name(self, agent_id: str) -> Flow:

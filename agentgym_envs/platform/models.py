@@ -151,7 +151,8 @@ class Route(PlatformBase):
     arms: Mapped[dict[str, float]] = mapped_column(JSON)
     control: Mapped[str] = mapped_column(String(200))
     salt: Mapped[str] = mapped_column(String(64))
-    ab_test_id: Mapped[int] = mapped_column(Integer, ForeignKey("ab_tests.id"))
+    #: The experience ``ab_tests`` row (a foreign key in the migration; another metadata here).
+    ab_test_id: Mapped[int] = mapped_column(Integer)
     revision: Mapped[int] = mapped_column(Integer, default=1)
     updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
