@@ -53,7 +53,7 @@ def a_data(platform):
         "key_id": key["id"],
         "key": key["key"],
         "user_id": user["id"],
-        "label": "Secret Support@1.0.0",
+        "label": "Secret Support@1.1.0",  # B registers its own 1.0.0
     }
 
 
