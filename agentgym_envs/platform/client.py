@@ -442,7 +442,7 @@ _METHODS: list[tuple[str, str, Callable[..., Flow]]] = [
     ),
     (
         "rollback",
-        "Send all live traffic back to the control.",
+        "Send all live traffic back to the control before the last promotion (or the control).",
         lambda self, agent_id, reason="": self._f_one(
             _Req("POST", f"/v1/agents/{agent_id}/split/rollback", {"reason": reason})
         ),

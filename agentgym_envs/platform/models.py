@@ -137,8 +137,9 @@ class IdempotencyKey(PlatformBase):
 
 
 class Route(PlatformBase):
-    """The live traffic split of one agent: arms (version -> percentage), the control (the
-    version a rollback returns to) and the A/B test its executions are recorded under."""
+    """The live traffic split of one agent: arms (version -> percentage), the control (what
+    the other arms are compared with), the control before the last promotion (what a rollback
+    returns to) and the A/B test its executions are recorded under."""
 
     __tablename__ = "routes"
     __table_args__ = (UniqueConstraint("org_id", "agent_id", name="uq_routes_org_agent"),)
@@ -150,6 +151,8 @@ class Route(PlatformBase):
     )
     arms: Mapped[dict[str, float]] = mapped_column(JSON)
     control: Mapped[str] = mapped_column(String(200))
+    #: The control before the last promotion (what a rollback returns to).
+    previous_control: Mapped[str | None] = mapped_column(String(200), nullable=True)
     salt: Mapped[str] = mapped_column(String(64))
     #: The experience ``ab_tests`` row (a foreign key in the migration; another metadata here).
     ab_test_id: Mapped[int] = mapped_column(Integer)

@@ -8,7 +8,8 @@ user stays on one version while the split is unchanged; every decision is record
 Executions sent with ``routed: true`` are recorded under the split's A/B test, one run per arm,
 and ``GET .../split/analysis`` runs the offline split-mode statistics on them (Fisher's exact
 test for success, an unpaired bootstrap for score: :func:`agentgym_envs.experience.ab.analyse`).
-Promote (all traffic to one version) and rollback (all traffic back to the control) change the
+Promote (all traffic to one version, which becomes the control) and rollback (all traffic back
+to the control before the last promotion, or to the control if none) change the
 split in one transaction on the locked route row: a routing request sees the old split or the
 new one, never a mix, and none fails.
 """
@@ -48,6 +49,7 @@ def route_dict(route: Route) -> dict[str, Any]:
             "agent_id": str(route.agent_id),
             "arms": route.arms,
             "control": route.control,
+            "previous_control": route.previous_control,
             "revision": route.revision,
             "ab_test_id": route.ab_test_id,
             "updated_at": route.updated_at,
@@ -102,7 +104,7 @@ def set_split(agent_id: str, s: WriteDB, body: JsonBody):
             route = Route(agent_id=agent.id, salt=secrets.token_hex(16), revision=0, control=control, arms=arms, ab_test_id=test.id)
             s.add(route)
         route.ab_test_id = test.id
-    route.arms, route.control = arms, control
+    route.arms, route.control, route.previous_control = arms, control, None
     route.revision += 1
     route.updated_at = now
     s.flush()
@@ -150,7 +152,11 @@ def _all_to(s, agent: Agent, version: str, *, action: str, who: str, reason: str
     ver = version_of(s, agent, version)
     route.arms = {version: 100.0, **{k: 0.0 for k in route.arms if k != version}}
     if action == "promote":
+        if version != route.control:
+            route.previous_control = route.control
         route.control = version
+    else:
+        route.control, route.previous_control = version, None
     route.revision += 1
     route.updated_at = dt.datetime.now(dt.timezone.utc)
     s.add(Promotion(agent_name=agent.name, version_id=ver.id, action=action, reason=reason, author=who, created_at=utcnow()))
@@ -172,7 +178,8 @@ def rollback_split(agent_id: str, request: Request, s: AdminDB, body: JsonBody):
     route = route_of(s, agent)
     if route is None:
         raise HTTPException(404, f"agent {agent_id} has no live split")
-    route = _all_to(s, agent, route.control, action="rollback", who=request.state.principal.name, reason=str(body.get("reason") or ""))
+    target = route.previous_control or route.control
+    route = _all_to(s, agent, target, action="rollback", who=request.state.principal.name, reason=str(body.get("reason") or ""))
     return route_dict(route)
 
 

@@ -135,6 +135,7 @@ def upgrade() -> None:
         ),
         sa.Column("arms", sa.JSON(), nullable=False),
         sa.Column("control", sa.String(200), nullable=False),
+        sa.Column("previous_control", sa.String(200), nullable=True),
         sa.Column("salt", sa.String(64), nullable=False),
         sa.Column("ab_test_id", sa.Integer(), sa.ForeignKey("ab_tests.id"), nullable=False),
         sa.Column("revision", sa.Integer(), nullable=False),
