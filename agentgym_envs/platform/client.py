@@ -195,9 +195,10 @@ class _Base:
             raise AgentGymError(f"bind an agent to a callable, not {type(fn).__name__}")
         self._agents[(name_or_id, version)] = fn
 
-    def _callable(self, agent_id: str, version: str) -> Callable[..., Any] | None:
+    def _callable(self, agent_id: str, version: str | None) -> Callable[..., Any] | None:
         name = self._names.get(agent_id)
-        for key in ((agent_id, version), (name, version), (agent_id, None), (name, None)):
+        keys = ((agent_id, version), (name, version)) if version is not None else ()
+        for key in (*keys, (agent_id, None), (name, None)):
             if key in self._agents:
                 return self._agents[key]
         return None
@@ -219,20 +220,22 @@ class _Base:
         return self._names[agent_id]
 
     def _f_execute(self, agent_id, input_data, context, agent, version, user) -> Flow:
-        yield from self._f_name(agent_id)
+        if agent is None and not any(k[0] == agent_id for k in self._agents):
+            yield from self._f_name(agent_id)  # a callable bound by the agent's name
         routed = False
         if user is not None and version is None:
             a = yield _Req("POST", f"/v1/agents/{agent_id}/route", {"user": str(user)})
             version, routed = a["version"], True
-        if version is None:
+        fn = agent or self._callable(agent_id, version)
+        if version is None and fn is None:  # a callable bound to versions: which is current?
             info = yield _Req("GET", f"/v1/agents/{agent_id}")
             version = info["current_version"]
             if version is None:
                 raise AgentGymError(f"agent {agent_id} has no version: register one first")
-        fn = agent or self._callable(agent_id, version)
+            fn = self._callable(agent_id, version)
         if fn is None:
             raise AgentGymError(
-                f"no callable for agent {self._names[agent_id]!r}: pass agent=..., or bind one "
+                f"no callable for agent {self._names.get(agent_id, agent_id)!r}: pass agent=..., or bind one "
                 "with @gym.agent(name) or register_agent(..., agent=fn)"
             )
         execution_id = str(uuid.uuid4())
