@@ -31,9 +31,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from agentgym_envs.platform import AsyncClient  # noqa: E402
+from agentgym_envs.platform import AsyncClient
 
 
 def _stats(name: str, lat: list[float]) -> str:
@@ -47,7 +47,8 @@ def _stats(name: str, lat: list[float]) -> str:
 
 
 def _load() -> str:
-    return "load average %.2f %.2f %.2f" % os.getloadavg()
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f}"
 
 
 async def record_load(url: str, key: str, clients: int, seconds: float) -> dict:
@@ -61,12 +62,16 @@ async def record_load(url: str, key: str, clients: int, seconds: float) -> dict:
 
     async def one(i: int) -> None:
         async with AsyncClient(api_key=key, base_url=url, timeout=120) as gym:
-            gym.bind(agent_id, lambda q, ctx, trace: (trace.step("answer", observation=q), q[::-1])[1])
+            gym.bind(
+                agent_id, lambda q, ctx, trace: (trace.step("answer", observation=q), q[::-1])[1]
+            )
             n = 0
             while time.monotonic() < end:
                 t = time.perf_counter()
                 try:
-                    r = await gym.execute_with_feedback(agent_id, f"client {i} call {n}", context=[i, n])
+                    r = await gym.execute_with_feedback(
+                        agent_id, f"client {i} call {n}", context=[i, n]
+                    )
                 except Exception as exc:  # counted, not raised: the report says how many
                     failures.append(f"{type(exc).__name__}: {exc}"[:200])
                 else:
@@ -161,15 +166,23 @@ def main() -> None:
             raise SystemExit(f"no PostgreSQL: {pg.error}")
         import psycopg
 
-        with psycopg.connect(f"host=127.0.0.1 port={pg.port} user=postgres dbname=postgres", autocommit=True) as c:
+        with psycopg.connect(
+            f"host=127.0.0.1 port={pg.port} user=postgres dbname=postgres", autocommit=True
+        ) as c:
             c.execute("CREATE ROLE agentgym_app LOGIN")
         owner, app = make_database(pg)
         org = make_org(owner, "bench")
         proc, url = serve(app, root / "serve.log")
 
         res = asyncio.run(record_load(url, org.key, args.clients, args.seconds))
-        rows = count(owner, f"SELECT count(*) FROM episodes e JOIN runs r ON r.id = e.run_id WHERE r.source_key LIKE 'live:{res['agent_id']}:%'")
-        distinct = count(owner, f"SELECT count(DISTINCT e.key) FROM episodes e JOIN runs r ON r.id = e.run_id WHERE r.source_key LIKE 'live:{res['agent_id']}:%'")
+        rows = count(
+            owner,
+            f"SELECT count(*) FROM episodes e JOIN runs r ON r.id = e.run_id WHERE r.source_key LIKE 'live:{res['agent_id']}:%'",
+        )
+        distinct = count(
+            owner,
+            f"SELECT count(DISTINCT e.key) FROM episodes e JOIN runs r ON r.id = e.run_id WHERE r.source_key LIKE 'live:{res['agent_id']}:%'",
+        )
         returned = set(res["returned"])
         lines += [
             f"record: {args.clients} clients x {args.seconds:.0f} s: {len(res['returned'])} executions returned "

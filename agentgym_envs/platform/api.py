@@ -14,9 +14,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Callable
-from typing import Any
-
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse
@@ -83,7 +81,9 @@ def idempotent(
         if row.request_hash != digest:
             raise HTTPException(422, "this Idempotency-Key was used for another request")
         return JSONResponse(
-            row.response, status_code=row.status_code or 200, headers={"Idempotent-Replayed": "true"}
+            row.response,
+            status_code=row.status_code or 200,
+            headers={"Idempotent-Replayed": "true"},
         )
     status, data = make()
     data = jsonable(data)
@@ -108,14 +108,19 @@ def get_agent(s, agent_id: str) -> Agent:
 
 def versions_of(s, agent: Agent) -> list[AgentVersion]:
     return list(
-        s.scalars(select(AgentVersion).where(AgentVersion.name == agent.name).order_by(AgentVersion.id))
+        s.scalars(
+            select(AgentVersion).where(AgentVersion.name == agent.name).order_by(AgentVersion.id)
+        )
     )
 
 
 def current_of(s, agent: Agent) -> AgentVersion | None:
     """The latest promoted version, else the latest registered."""
     p = s.scalars(
-        select(Promotion).where(Promotion.agent_name == agent.name).order_by(Promotion.id.desc()).limit(1)
+        select(Promotion)
+        .where(Promotion.agent_name == agent.name)
+        .order_by(Promotion.id.desc())
+        .limit(1)
     ).first()
     if p is not None:
         return p.version
@@ -270,7 +275,15 @@ def list_executions(agent_id: str, s: TenantDB, limit: int = 100, offset: int = 
     agent = get_agent(s, agent_id)
     limit, offset = max(0, min(limit, 1000)), max(0, offset)
     rows = s.execute(
-        select(Episode.key, Episode.id, AgentVersion.version, Episode.outcome, Episode.success, Episode.score, Episode.created_at)
+        select(
+            Episode.key,
+            Episode.id,
+            AgentVersion.version,
+            Episode.outcome,
+            Episode.success,
+            Episode.score,
+            Episode.created_at,
+        )
         .join(Run, Episode.run_id == Run.id)
         .join(AgentVersion, Run.version_id == AgentVersion.id)
         .where(AgentVersion.name == agent.name)
@@ -291,7 +304,9 @@ def read_execution(agent_id: str, execution_id: str, s: TenantDB):
 
 
 @router.post("/agents/{agent_id}/executions/{execution_id}/feedback", status_code=201)
-def create_feedback(agent_id: str, execution_id: str, request: Request, s: FeedbackDB, body: JsonBody):
+def create_feedback(
+    agent_id: str, execution_id: str, request: Request, s: FeedbackDB, body: JsonBody
+):
     ep = get_execution(s, get_agent(s, agent_id), execution_id)
     who = request.state.principal
 
@@ -453,7 +468,14 @@ def rotate_key(key_id: str, request: Request, s: AdminDB):
 
 def user_dict(u: User) -> dict[str, Any]:
     return jsonable(
-        {"id": str(u.id), "email": u.email, "name": u.name, "role": u.role, "active": u.active, "created_at": u.created_at}
+        {
+            "id": str(u.id),
+            "email": u.email,
+            "name": u.name,
+            "role": u.role,
+            "active": u.active,
+            "created_at": u.created_at,
+        }
     )
 
 

@@ -65,7 +65,9 @@ def create_org_command(
     ] = None,
     admin_password: Annotated[
         str | None,
-        typer.Option("--admin-password", envvar="AGENTGYM_ADMIN_PASSWORD", help="The admin's password."),
+        typer.Option(
+            "--admin-password", envvar="AGENTGYM_ADMIN_PASSWORD", help="The admin's password."
+        ),
     ] = None,
     database_url: AdminUrl = None,
 ) -> None:

@@ -108,7 +108,13 @@ class Trace:
         latency: float | None = None,
     ) -> None:
         self.steps.append(
-            {"action": action, "observation": observation, "result": result, "reward": reward, "latency": latency}
+            {
+                "action": action,
+                "observation": observation,
+                "result": result,
+                "reward": reward,
+                "latency": latency,
+            }
         )
 
     def outcome(self, success: bool, score: float | None = None) -> None:
@@ -155,7 +161,9 @@ class _Base:
     ) -> None:
         self.api_key = api_key or os.environ.get(KEY_ENV)
         if not self.api_key:
-            raise AgentGymError(f"give api_key= (or set ${KEY_ENV}): an agk_... key of your organisation")
+            raise AgentGymError(
+                f"give api_key= (or set ${KEY_ENV}): an agk_... key of your organisation"
+            )
         self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
         self.timeout, self.retries, self.backoff = timeout, retries, backoff
         self._agents: dict[tuple[str, str | None], Callable[..., Any]] = {}
@@ -206,7 +214,9 @@ class _Base:
     # -- flows (requests as generators: each client drives them) --------------------------------
     def _f_register_agent(self, name, description, version, agent, extra) -> Flow:
         data = yield _Req(
-            "POST", "/v1/agents", {"name": name, "description": description, "version": version, **extra}
+            "POST",
+            "/v1/agents",
+            {"name": name, "description": description, "version": version, **extra},
         )
         self._ids[data["name"]], self._names[data["id"]] = data["id"], data["name"]
         if agent is not None:
@@ -296,7 +306,9 @@ class _Base:
 
     def _f_feedback(self, agent_id, execution_id) -> Flow:
         data = yield _Req("GET", f"/v1/agents/{agent_id}/executions/{execution_id}/feedback")
-        return Feedback(data["execution_id"], data["outcome"], data["success"], data["score"], data["entries"])
+        return Feedback(
+            data["execution_id"], data["outcome"], data["success"], data["score"], data["entries"]
+        )
 
     def _f_route(self, agent_id, user) -> Flow:
         a = yield _Req("POST", f"/v1/agents/{agent_id}/route", {"user": str(user)})
@@ -336,8 +348,8 @@ _METHODS: list[tuple[str, str, Callable[..., Flow]]] = [
         "Register agent ``name`` (again: the same id) and its ``version``; returns the agent id.\n\n"
         "``agent``: the callable :meth:`execute_with_feedback` runs for it. Other keywords\n"
         "(``model``, ``prompt_set``, ``config``, ``notes``) describe the version.",
-        lambda self, name, description="", version=None, *, agent=None, **extra: self._f_register_agent(
-            name, description, version, agent, extra
+        lambda self, name, description="", version=None, *, agent=None, **extra: (
+            self._f_register_agent(name, description, version, agent, extra)
         ),
     ),
     (
@@ -347,8 +359,16 @@ _METHODS: list[tuple[str, str, Callable[..., Flow]]] = [
             _Req("POST", f"/v1/agents/{agent_id}/versions", {"version": version, **fields})
         ),
     ),
-    ("list_agents", "The organisation's agents.", lambda self: self._f_one(_Req("GET", "/v1/agents"))),
-    ("get_agent", "One agent: versions, current version.", lambda self, agent_id: self._f_one(_Req("GET", f"/v1/agents/{agent_id}"))),
+    (
+        "list_agents",
+        "The organisation's agents.",
+        lambda self: self._f_one(_Req("GET", "/v1/agents")),
+    ),
+    (
+        "get_agent",
+        "One agent: versions, current version.",
+        lambda self, agent_id: self._f_one(_Req("GET", f"/v1/agents/{agent_id}")),
+    ),
     (
         "list_versions",
         "The versions of an agent.",
@@ -361,8 +381,8 @@ _METHODS: list[tuple[str, str, Callable[..., Flow]]] = [
         "``user``: an end user's id; the agent's live split picks the version (sticky per user)\n"
         "and the run counts in the split's A/B analysis. Else ``version``, else the current one.\n"
         "A callable that raises is recorded as a failure and its exception raised again.",
-        lambda self, agent_id, input_data, context=None, *, agent=None, version=None, user=None: self._f_execute(
-            agent_id, input_data, context, agent, version, user
+        lambda self, agent_id, input_data, context=None, *, agent=None, version=None, user=None: (
+            self._f_execute(agent_id, input_data, context, agent, version, user)
         ),
     ),
     (
@@ -370,7 +390,9 @@ _METHODS: list[tuple[str, str, Callable[..., Flow]]] = [
         "Record a run made elsewhere: ``output`` and keywords ``steps`` (``[{observation,\n"
         "action, result, reward}]``), ``success``, ``score``, ``outcome``, ``context``,\n"
         "``version``, ``error``, ``wall_time``.",
-        lambda self, agent_id, input_data, output, **fields: self._f_record(agent_id, input_data, output, fields),
+        lambda self, agent_id, input_data, output, **fields: self._f_record(
+            agent_id, input_data, output, fields
+        ),
     ),
     (
         "get_execution",
@@ -383,40 +405,54 @@ _METHODS: list[tuple[str, str, Callable[..., Flow]]] = [
         "list_executions",
         "An agent's executions (oldest first).",
         lambda self, agent_id, limit=100, offset=0: self._f_one(
-            _Req("GET", f"/v1/agents/{agent_id}/executions", params={"limit": limit, "offset": offset})
+            _Req(
+                "GET",
+                f"/v1/agents/{agent_id}/executions",
+                params={"limit": limit, "offset": offset},
+            )
         ),
     ),
-    ("get_feedback", "The :class:`Feedback` on one execution.", lambda self, agent_id, execution_id: self._f_feedback(agent_id, execution_id)),
+    (
+        "get_feedback",
+        "The :class:`Feedback` on one execution.",
+        lambda self, agent_id, execution_id: self._f_feedback(agent_id, execution_id),
+    ),
     (
         "add_feedback",
         "Judge an execution's outcome, or one action with ``step_index`` (``label`` good/bad,\n``score``, ``comment``).",
-        lambda self, agent_id, execution_id, *, step_index=None, label=None, score=None, comment="", author=None: self._f_one(
-            _Req(
-                "POST",
-                f"/v1/agents/{agent_id}/executions/{execution_id}/feedback",
-                _Base._feedback_body(step_index, label, score, comment, author),
+        lambda self, agent_id, execution_id, *, step_index=None, label=None, score=None, comment="", author=None: (
+            self._f_one(
+                _Req(
+                    "POST",
+                    f"/v1/agents/{agent_id}/executions/{execution_id}/feedback",
+                    _Base._feedback_body(step_index, label, score, comment, author),
+                )
             )
         ),
     ),
     (
         "feedback_action",
         "Judge action ``step_index`` of an execution.",
-        lambda self, agent_id, execution_id, step_index, label=None, *, score=None, comment="", author=None: self._f_one(
-            _Req(
-                "POST",
-                f"/v1/agents/{agent_id}/executions/{execution_id}/feedback",
-                _Base._feedback_body(step_index, label, score, comment, author),
+        lambda self, agent_id, execution_id, step_index, label=None, *, score=None, comment="", author=None: (
+            self._f_one(
+                _Req(
+                    "POST",
+                    f"/v1/agents/{agent_id}/executions/{execution_id}/feedback",
+                    _Base._feedback_body(step_index, label, score, comment, author),
+                )
             )
         ),
     ),
     (
         "feedback_outcome",
         "Judge the outcome of an execution.",
-        lambda self, agent_id, execution_id, label=None, *, score=None, comment="", author=None: self._f_one(
-            _Req(
-                "POST",
-                f"/v1/agents/{agent_id}/executions/{execution_id}/feedback",
-                _Base._feedback_body(None, label, score, comment, author),
+        lambda self, agent_id, execution_id, label=None, *, score=None, comment="", author=None: (
+            self._f_one(
+                _Req(
+                    "POST",
+                    f"/v1/agents/{agent_id}/executions/{execution_id}/feedback",
+                    _Base._feedback_body(None, label, score, comment, author),
+                )
             )
         ),
     ),
@@ -434,13 +470,25 @@ _METHODS: list[tuple[str, str, Callable[..., Flow]]] = [
             _Req("PUT", f"/v1/agents/{agent_id}/split", {"arms": arms, "control": control})
         ),
     ),
-    ("get_split", "The agent's live split.", lambda self, agent_id: self._f_one(_Req("GET", f"/v1/agents/{agent_id}/split"))),
-    ("route", "The version the live split serves end user ``user`` (an :class:`Assignment`).", lambda self, agent_id, user: self._f_route(agent_id, user)),
+    (
+        "get_split",
+        "The agent's live split.",
+        lambda self, agent_id: self._f_one(_Req("GET", f"/v1/agents/{agent_id}/split")),
+    ),
+    (
+        "route",
+        "The version the live split serves end user ``user`` (an :class:`Assignment`).",
+        lambda self, agent_id, user: self._f_route(agent_id, user),
+    ),
     (
         "promote",
         "Send all live traffic to ``version`` (it becomes the control).",
         lambda self, agent_id, version, reason="": self._f_one(
-            _Req("POST", f"/v1/agents/{agent_id}/split/promote", {"version": version, "reason": reason})
+            _Req(
+                "POST",
+                f"/v1/agents/{agent_id}/split/promote",
+                {"version": version, "reason": reason},
+            )
         ),
     ),
     (
@@ -466,10 +514,14 @@ class Client(_Base):
     ``http://127.0.0.1:8780``), ``timeout`` per request, ``retries`` and ``backoff`` (seconds,
     doubled per retry)."""
 
-    def __init__(self, api_key: str | None = None, base_url: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, api_key: str | None = None, base_url: str | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(api_key, base_url, **kwargs)
         httpx = require("httpx", "platform")
-        self._http = httpx.Client(base_url=self.base_url, headers=self._headers(), timeout=self.timeout)
+        self._http = httpx.Client(
+            base_url=self.base_url, headers=self._headers(), timeout=self.timeout
+        )
 
     def _send(self, req: _Req) -> Any:
         import httpx
@@ -526,10 +578,14 @@ class AsyncClient(_Base):
     """The asynchronous client: the methods of :class:`Client`, as coroutines. An agent
     callable may be a coroutine function."""
 
-    def __init__(self, api_key: str | None = None, base_url: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, api_key: str | None = None, base_url: str | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(api_key, base_url, **kwargs)
         httpx = require("httpx", "platform")
-        self._http = httpx.AsyncClient(base_url=self.base_url, headers=self._headers(), timeout=self.timeout)
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url, headers=self._headers(), timeout=self.timeout
+        )
 
     async def _send(self, req: _Req) -> Any:
         import asyncio

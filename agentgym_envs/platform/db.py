@@ -57,9 +57,7 @@ def make_engine(url: str, *, pool_size: int = 20, max_overflow: int = 20):
 def _set_tenant(session, _transaction, connection) -> None:
     org = session.info.get("org_id")
     if org is not None:
-        connection.exec_driver_sql(
-            "SELECT set_config('agentgym.org_id', %s, true)", (str(org),)
-        )
+        connection.exec_driver_sql("SELECT set_config('agentgym.org_id', %s, true)", (str(org),))
 
 
 def sessionmaker_for(engine):
@@ -135,9 +133,7 @@ def alembic_config(url: str):
     cfg = Config()
     cfg.set_main_option("script_location", str(_MIGRATIONS))
     cfg.set_main_option("path_separator", "os")
-    cfg.set_main_option(
-        "version_locations", f"{_MIGRATIONS / 'versions'}:{_EXPERIENCE_VERSIONS}"
-    )
+    cfg.set_main_option("version_locations", f"{_MIGRATIONS / 'versions'}:{_EXPERIENCE_VERSIONS}")
     cfg.set_main_option("sqlalchemy.url", normalise_url(url).replace("%", "%%"))
     return cfg
 

@@ -20,7 +20,15 @@ from sqlalchemy.dialects.postgresql import insert
 from agentgym_envs.errors import AgentGymError
 from agentgym_envs.experience.models import AgentVersion, Episode, Feedback, Run, Step, utcnow
 
-OUTCOMES = ("success", "failure", "invalid_action", "turn_limit", "token_limit", "time_limit", "env_error")
+OUTCOMES = (
+    "success",
+    "failure",
+    "invalid_action",
+    "turn_limit",
+    "token_limit",
+    "time_limit",
+    "env_error",
+)
 #: Largest text kept per field (a bigger one is cut, with a note).
 MAX_TEXT = 200_000
 
@@ -41,7 +49,12 @@ def env_id_of(agent_name: str) -> str:
 def run_for(s, agent, version: AgentVersion, *, ab_test_id: int | None = None) -> int:
     """The id of the run executions of ``version`` are recorded in (made on first use)."""
     if ab_test_id is None:
-        key, name, kind, arm = f"live:{agent.id}:{version.version}", f"{agent.name} live", "live", None
+        key, name, kind, arm = (
+            f"live:{agent.id}:{version.version}",
+            f"{agent.name} live",
+            "live",
+            None,
+        )
     else:
         key = f"ab:{ab_test_id}:{version.version}"
         name, kind, arm = f"{agent.name} split {version.version}", "ab", version.version
@@ -83,7 +96,13 @@ def _steps(body: dict[str, Any], input_text: str, output_text: str) -> list[dict
         )
     if not steps:  # the whole call is one action: the input answered by the output
         steps.append(
-            {"observation": input_text, "action": output_text, "result": None, "reward": None, "latency": None}
+            {
+                "observation": input_text,
+                "action": output_text,
+                "result": None,
+                "reward": None,
+                "latency": None,
+            }
         )
     return steps
 
@@ -118,7 +137,11 @@ def record_execution(
         raise AgentGymError(f"outcome {outcome!r}: use one of {', '.join(OUTCOMES)}")
     score = _number(body.get("score"), "score")
     score = (1.0 if success else 0.0) if score is None else score
-    human = input_text if context in (None, "", [], {}) else f"{input_text}\n\nContext: {as_text(context)}"
+    human = (
+        input_text
+        if context in (None, "", [], {})
+        else f"{input_text}\n\nContext: {as_text(context)}"
+    )
     conversation: list[dict[str, Any]] = [{"from": "human", "loss": None, "value": human}]
     turns = []
     for st in steps if body.get("steps") else []:

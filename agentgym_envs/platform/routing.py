@@ -94,14 +94,27 @@ def set_split(agent_id: str, s: WriteDB, body: JsonBody):
     if route is None or set(arms) != set(route.arms):
         test = ABTest(
             name=f"live {agent.name} {secrets.token_hex(4)}",
-            config={"mode": "split", "live": True, "agent_id": str(agent.id), "arms": arms, "control": control},
+            config={
+                "mode": "split",
+                "live": True,
+                "agent_id": str(agent.id),
+                "arms": arms,
+                "control": control,
+            },
             status="running",
             created_at=now,
         )
         s.add(test)
         s.flush()
         if route is None:
-            route = Route(agent_id=agent.id, salt=secrets.token_hex(16), revision=0, control=control, arms=arms, ab_test_id=test.id)
+            route = Route(
+                agent_id=agent.id,
+                salt=secrets.token_hex(16),
+                revision=0,
+                control=control,
+                arms=arms,
+                ab_test_id=test.id,
+            )
             s.add(route)
         route.ab_test_id = test.id
     route.arms, route.control, route.previous_control = arms, control, None
@@ -159,7 +172,16 @@ def _all_to(s, agent: Agent, version: str, *, action: str, who: str, reason: str
         route.control, route.previous_control = version, None
     route.revision += 1
     route.updated_at = dt.datetime.now(dt.timezone.utc)
-    s.add(Promotion(agent_name=agent.name, version_id=ver.id, action=action, reason=reason, author=who, created_at=utcnow()))
+    s.add(
+        Promotion(
+            agent_name=agent.name,
+            version_id=ver.id,
+            action=action,
+            reason=reason,
+            author=who,
+            created_at=utcnow(),
+        )
+    )
     s.flush()
     return route
 
@@ -168,7 +190,14 @@ def _all_to(s, agent: Agent, version: str, *, action: str, who: str, reason: str
 def promote_split(agent_id: str, request: Request, s: AdminDB, body: JsonBody):
     agent = get_agent(s, agent_id)
     version = str(body.get("version") or "")
-    route = _all_to(s, agent, version, action="promote", who=request.state.principal.name, reason=str(body.get("reason") or ""))
+    route = _all_to(
+        s,
+        agent,
+        version,
+        action="promote",
+        who=request.state.principal.name,
+        reason=str(body.get("reason") or ""),
+    )
     return route_dict(route)
 
 
@@ -179,7 +208,14 @@ def rollback_split(agent_id: str, request: Request, s: AdminDB, body: JsonBody):
     if route is None:
         raise HTTPException(404, f"agent {agent_id} has no live split")
     target = route.previous_control or route.control
-    route = _all_to(s, agent, target, action="rollback", who=request.state.principal.name, reason=str(body.get("reason") or ""))
+    route = _all_to(
+        s,
+        agent,
+        target,
+        action="rollback",
+        who=request.state.principal.name,
+        reason=str(body.get("reason") or ""),
+    )
     return route_dict(route)
 
 

@@ -185,8 +185,12 @@ class LoginGate:
         path = scope["path"]
         if who is None:
             if scope["method"] == "GET" and not path.startswith("/api/"):
-                target = path + ("?" + scope["query_string"].decode() if scope["query_string"] else "")
-                response = RedirectResponse("/login?next=" + quote(target, safe=""), status_code=303)
+                target = path + (
+                    "?" + scope["query_string"].decode() if scope["query_string"] else ""
+                )
+                response = RedirectResponse(
+                    "/login?next=" + quote(target, safe=""), status_code=303
+                )
             else:
                 response = _json(401, "log in first (or send an API key)")
             await response(scope, receive, send)
@@ -212,4 +216,4 @@ def _json(status: int, message: str):
     )
 
 
-__all__ = ["COOKIE", "LoginGate", "SESSION_HOURS", "router"]
+__all__ = ["COOKIE", "SESSION_HOURS", "LoginGate", "router"]

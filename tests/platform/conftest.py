@@ -19,7 +19,7 @@ pytest.importorskip("sqlalchemy")
 pytest.importorskip("argon2")
 pytest.importorskip("httpx")
 
-from tests.experience.conftest import _free_port, _Postgres  # noqa: E402
+from tests.experience.conftest import _free_port, _Postgres
 
 REPO = Path(__file__).resolve().parents[2]
 APP_ROLE = "agentgym_app"
@@ -109,7 +109,17 @@ def serve(app_url: str, log: Path) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("AGENTGYM_PLATFORM_DATABASE_URL", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agentgym_envs.cli", "platform", "serve", "--database-url", app_url, "--port", str(port)],
+        [
+            sys.executable,
+            "-m",
+            "agentgym_envs.cli",
+            "platform",
+            "serve",
+            "--database-url",
+            app_url,
+            "--port",
+            str(port),
+        ],
         stdout=log.open("w"),
         stderr=subprocess.STDOUT,
         env=env,

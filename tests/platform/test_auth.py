@@ -27,8 +27,16 @@ def test_keys_are_hashed_at_rest(platform):
     with as_key(platform.url, platform.a.key) as admin:
         made = admin.post("/v1/keys", json={"name": "hashed"}).json()
     secret = made["key"].rsplit("_", 1)[1]
-    assert count(platform.owner_url, f"SELECT count(*) FROM api_keys WHERE secret_hash LIKE '%{secret[:20]}%'") == 0
-    assert count(platform.owner_url, f"SELECT count(*) FROM api_keys WHERE id = '{made['id']}'") == 1
+    assert (
+        count(
+            platform.owner_url,
+            f"SELECT count(*) FROM api_keys WHERE secret_hash LIKE '%{secret[:20]}%'",
+        )
+        == 0
+    )
+    assert (
+        count(platform.owner_url, f"SELECT count(*) FROM api_keys WHERE id = '{made['id']}'") == 1
+    )
 
 
 def test_rotation_replaces_a_key_in_one_step(platform):
@@ -68,7 +76,14 @@ def people(platform):
     """A viewer and an annotator of organisation A, and an execution to judge."""
     with as_key(platform.url, platform.a.key) as admin:
         for role in ("viewer", "annotator"):
-            r = admin.post("/v1/users", json={"email": f"{role}@org-a.example", "role": role, "password": f"{role}-password"})
+            r = admin.post(
+                "/v1/users",
+                json={
+                    "email": f"{role}@org-a.example",
+                    "role": role,
+                    "password": f"{role}-password",
+                },
+            )
             assert r.status_code in (201, 409)
     gym = AgentGym(api_key=platform.a.key, base_url=platform.url)
     agent_id = gym.register_agent(name="Roles", description="", version="1")
@@ -111,7 +126,10 @@ def test_roles_on_the_api(platform, people):
     with login(platform.url, "org-a", "viewer@org-a.example", "viewer-password") as promoted:
         assert promoted.post(path, json={"label": "good"}).status_code == 201
     with login(platform.url, "org-a", platform.a.admin) as admin:
-        assert admin.patch(f"/v1/users/{uid}", json={"role": "viewer", "active": False}).status_code == 200
+        assert (
+            admin.patch(f"/v1/users/{uid}", json={"role": "viewer", "active": False}).status_code
+            == 200
+        )
 
 
 def test_login_logout_and_wrong_passwords(platform):
@@ -121,10 +139,22 @@ def test_login_logout_and_wrong_passwords(platform):
         r = c.get("/runs/1")
         assert r.status_code == 303 and r.headers["location"].startswith("/login?next=")
         assert c.get("/api/runs").status_code == 401
-        for org, email, pw in (("org-a", platform.a.admin, "wrong password"), ("org-b", platform.a.admin, "correct horse battery"), ("nope", "x@y.z", "whatever1")):
+        for org, email, pw in (
+            ("org-a", platform.a.admin, "wrong password"),
+            ("org-b", platform.a.admin, "correct horse battery"),
+            ("nope", "x@y.z", "whatever1"),
+        ):
             r = c.post("/login", data={"org": org, "email": email, "password": pw})
             assert r.status_code == 401 and "Wrong organisation, email or password" in r.text
-        r = c.post("/login", data={"org": "org-a", "email": platform.a.admin, "password": "correct horse battery", "next": "//evil.example/x"})
+        r = c.post(
+            "/login",
+            data={
+                "org": "org-a",
+                "email": platform.a.admin,
+                "password": "correct horse battery",
+                "next": "//evil.example/x",
+            },
+        )
         assert r.status_code == 303 and r.headers["location"] == "/"
         cookie = r.cookies["agentgym_session"]
         set_cookie = r.headers["set-cookie"].lower()
@@ -132,17 +162,29 @@ def test_login_logout_and_wrong_passwords(platform):
         assert c.get("/api/runs").status_code == 200
         assert c.post("/logout").status_code == 303
         assert c.get("/api/runs").status_code == 401
-    with httpx.Client(base_url=platform.url, timeout=60, cookies={"agentgym_session": cookie}) as stolen:
+    with httpx.Client(
+        base_url=platform.url, timeout=60, cookies={"agentgym_session": cookie}
+    ) as stolen:
         assert stolen.get("/api/runs").status_code == 401  # the ended login is dead server-side
 
 
 def test_a_write_from_another_site_is_refused(platform):
     with login(platform.url, "org-a", platform.a.admin) as admin:
-        r = admin.post("/v1/agents", json={"name": "csrf"}, headers={"Origin": "http://evil.example"})
+        r = admin.post(
+            "/v1/agents", json={"name": "csrf"}, headers={"Origin": "http://evil.example"}
+        )
         assert r.status_code == 403
-        r = admin.post("/api/feedback", json={"episode_id": 1, "label": "bad", "author": "x"}, headers={"Sec-Fetch-Site": "cross-site"})
+        r = admin.post(
+            "/api/feedback",
+            json={"episode_id": 1, "label": "bad", "author": "x"},
+            headers={"Sec-Fetch-Site": "cross-site"},
+        )
         assert r.status_code == 403
-        r = admin.post("/api/feedback", content="episode_id=1", headers={"Content-Type": "application/x-www-form-urlencoded"})
+        r = admin.post(
+            "/api/feedback",
+            content="episode_id=1",
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        )
         assert r.status_code == 415
     with pytest.raises(PlatformError):
         AgentGym(api_key=platform.a.key, base_url=platform.url, retries=0).get_agent("not-a-uuid")

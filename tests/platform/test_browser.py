@@ -32,7 +32,7 @@ fetch("{target}/api/feedback", {{method: "POST", mode: "no-cors", credentials: "
 </script></body></html>""".encode()
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802
+            def do_GET(self):
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html")
                 self.send_header("Content-Length", str(len(page)))
@@ -57,11 +57,15 @@ def test_login_csrf_and_logout_in_chromium(platform):
         gym.register_version(agent_id, "2")
         ex = gym.record_execution(agent_id, "the question", "the answer", version="1")
         episode_id = gym.get_execution(agent_id, ex.execution_id)["id"]
-    feedback_sql = f"SELECT count(*) FROM feedback WHERE episode_id = {episode_id} AND source = 'human'"
+    feedback_sql = (
+        f"SELECT count(*) FROM feedback WHERE episode_id = {episode_id} AND source = 'human'"
+    )
     promotions_sql = "SELECT count(*) FROM promotions WHERE agent_name = 'Browser'"
     evil = EvilSite(platform.url, episode_id)
     with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(CHROMIUM_ARGS))
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=list(CHROMIUM_ARGS)
+        )
         try:
             page = browser.new_page()
             page.goto(f"{platform.url}/episodes/{episode_id}")

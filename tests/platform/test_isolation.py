@@ -28,9 +28,13 @@ def a_data(platform):
         trace.step("lookup(order)", observation=query, result="order 7 shipped")
         return f"Your order shipped ({len(history)} earlier messages)."
 
-    agent_id = gym.register_agent(name="Secret Support", description="A's", version="1.0.0", agent=agent)
+    agent_id = gym.register_agent(
+        name="Secret Support", description="A's", version="1.0.0", agent=agent
+    )
     gym.register_version(agent_id, "1.1.0")
-    ex = gym.execute_with_feedback(agent_id=agent_id, input_data="where is my order", context=["hi"])
+    ex = gym.execute_with_feedback(
+        agent_id=agent_id, input_data="where is my order", context=["hi"]
+    )
     gym.feedback_action(agent_id, ex.execution_id, 0, "good", comment="right tool")
     gym.feedback_outcome(agent_id, ex.execution_id, "bad", comment="too curt")
     gym.create_ab_test(agent_id, {"1.0.0": 50, "1.1.0": 50})
@@ -38,7 +42,8 @@ def a_data(platform):
     with as_key(platform.url, platform.a.key) as c:
         key = c.post("/v1/keys", json={"name": "second", "scopes": ["read"]}).json()
         user = c.post(
-            "/v1/users", json={"email": "viewer@org-a.example", "role": "viewer", "password": "viewer-pass-1"}
+            "/v1/users",
+            json={"email": "viewer@org-a.example", "role": "viewer", "password": "viewer-pass-1"},
         ).json()
         detail = c.get(f"/v1/agents/{agent_id}/executions/{ex.execution_id}").json()
         split = c.get(f"/v1/agents/{agent_id}/split").json()
@@ -72,7 +77,10 @@ def _ids(d, missing: bool) -> dict[str, str]:
 BODIES = {
     "/v1/agents/{agent_id}/versions": {"version": "9.9.9"},
     "/v1/agents/{agent_id}/executions": {"input": "x", "output": "y", "version": "1.0.0"},
-    "/v1/agents/{agent_id}/executions/{execution_id}/feedback": {"label": "bad", "comment": "B was here"},
+    "/v1/agents/{agent_id}/executions/{execution_id}/feedback": {
+        "label": "bad",
+        "comment": "B was here",
+    },
     "/v1/agents/{agent_id}/split": {"arms": {"1.0.0": 100}},
     "/v1/agents/{agent_id}/route": {"user": "u1"},
     "/v1/agents/{agent_id}/split/promote": {"version": "1.1.0"},
@@ -110,7 +118,9 @@ def test_b_gets_404_for_every_endpoint_given_a_ids_as_for_ids_that_do_not_exist(
         assert agent["versions"] == ["1.0.0", "1.1.0"]
         split = a.get(f"/v1/agents/{a_data['agent_id']}/split").json()
         assert split["arms"] == {"1.0.0": 50.0, "1.1.0": 50.0} and split["revision"] == 1
-        fb = a.get(f"/v1/agents/{a_data['agent_id']}/executions/{a_data['execution_id']}/feedback").json()
+        fb = a.get(
+            f"/v1/agents/{a_data['agent_id']}/executions/{a_data['execution_id']}/feedback"
+        ).json()
         assert not any("B was here" in e["comment"] for e in fb["entries"])
         assert len(a.get(f"/v1/agents/{a_data['agent_id']}/executions").json()) == 2
         assert a.get("/v1/me").status_code == 200
@@ -160,14 +170,26 @@ def test_the_dashboard_of_b_answers_a_ids_as_missing_ones(platform, a_data):
     ]
     with login(platform.url, "org-b", platform.b.admin) as b:
         for method, page in pages:
-            real = b.request(method, page.format(run=a_data["run_id"], ep=a_data["episode_id"], ab=a_data["ab_test_id"]))
+            real = b.request(
+                method,
+                page.format(run=a_data["run_id"], ep=a_data["episode_id"], ab=a_data["ab_test_id"]),
+            )
             fake = b.request(method, page.format(run=MISSING_INT, ep=MISSING_INT, ab=MISSING_INT))
-            assert real.status_code == fake.status_code == 404, (page, real.status_code, fake.status_code)
+            assert real.status_code == fake.status_code == 404, (
+                page,
+                real.status_code,
+                fake.status_code,
+            )
         real = b.get(f"/api/feedback?episode_id={a_data['episode_id']}")
         fake = b.get(f"/api/feedback?episode_id={MISSING_INT}")
         assert real.status_code == fake.status_code == 200 and real.json() == fake.json() == []
-        real = b.post("/api/feedback", json={"episode_id": a_data["episode_id"], "label": "bad", "author": "b"})
-        fake = b.post("/api/feedback", json={"episode_id": MISSING_INT - 1, "label": "bad", "author": "b"})
+        real = b.post(
+            "/api/feedback",
+            json={"episode_id": a_data["episode_id"], "label": "bad", "author": "b"},
+        )
+        fake = b.post(
+            "/api/feedback", json={"episode_id": MISSING_INT - 1, "label": "bad", "author": "b"}
+        )
         assert real.status_code == fake.status_code and real.status_code in (400, 404)
         assert real.json()["error"].replace(str(a_data["episode_id"]), "N") == fake.json()[
             "error"
@@ -194,23 +216,58 @@ def test_the_database_itself_isolates_tenants(platform, a_data):
     engine = make_engine(platform.app_url, pool_size=1, max_overflow=0)
     try:
         with engine.begin() as c:
-            for table in ("agents", "episodes", "feedback", "steps", "runs", "api_keys", "users", "routes"):
+            for table in (
+                "agents",
+                "episodes",
+                "feedback",
+                "steps",
+                "runs",
+                "api_keys",
+                "users",
+                "routes",
+            ):
                 assert c.execute(text(f"SELECT count(*) FROM {table}")).scalar() == 0, table
         with engine.begin() as c:
-            c.execute(text("SELECT set_config('agentgym.org_id', :o, true)"), {"o": platform.b.org_id})
-            assert c.execute(text("SELECT count(*) FROM episodes WHERE id = :i"), {"i": a_data["episode_id"]}).scalar() == 0
-            assert c.execute(text("UPDATE episodes SET score = 0 WHERE id = :i"), {"i": a_data["episode_id"]}).rowcount == 0
-        with pytest.raises(Exception, match="row-level security"), engine.begin() as c:
-            c.execute(text("SELECT set_config('agentgym.org_id', :o, true)"), {"o": platform.b.org_id})
             c.execute(
-                text("INSERT INTO agents (id, org_id, name, description, created_at) VALUES (:i, :o, 'x', '', now())"),
+                text("SELECT set_config('agentgym.org_id', :o, true)"), {"o": platform.b.org_id}
+            )
+            assert (
+                c.execute(
+                    text("SELECT count(*) FROM episodes WHERE id = :i"), {"i": a_data["episode_id"]}
+                ).scalar()
+                == 0
+            )
+            assert (
+                c.execute(
+                    text("UPDATE episodes SET score = 0 WHERE id = :i"), {"i": a_data["episode_id"]}
+                ).rowcount
+                == 0
+            )
+        with pytest.raises(Exception, match="row-level security"), engine.begin() as c:
+            c.execute(
+                text("SELECT set_config('agentgym.org_id', :o, true)"), {"o": platform.b.org_id}
+            )
+            c.execute(
+                text(
+                    "INSERT INTO agents (id, org_id, name, description, created_at) VALUES (:i, :o, 'x', '', now())"
+                ),
                 {"i": str(uuid.uuid4()), "o": platform.a.org_id},
             )
         with pytest.raises(Exception, match="permission denied"), engine.begin() as c:
-            c.execute(text("INSERT INTO organisations (id, slug, name, created_at) VALUES (gen_random_uuid(), 'evil', 'e', now())"))
+            c.execute(
+                text(
+                    "INSERT INTO organisations (id, slug, name, created_at) VALUES (gen_random_uuid(), 'evil', 'e', now())"
+                )
+            )
     finally:
         engine.dispose()
-    assert count(platform.owner_url, f"SELECT count(*) FROM episodes WHERE org_id = '{platform.a.org_id}'") >= 2
+    assert (
+        count(
+            platform.owner_url,
+            f"SELECT count(*) FROM episodes WHERE org_id = '{platform.a.org_id}'",
+        )
+        >= 2
+    )
 
 
 def test_the_service_refuses_to_run_as_the_owner(platform):

@@ -72,7 +72,14 @@ def test_routed_executions_feed_the_offline_split_analysis(platform):
     # the same numbers as the offline analysis on the same records
     by = {"1.0.0": [], "1.1.0": []}
     for r in results:
-        by[r.version].append({"env_id": "platform/Split analysis", "item_id": r.execution_id, "success": r.success, "reward": r.score})
+        by[r.version].append(
+            {
+                "env_id": "platform/Split analysis",
+                "item_id": r.execution_id,
+                "success": r.success,
+                "reward": r.score,
+            }
+        )
     offline = analyse(by["1.0.0"], by["1.1.0"], mode="split")
     assert offline["success"]["p_value"] == cmp["success"]["p_value"]
     assert offline["success"]["diff"] == cmp["success"]["diff"]
@@ -92,7 +99,13 @@ def test_promote_and_rollback_under_load_drop_no_request(platform):
                 while not stop.is_set():
                     r = c.post(f"/v1/agents/{agent_id}/route", json={"user": f"w{worker}-{i}"})
                     with lock:
-                        answers.append((r.status_code, r.json().get("revision", -1), r.json().get("version", "")))
+                        answers.append(
+                            (
+                                r.status_code,
+                                r.json().get("revision", -1),
+                                r.json().get("version", ""),
+                            )
+                        )
                     i += 1
 
         threads = [threading.Thread(target=hammer, args=(w,)) for w in range(6)]
@@ -105,7 +118,9 @@ def test_promote_and_rollback_under_load_drop_no_request(platform):
                 r = gym.rollback(agent_id)
                 splits[r["revision"]] = r["arms"]
                 assert r["arms"]["1.0.0"] == 100.0
-                r = gym.create_ab_test(agent_id, {"1.0.0": 50, "1.1.0": 50} if step % 2 else {"1.0.0": 80, "1.1.0": 20})
+                r = gym.create_ab_test(
+                    agent_id, {"1.0.0": 50, "1.1.0": 50} if step % 2 else {"1.0.0": 80, "1.1.0": 20}
+                )
                 splits[r["revision"]] = r["arms"]
         finally:
             stop.set()
@@ -122,7 +137,12 @@ def test_promote_and_rollback_under_load_drop_no_request(platform):
 def test_split_input_is_checked(platform):
     with as_key(platform.url, platform.a.key) as c:
         agent_id = c.post("/v1/agents", json={"name": "Split checks", "version": "1"}).json()["id"]
-        for arms, needle in (({"1": 60}, "add up to 60"), ({"2": 100}, "no version"), ({"1": "x"}, "percentage"), ([], "arms")):
+        for arms, needle in (
+            ({"1": 60}, "add up to 60"),
+            ({"2": 100}, "no version"),
+            ({"1": "x"}, "percentage"),
+            ([], "arms"),
+        ):
             r = c.put(f"/v1/agents/{agent_id}/split", json={"arms": arms})
             assert r.status_code in (400, 404) and needle in r.json()["detail"], (arms, r.text)
         assert c.post(f"/v1/agents/{agent_id}/route", json={"user": "u"}).status_code == 404

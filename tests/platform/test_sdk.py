@@ -22,7 +22,12 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "guides" / "platform.md"
 
 def _seed_block() -> str:
     blocks = re.findall(r"```python\n(.*?)```", DOCS.read_text("utf-8"), re.S)
-    [block] = [b for b in blocks if "execute_with_feedback(agent_id=agent_id, input_data=query, context=history)" in b and "register_agent" in b]
+    [block] = [
+        b
+        for b in blocks
+        if "execute_with_feedback(agent_id=agent_id, input_data=query, context=history)" in b
+        and "register_agent" in b
+    ]
     return block
 
 
@@ -30,7 +35,7 @@ def test_the_seed_example_in_the_docs_runs_as_written(platform, monkeypatch, cap
     monkeypatch.setenv("AGENTGYM_API_KEY", platform.a.key)
     monkeypatch.setenv("AGENTGYM_BASE_URL", platform.url)
     scope: dict = {}
-    exec(compile(_seed_block(), str(DOCS), "exec"), scope)  # noqa: S102 - the docs' own code
+    exec(compile(_seed_block(), str(DOCS), "exec"), scope)
     result, feedback = scope["result"], scope["feedback"]
     uuid.UUID(result.execution_id)
     assert result.outcome == "success" and "shipped" in result.output
@@ -89,7 +94,9 @@ def test_the_async_client(platform):
                 await asyncio.sleep(0.01)
                 return q.upper()
 
-            results = await asyncio.gather(*(gym.execute_with_feedback(agent_id, f"q{i}") for i in range(20)))
+            results = await asyncio.gather(
+                *(gym.execute_with_feedback(agent_id, f"q{i}") for i in range(20))
+            )
             assert sorted(r.output for r in results) == sorted(f"Q{i}" for i in range(20))
             listed = await gym.list_executions(agent_id)
             assert len(listed) == 20 and len({r["execution_id"] for r in listed}) == 20
@@ -113,9 +120,13 @@ def test_an_idempotency_key_records_once_even_when_sent_concurrently(platform):
         assert {r.status_code for r in answers} == {201}
         assert len({r.json()["episode_id"] for r in answers}) == 1
         assert sum(r.headers.get("idempotent-replayed") == "true" for r in answers) == 15
-        other = c.post(f"/v1/agents/{agent_id}/executions", json={**body, "output": "b"}, headers=key)
+        other = c.post(
+            f"/v1/agents/{agent_id}/executions", json={**body, "output": "b"}, headers=key
+        )
         assert other.status_code == 422
-    n = count(platform.owner_url, f"SELECT count(*) FROM episodes WHERE key = '{body['execution_id']}'")
+    n = count(
+        platform.owner_url, f"SELECT count(*) FROM episodes WHERE key = '{body['execution_id']}'"
+    )
     assert n == 1
 
 
@@ -187,7 +198,12 @@ def test_a_retried_call_records_once(platform):
     with as_key(platform.url, platform.a.key) as c:
         listed = c.get(f"/v1/agents/{agent_id}/executions").json()
     assert [e["execution_id"] for e in listed] == [result.execution_id]
-    assert count(platform.owner_url, f"SELECT count(*) FROM episodes WHERE key = '{result.execution_id}'") == 1
+    assert (
+        count(
+            platform.owner_url, f"SELECT count(*) FROM episodes WHERE key = '{result.execution_id}'"
+        )
+        == 1
+    )
 
 
 def test_bad_input_is_one_line(platform):

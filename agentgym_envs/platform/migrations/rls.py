@@ -31,7 +31,9 @@ def create_tenant_role(op) -> None:
     )
 
 
-def enable_tenant_rls(op, table: str, *, privileges: str = "SELECT, INSERT, UPDATE, DELETE") -> None:
+def enable_tenant_rls(
+    op, table: str, *, privileges: str = "SELECT, INSERT, UPDATE, DELETE"
+) -> None:
     """Enable and force row-level security on ``table`` with the tenant policy, and grant
     ``privileges`` on it to :data:`TENANT_ROLE`."""
     op.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
@@ -48,4 +50,11 @@ def disable_tenant_rls(op, table: str) -> None:
     op.execute(f"ALTER TABLE {table} DISABLE ROW LEVEL SECURITY")
 
 
-__all__ = ["CURRENT_ORG", "POLICY", "TENANT_ROLE", "create_tenant_role", "disable_tenant_rls", "enable_tenant_rls"]
+__all__ = [
+    "CURRENT_ORG",
+    "POLICY",
+    "TENANT_ROLE",
+    "create_tenant_role",
+    "disable_tenant_rls",
+    "enable_tenant_rls",
+]
