@@ -29,7 +29,7 @@ from agentgym_envs.experience.models import AgentVersion, Episode, Promotion, Ru
 from agentgym_envs.experience.training import FORMATS, export_training, select_episodes
 from agentgym_envs.platform import auth
 from agentgym_envs.platform.db import SessionStore
-from agentgym_envs.platform.deps import AdminDB, FeedbackDB, TenantDB
+from agentgym_envs.platform.deps import TenantDB, needs
 from agentgym_envs.platform.executions import record_execution
 from agentgym_envs.platform.models import Agent, ApiKey, IdempotencyKey, User
 
@@ -304,8 +304,9 @@ def read_execution(agent_id: str, execution_id: str, s: TenantDB):
 
 
 @router.post("/agents/{agent_id}/executions/{execution_id}/feedback", status_code=201)
+@needs("feedback")
 def create_feedback(
-    agent_id: str, execution_id: str, request: Request, s: FeedbackDB, body: JsonBody
+    agent_id: str, execution_id: str, request: Request, s: TenantDB, body: JsonBody
 ):
     ep = get_execution(s, get_agent(s, agent_id), execution_id)
     who = request.state.principal
@@ -431,12 +432,14 @@ def get_key(s, key_id: str) -> ApiKey:
 
 
 @router.get("/keys")
-def list_keys(s: AdminDB):
+@needs("admin")
+def list_keys(s: TenantDB):
     return [key_dict(k) for k in s.scalars(select(ApiKey).order_by(ApiKey.created_at))]
 
 
 @router.post("/keys", status_code=201)
-def create_key(request: Request, s: AdminDB, body: JsonBody):
+@needs("admin")
+def create_key(request: Request, s: TenantDB, body: JsonBody):
     who = request.state.principal
     try:
         scopes = auth.check_scopes(body.get("scopes") or auth.DEFAULT_SCOPES)
@@ -447,7 +450,8 @@ def create_key(request: Request, s: AdminDB, body: JsonBody):
 
 
 @router.post("/keys/{key_id}/revoke")
-def revoke_key(key_id: str, s: AdminDB):
+@needs("admin")
+def revoke_key(key_id: str, s: TenantDB):
     key = get_key(s, key_id)
     if key.revoked_at is None:
         key.revoked_at = dt.datetime.now(dt.timezone.utc)
@@ -455,7 +459,8 @@ def revoke_key(key_id: str, s: AdminDB):
 
 
 @router.post("/keys/{key_id}/rotate", status_code=201)
-def rotate_key(key_id: str, request: Request, s: AdminDB):
+@needs("admin")
+def rotate_key(key_id: str, request: Request, s: TenantDB):
     key = get_key(s, key_id)
     if key.revoked_at is not None:
         raise HTTPException(409, f"key {key_id} is revoked: create a new one")
@@ -480,12 +485,14 @@ def user_dict(u: User) -> dict[str, Any]:
 
 
 @router.get("/users")
-def list_users(s: AdminDB):
+@needs("admin")
+def list_users(s: TenantDB):
     return [user_dict(u) for u in s.scalars(select(User).order_by(User.created_at))]
 
 
 @router.post("/users", status_code=201)
-def create_user(request: Request, s: AdminDB, body: JsonBody):
+@needs("admin")
+def create_user(request: Request, s: TenantDB, body: JsonBody):
     try:
         user = User(
             id=uuid.uuid4(),
@@ -509,7 +516,8 @@ def create_user(request: Request, s: AdminDB, body: JsonBody):
 
 
 @router.patch("/users/{user_id}")
-def update_user(user_id: str, request: Request, s: AdminDB, body: JsonBody):
+@needs("admin")
+def update_user(user_id: str, request: Request, s: TenantDB, body: JsonBody):
     user = s.get(User, parse_id(user_id, "user"))
     if user is None:
         raise HTTPException(404, f"no user {user_id}")

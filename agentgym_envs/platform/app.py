@@ -18,7 +18,7 @@ from agentgym_envs.errors import require
 
 logger = logging.getLogger(__name__)
 #: Worker threads for the service's blocking handlers (database calls).
-THREADS = 100
+THREADS = 64
 
 
 def create_app(

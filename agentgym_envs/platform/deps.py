@@ -2,14 +2,18 @@
 organisation.
 
 Routers of the platform (and of other areas mounted with ``create_app(extra_routers=...)``)
-take the session as ``s: TenantDB`` (or ``Depends(tenant_session, scope="function")``): it
-authenticates the request (``Authorization: Bearer <API key>``, ``X-API-Key``, or the
-dashboard's login cookie), checks the permission the method needs (``read`` for GET/HEAD,
-``write`` otherwise; :func:`requires` for another), sets the tenant on every transaction
-(``SET LOCAL agentgym.org_id``, see :mod:`~agentgym_envs.platform.db`) and commits when the
-handler returns, before the response is sent. ``request.state.principal`` is the
+take the session as ``s: TenantDB``: it authenticates the request (``Authorization: Bearer
+<API key>``, ``X-API-Key``, or the dashboard's login cookie), checks the permission the handler
+needs (``read`` for GET/HEAD, ``write`` otherwise; mark a handler ``@needs("feedback")`` or
+``@needs("admin")`` for another), sets the tenant on every transaction (``SET LOCAL
+agentgym.org_id``, see :mod:`~agentgym_envs.platform.db`) and commits when the handler
+returns, before the response is sent. ``request.state.principal`` is the
 :class:`~agentgym_envs.platform.auth.Principal`. Rows of other organisations do not exist in
 that session, so a handler answers 404 for them like for any unknown id.
+
+At most :data:`MAX_SESSIONS` requests hold a session at once (one ``Depends`` object, shared by
+every handler): a request waits for its turn without holding a worker thread or a connection,
+so a burst of requests queues instead of starving the connection pool.
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ from agentgym_envs.platform.models import ApiKey, LoginSession, User
 
 #: The dashboard's login cookie.
 COOKIE = "agentgym_session"
+#: Requests holding a database session at once (below the pool's connections).
+MAX_SESSIONS = 32
+#: The attribute :func:`needs` sets on a handler.
+PERMISSION_ATTR = "agentgym_permission"
 _READS = {"GET", "HEAD", "OPTIONS"}
 
 
@@ -108,7 +116,9 @@ def _session(request: Request, permission: str | None) -> Iterator[Session]:
         principal = principal_in(s, kind, parsed)
         if principal is None:
             raise _unauthorised("that credential is not valid (unknown, revoked or expired)")
-        needed = permission or ("read" if request.method in _READS else "write")
+        endpoint = request.scope.get("endpoint")
+        needed = permission or getattr(endpoint, PERMISSION_ATTR, None)
+        needed = needed or ("read" if request.method in _READS else "write")
         if not principal.can(needed):
             raise HTTPException(403, f"{principal.name} lacks the {needed!r} permission")
         request.state.principal = principal
@@ -121,12 +131,26 @@ def _session(request: Request, permission: str | None) -> Iterator[Session]:
 
 
 def tenant_session(request: Request) -> Iterator[Session]:
-    """A session bound to the caller's organisation (the permission follows the method)."""
+    """A session bound to the caller's organisation (the permission: the handler's
+    :func:`needs`, else by the method)."""
     yield from _session(request, None)
 
 
+def needs(permission: str) -> Callable:
+    """Mark a handler as needing ``permission`` (``read``, ``feedback``, ``write``, ``admin``)."""
+    if permission not in auth.PERMISSIONS:
+        raise ValueError(f"permission {permission!r}: use one of {', '.join(auth.PERMISSIONS)}")
+
+    def mark(handler: Callable) -> Callable:
+        setattr(handler, PERMISSION_ATTR, permission)
+        return handler
+
+    return mark
+
+
 def requires(permission: str) -> Callable[[Request], Iterator[Session]]:
-    """Like :func:`tenant_session`, needing ``permission`` whatever the method."""
+    """Like :func:`tenant_session`, needing ``permission`` whatever the method (a dependency of
+    its own: it does not count towards :data:`MAX_SESSIONS`; prefer :func:`needs`)."""
 
     def dependency(request: Request) -> Iterator[Session]:
         yield from _session(request, permission)
@@ -141,22 +165,18 @@ def principal(request: Request) -> auth.Principal:
 
 
 #: ``s: TenantDB`` in a handler: the tenant's session, committed before the response.
-TenantDB = Annotated[Session, Depends(tenant_session, scope="function")]
-FeedbackDB = Annotated[Session, Depends(requires("feedback"), scope="function")]
-AdminDB = Annotated[Session, Depends(requires("admin"), scope="function")]
-ReadDB = Annotated[Session, Depends(requires("read"), scope="function")]
-WriteDB = Annotated[Session, Depends(requires("write"), scope="function")]
+TenantDB = Annotated[
+    Session, Depends(tenant_session, scope="function", max_concurrency=MAX_SESSIONS)
+]
 Caller = Annotated[auth.Principal, Depends(principal)]
 
 __all__ = [
     "COOKIE",
-    "AdminDB",
+    "MAX_SESSIONS",
     "Caller",
-    "FeedbackDB",
-    "ReadDB",
     "TenantDB",
-    "WriteDB",
     "credential",
+    "needs",
     "principal",
     "principal_in",
     "requires",

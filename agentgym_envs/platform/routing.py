@@ -29,7 +29,7 @@ from agentgym_envs.experience.ab import ab_records, analyse, assign_arm
 from agentgym_envs.experience.models import ABTest, Promotion, utcnow
 from agentgym_envs.platform.api import JsonBody, get_agent, idempotent, jsonable, version_of
 from agentgym_envs.platform.db import SessionStore
-from agentgym_envs.platform.deps import AdminDB, TenantDB, WriteDB
+from agentgym_envs.platform.deps import TenantDB, needs
 from agentgym_envs.platform.models import Agent, Route, RouteDecision
 
 router = APIRouter(prefix="/v1/agents/{agent_id}", tags=["routing"])
@@ -83,7 +83,8 @@ def pick(route: Route, user: str) -> str:
 
 
 @router.put("/split")
-def set_split(agent_id: str, s: WriteDB, body: JsonBody):
+@needs("write")
+def set_split(agent_id: str, s: TenantDB, body: JsonBody):
     agent = get_agent(s, agent_id)
     arms = _arms(s, agent, body.get("arms"))
     route = route_of(s, agent, lock=True)
@@ -133,7 +134,8 @@ def read_split(agent_id: str, s: TenantDB):
 
 
 @router.post("/route")
-def route_request(agent_id: str, request: Request, s: WriteDB, body: JsonBody):
+@needs("write")
+def route_request(agent_id: str, request: Request, s: TenantDB, body: JsonBody):
     agent = get_agent(s, agent_id)
     user = str(body.get("user") or "").strip()
     if not user:
@@ -187,7 +189,8 @@ def _all_to(s, agent: Agent, version: str, *, action: str, who: str, reason: str
 
 
 @router.post("/split/promote")
-def promote_split(agent_id: str, request: Request, s: AdminDB, body: JsonBody):
+@needs("admin")
+def promote_split(agent_id: str, request: Request, s: TenantDB, body: JsonBody):
     agent = get_agent(s, agent_id)
     version = str(body.get("version") or "")
     route = _all_to(
@@ -202,7 +205,8 @@ def promote_split(agent_id: str, request: Request, s: AdminDB, body: JsonBody):
 
 
 @router.post("/split/rollback")
-def rollback_split(agent_id: str, request: Request, s: AdminDB, body: JsonBody):
+@needs("admin")
+def rollback_split(agent_id: str, request: Request, s: TenantDB, body: JsonBody):
     agent = get_agent(s, agent_id)
     route = route_of(s, agent)
     if route is None:
