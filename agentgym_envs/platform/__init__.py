@@ -37,4 +37,13 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(f"agentgym_envs.platform.{module}"), name)
 
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "AgentGym",
+    "AsyncAgentGym",
+    "AsyncClient",
+    "Client",
+    "Execution",
+    "PlatformError",
+    "create_app",
+    "migrate",
+]

@@ -43,7 +43,11 @@ def a_data(platform):
         key = c.post("/v1/keys", json={"name": "second", "scopes": ["read"]}).json()
         user = c.post(
             "/v1/users",
-            json={"email": "isolation-viewer@org-a.example", "role": "viewer", "password": "viewer-pass-1"},
+            json={
+                "email": "isolation-viewer@org-a.example",
+                "role": "viewer",
+                "password": "viewer-pass-1",
+            },
         ).json()
         detail = c.get(f"/v1/agents/{agent_id}/executions/{ex.execution_id}").json()
         split = c.get(f"/v1/agents/{agent_id}/split").json()
