@@ -99,8 +99,10 @@ def set_split(agent_id: str, s: TenantDB, body: JsonBody):
                 "mode": "split",
                 "live": True,
                 "agent_id": str(agent.id),
-                "arms": arms,
-                "control": control,
+                "envs": [f"platform/{agent.name}"],
+                "looks": 1,
+                "alpha": 0.05,
+                "metric": "success",
             },
             status="running",
             created_at=now,
@@ -121,8 +123,22 @@ def set_split(agent_id: str, s: TenantDB, body: JsonBody):
     route.arms, route.control, route.previous_control = arms, control, None
     route.revision += 1
     route.updated_at = now
+    _describe_test(s, route)
     s.flush()
     return route_dict(route)
+
+
+def _describe_test(s, route: Route) -> None:
+    """Keep the A/B test's settings (what the dashboard's A/B page shows) as the split is."""
+    test = s.get(ABTest, route.ab_test_id)
+    if test is not None:
+        split = ", ".join(f"{v} {w:g}%" for v, w in route.arms.items())
+        test.config = {
+            **test.config,
+            "weights": dict(route.arms),
+            "split": split,
+            "control": route.control,
+        }
 
 
 @router.get("/split")
@@ -174,6 +190,7 @@ def _all_to(s, agent: Agent, version: str, *, action: str, who: str, reason: str
         route.control, route.previous_control = version, None
     route.revision += 1
     route.updated_at = dt.datetime.now(dt.timezone.utc)
+    _describe_test(s, route)
     s.add(
         Promotion(
             agent_name=agent.name,
@@ -247,7 +264,7 @@ def split_analysis(agent_id: str, s: TenantDB, alpha: float = 0.05):
     }
     test = s.get(ABTest, route.ab_test_id)
     if test is not None:
-        test.result = jsonable({**result, "decision": "live"})
+        test.result = jsonable({**result, "decision": "live split", "looks_done": 1, "looks": 1})
     return jsonable(result)
 
 

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from agentgym_envs.experience.ab import analyse
 from agentgym_envs.platform import AgentGym
-from tests.platform.helpers import as_key, count
+from tests.platform.helpers import as_key, count, login
 
 
 def _agent(gym, name: str, versions=("1.0.0", "1.1.0")) -> str:
@@ -81,6 +81,9 @@ def test_routed_executions_feed_the_offline_split_analysis(platform):
             }
         )
     offline = analyse(by["1.0.0"], by["1.1.0"], mode="split")
+    with login(platform.url, "org-a", platform.a.admin) as admin:  # the dashboard's A/B page
+        page = admin.get(f"/ab/{report['ab_test_id']}")
+        assert page.status_code == 200 and "live split" in page.text and "Fisher" in page.text
     assert offline["success"]["p_value"] == cmp["success"]["p_value"]
     assert offline["success"]["diff"] == cmp["success"]["diff"]
 
