@@ -48,6 +48,7 @@ _PLUGINS = (
     "agentgym_envs.experience.cli",
     "agentgym_envs.integrations.export",
     "agentgym_envs.integrations.harnesses.cli",
+    "agentgym_envs.platform.cli",
     "agentgym_envs.rollout.ray.cli",
     "agentgym_envs.server.cli",
     "agentgym_envs.train.cli",

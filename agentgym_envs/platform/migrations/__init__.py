@@ -1,0 +1,1 @@
+"""Alembic migrations of the platform's PostgreSQL database (see :mod:`.rls`)."""

@@ -1,0 +1,34 @@
+"""Small helpers of the platform tests (HTTP as a key or a login, counts in the database)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import httpx
+
+from tests.platform.conftest import PASSWORD
+
+
+def as_key(url: str, key: str) -> httpx.Client:
+    return httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=60)
+
+
+@contextlib.contextmanager
+def login(url: str, org: str, email: str, password: str = PASSWORD) -> Iterator[httpx.Client]:
+    """A client logged in to the dashboard (its cookie jar holds the session)."""
+    with httpx.Client(base_url=url, timeout=60) as c:
+        r = c.post("/login", data={"org": org, "email": email, "password": password, "next": "/"})
+        assert r.status_code == 303, r.text
+        yield c
+
+
+def count(owner_url: str, sql: str) -> int:
+    """``sql``'s single number, read as the database owner with row-level security off for
+    this one query's transaction (the owner is bound by FORCE too: it sets no tenant)."""
+    import psycopg
+
+    dsn = owner_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(dsn) as c:
+        c.execute("SET row_security = off")
+        return c.execute(sql).fetchone()[0]
