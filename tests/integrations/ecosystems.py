@@ -104,3 +104,87 @@ def nemo_gym_run() -> dict:
     python = ecosystem("nemo-gym")
     with filelock.FileLock(str(RAY_LOCK), timeout=1800):
         return run_driver(python, "nemo_gym_episode", job, timeout=1800)
+
+
+#: Build backends an exported package's own build needs (Prime's hatchling, OpenEnv's
+#: setuptools), fetched into every wheelhouse beside the ecosystem's packages.
+BUILD_BACKENDS = ("hatchling", "setuptools>=68")
+
+
+def wheelhouse(name: str) -> Path:
+    """A folder of wheels of every package in the ecosystem's venv but agentgym-envs, plus
+    :data:`BUILD_BACKENDS`: what an export needs besides its own folder to install with no
+    index. Made once per venv (``pip wheel`` at the venv's exact versions, from pip's cache or
+    PyPI, for the venv's Python) and kept beside it."""
+    from agentgym_envs.integrations.venvs import venv_root
+    from agentgym_envs.locks import file_lock
+
+    python = ecosystem(name)
+    venv = python.parents[1]
+    house = venv_root() / "wheelhouses" / venv.name
+    ready = house / ".ready"
+    if ready.exists():
+        return house
+    house.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(house.with_suffix(".lock")):
+        if ready.exists():
+            return house
+        frozen = subprocess.run(
+            [str(python), "-m", "pip", "freeze", "--exclude-editable", "--all"],
+            capture_output=True, text=True, check=True,
+        ).stdout.splitlines()  # fmt: skip
+        pins = [p for p in frozen if p and not p.lower().startswith(("agentgym-envs", "-e "))]
+        house.mkdir(exist_ok=True)
+        (house / "requirements.txt").write_text("\n".join(pins) + "\n")
+        pip = [
+            str(python),
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--disable-pip-version-check",
+            "-w",
+            str(house),
+        ]
+        for args in (["--no-deps", "-r", str(house / "requirements.txt")], list(BUILD_BACKENDS)):
+            done = subprocess.run([*pip, *args], capture_output=True, text=True, timeout=3600)
+            if done.returncode != 0:
+                pytest.fail(f"making the {name} wheelhouse failed:\n{done.stderr[-3000:]}")
+        ready.touch()
+    return house
+
+
+def offline_venv(name: str, install: list[str], where: Path, cwd: Path | None = None) -> Path:
+    """A fresh venv in ``where`` (the ecosystem's Python) with ``install`` (uv pip arguments:
+    a package folder, or ``-r requirements.txt``) installed with no index and no network:
+    only :func:`wheelhouse` and the links the package itself names. Returns its interpreter."""
+    from agentgym_envs.integrations.venvs import base_python, uv_binary
+
+    uv = uv_binary()
+    if uv is None:
+        pytest.fail("uv is not installed: pip install uv (it is in the cli extra)")
+    house = wheelhouse(name)
+    subprocess.run([uv, "venv", "-q", "--python", base_python(name), str(where)], check=True)
+    python = where / "bin" / "python"
+    cmd = [uv, "pip", "install", "--python", str(python), "--offline", "--no-index",
+           "--find-links", str(house), *install]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_"))}
+    env["PYTHONPATH"] = ""
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, cwd=cwd, env=env)
+    assert done.returncode == 0, f"offline install failed:\n{done.stderr[-3000:]}"
+    return python
+
+
+def run_offline_driver(
+    python: Path, driver: str, job: dict[str, Any], timeout: float = 900
+) -> dict:
+    """Like :func:`run_driver`, but with only the drivers importable: agentgym-envs comes from
+    what ``python``'s venv installed, never from this checkout."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(DRIVERS)
+    done = subprocess.run(
+        [str(python), str(DRIVERS / f"{driver}.py"), json.dumps(job)],
+        capture_output=True, text=True, timeout=timeout, env=env, cwd=str(python.parents[1]),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
