@@ -7,6 +7,7 @@ import functools
 import json
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,8 @@ def run_driver(python: Path, driver: str, job: dict[str, Any], timeout: float = 
 
 #: NeMo Gym's run plays this too: another text game.
 NEMO_GYM_EXTRA = {"AgentGym/Wordle-v0": 0}
+#: The id whose ``agentgym export --to nemo-gym`` folder NeMo Gym's run installs and plays.
+NEMO_GYM_EXPORT = "AgentGym/Maze-v0"
 
 
 @functools.cache
@@ -102,13 +105,22 @@ def nemo_gym_run() -> dict:
     broken = {"env_id": "AgentGym/MazeRandom-v0", "task_id": 0, "split": "test"}
     job = {"episodes": episodes, "broken": broken, "bad": True, "parallel": 2}
     python = ecosystem("nemo-gym")
+    # an `agentgym export --to nemo-gym` folder joins the run; NeMo Gym installs it offline
+    from agentgym_envs.integrations.export import export_package
+
+    package = export_package(NEMO_GYM_EXPORT, "nemo-gym", tempfile.mkdtemp(prefix="ng-export-"))
+    from agentgym_envs.integrations.venvs import uv_binary
+
+    house = str(wheelhouse("nemo-gym"))
+    job["export"] = {"package": str(package), "wheelhouse": house, "uv": uv_binary()}
     with filelock.FileLock(str(RAY_LOCK), timeout=1800):
         return run_driver(python, "nemo_gym_episode", job, timeout=1800)
 
 
-#: Build backends an exported package's own build needs (Prime's hatchling, OpenEnv's
-#: setuptools), fetched into every wheelhouse beside the ecosystem's packages.
-BUILD_BACKENDS = ("hatchling", "setuptools>=68")
+#: Fetched into every wheelhouse beside the ecosystem's packages: the build backends an
+#: exported package's own build needs (Prime's hatchling, OpenEnv's setuptools) and pytest (the
+#: NeMo Gym folder's own tests run in the venv NeMo Gym made for it).
+BUILD_BACKENDS = ("hatchling", "setuptools>=68", "pytest")
 
 
 def wheelhouse(name: str) -> Path:
@@ -122,36 +134,33 @@ def wheelhouse(name: str) -> Path:
     python = ecosystem(name)
     venv = python.parents[1]
     house = venv_root() / "wheelhouses" / venv.name
-    ready = house / ".ready"
-    if ready.exists():
+    # .ready: the venv's packages are in; .extras: which BUILD_BACKENDS are
+    ready, extras, stamp = house / ".ready", house / ".extras", " ".join(BUILD_BACKENDS)
+    if ready.exists() and extras.exists() and extras.read_text() == stamp:
         return house
     house.parent.mkdir(parents=True, exist_ok=True)
+    pip = [str(python), "-m", "pip", "wheel", "-q", "--disable-pip-version-check", "-w", str(house)]
     with file_lock(house.with_suffix(".lock")):
-        if ready.exists():
-            return house
-        frozen = subprocess.run(
-            [str(python), "-m", "pip", "freeze", "--exclude-editable", "--all"],
-            capture_output=True, text=True, check=True,
-        ).stdout.splitlines()  # fmt: skip
-        pins = [p for p in frozen if p and not p.lower().startswith(("agentgym-envs", "-e "))]
-        house.mkdir(exist_ok=True)
-        (house / "requirements.txt").write_text("\n".join(pins) + "\n")
-        pip = [
-            str(python),
-            "-m",
-            "pip",
-            "wheel",
-            "-q",
-            "--disable-pip-version-check",
-            "-w",
-            str(house),
-        ]
-        for args in (["--no-deps", "-r", str(house / "requirements.txt")], list(BUILD_BACKENDS)):
-            done = subprocess.run([*pip, *args], capture_output=True, text=True, timeout=3600)
-            if done.returncode != 0:
-                pytest.fail(f"making the {name} wheelhouse failed:\n{done.stderr[-3000:]}")
-        ready.touch()
+        if not ready.exists():
+            frozen = subprocess.run(
+                [str(python), "-m", "pip", "freeze", "--exclude-editable", "--all"],
+                capture_output=True, text=True, check=True,
+            ).stdout.splitlines()  # fmt: skip
+            pins = [p for p in frozen if p and not p.lower().startswith(("agentgym-envs", "-e "))]
+            house.mkdir(exist_ok=True)
+            (house / "requirements.txt").write_text("\n".join(pins) + "\n")
+            _pip_wheel(name, [*pip, "--no-deps", "-r", str(house / "requirements.txt")])
+            ready.touch()
+        if not extras.exists() or extras.read_text() != stamp:
+            _pip_wheel(name, [*pip, *BUILD_BACKENDS])
+            extras.write_text(stamp)
     return house
+
+
+def _pip_wheel(name: str, cmd: list[str]) -> None:
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    if done.returncode != 0:
+        pytest.fail(f"making the {name} wheelhouse failed:\n{done.stderr[-3000:]}")
 
 
 def offline_venv(name: str, install: list[str], where: Path, cwd: Path | None = None) -> Path:

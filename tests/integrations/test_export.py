@@ -151,3 +151,38 @@ def test_release_flag_checks_pypi_first(tmp_path, monkeypatch):
     assert (
         root / "requirements.txt"
     ).read_text() == f"agentgym-envs[maze,openreward]=={__version__}\n"
+
+
+def _docker_unavailable() -> str | None:
+    """Why the OpenEnv image cannot be built here, or ``None``."""
+    import shutil
+
+    from agentgym_envs.integrations.export import OPENENV_BASE_IMAGE
+
+    if shutil.which("docker") is None:
+        return "no docker CLI on PATH"
+    info = subprocess.run(["docker", "info"], capture_output=True, text=True, timeout=60)
+    if info.returncode != 0:
+        lines = (info.stderr or info.stdout).strip().splitlines() or ["docker info failed"]
+        return f"Docker daemon not reachable: {lines[-1]}"
+    pull = subprocess.run(
+        ["docker", "pull", OPENENV_BASE_IMAGE], capture_output=True, text=True, timeout=900
+    )
+    if pull.returncode != 0:
+        return (
+            f"cannot pull OpenEnv's base image {OPENENV_BASE_IMAGE}: {pull.stderr.strip()[-200:]}"
+        )
+    return None
+
+
+def test_openenv_image_builds_on_openenvs_base_image(packages):
+    reason = _docker_unavailable()
+    if reason:
+        pytest.skip(reason)
+    tag = f"{NAME}:agentgym-test"
+    build = subprocess.run(
+        ["docker", "build", "-q", "-f", "server/Dockerfile", "-t", tag, "."],
+        cwd=packages["openenv"], capture_output=True, text=True, timeout=1800,
+    )  # fmt: skip
+    subprocess.run(["docker", "rmi", "-f", tag], capture_output=True, timeout=300)
+    assert build.returncode == 0, build.stderr[-3000:]
