@@ -13,8 +13,9 @@ wheel. Its README carries the id's row of the env table. Per hub:
 * ``prime`` (the Prime Environments Hub, verifiers): ``pyproject.toml`` (hatchling, ``tags``,
   ``[tool.verifiers.eval]`` defaults) and ``<module>.py`` whose ``load_environment(**kwargs)``
   returns :func:`agentgym_envs.integrations.verifiers.load_environment` for the id. Install
-  with ``prime env install <name> -p DIR`` (or ``uv pip install DIR/<name>``), evaluate with
-  ``prime eval run <name>`` or ``vf-eval <name>``, publish with ``prime env push``.
+  with ``prime env install <name> -p DIR`` (or ``uv pip install DIR/<module>``), evaluate with
+  ``vf-eval <name>``, publish with ``prime env push`` (then ``prime eval run <owner>/<name>
+  --hosted``: Prime's CLI evaluates only on its platform since 0.18).
 * ``openenv`` (Hugging Face Spaces): ``openenv.yaml``, ``pyproject.toml`` with the ``server``
   script, ``uv.lock`` (written by ``uv lock`` when uv is installed), ``server/app.py``
   (``main()``), ``server/Dockerfile`` on OpenEnv's base image (``uv sync --frozen``) and
@@ -26,8 +27,9 @@ wheel. Its README carries the id's row of the env table. Per hub:
   a ``simple_agent``, ``data/example.jsonl``, ``requirements.txt``, ``README.md`` and
   ``tests/``), to put under a Gym checkout's ``resources_servers/``.
 
-Nothing is published: the package is written to ``DIR/<name>`` (``agentgym-maze-v0``; NeMo
-Gym's folder is the module name, ``agentgym_maze_v0``).
+Nothing is published: the package is written to ``DIR/<name>`` (``agentgym-maze-v0``); Prime's
+and NeMo Gym's folders are named by the module (``agentgym_maze_v0``), as ``prime env install
+NAME -p DIR`` and Gym's ``resources_servers/`` look them up.
 """
 
 from __future__ import annotations
@@ -110,15 +112,20 @@ def _prime(env_id: str, name: str, module: str, wheel: str | None) -> dict[str, 
 
     info = env_info(env_id)
     tags = ["agentgym", info.family, "multi-turn", "train" if info.splits.get("train") else "eval"]
-    pip = f"pip install --find-links {name}/{WHEELS} ./{name}" if wheel else f"pip install ./{name}"
+    pip = (
+        f"pip install --find-links {module}/{WHEELS} ./{module}"
+        if wheel
+        else f"pip install ./{module}"
+    )
     usage = (
         "From the folder holding this one:\n\n"
         "```bash\n"
-        f"prime env install {name} -p .          # or: uv pip install ./{name}\n"
+        f"prime env install {name} -p .          # or: uv pip install ./{module}\n"
         f"# or: {pip}\n"
-        f"prime eval run {name} -m <model> -b <base_url> -n 5\n"
-        f"vf-eval {name} -m <model> -b <base_url> -n 5   # verifiers' own CLI\n"
-        f"prime env push -p {name}                # publish (needs a Prime login)\n"
+        f"EXPERT_KEY=... vf-eval {name} -m <model> -b <base_url> -k EXPERT_KEY -n 5\n"
+        f"prime env push -p {module}                # publish (needs a Prime login)\n"
+        f"prime eval run <owner>/{name} --hosted -n 5   # Prime runs it (prime 0.18+ evaluates "
+        "only hosted; locally, vf-eval)\n"
         "```\n\n"
         "Arguments of `load_environment`: `split` (default `test`), `num_tasks`, "
         "`max_turns` (default AgentGym's max rounds), `seed`, `env_kwargs`."
@@ -460,7 +467,9 @@ def export_package(
     env_id = resolve_id(env_id)
     name = env_slug(env_id)
     module = name.replace("-", "_")
-    root = Path(directory) / (module if hub == "nemo-gym" else name)
+    # Prime's `prime env install NAME -p DIR` and NeMo Gym's resources_servers/ name the
+    # folder by the module (underscores); the others by the package name
+    root = Path(directory) / (module if hub in ("prime", "nemo-gym") else name)
     if root.exists() and any(root.iterdir()):
         if not force:
             raise AgentGymError(f"{root} exists and is not empty: pass --force to replace it")

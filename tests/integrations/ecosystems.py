@@ -121,6 +121,8 @@ def nemo_gym_run() -> dict:
 #: exported package's own build needs (Prime's hatchling, OpenEnv's setuptools) and pytest (the
 #: NeMo Gym folder's own tests run in the venv NeMo Gym made for it).
 BUILD_BACKENDS = ("hatchling", "setuptools>=68", "pytest")
+#: Per ecosystem, more tools its wheelhouse holds: Prime's CLI (``prime env install``).
+EXTRA_WHEELS = {"verifiers": ("prime==0.18.0",)}
 
 
 def wheelhouse(name: str) -> Path:
@@ -135,7 +137,8 @@ def wheelhouse(name: str) -> Path:
     venv = python.parents[1]
     house = venv_root() / "wheelhouses" / venv.name
     # .ready: the venv's packages are in; .extras: which BUILD_BACKENDS are
-    ready, extras, stamp = house / ".ready", house / ".extras", " ".join(BUILD_BACKENDS)
+    more = (*BUILD_BACKENDS, *EXTRA_WHEELS.get(name, ()))
+    ready, extras, stamp = house / ".ready", house / ".extras", " ".join(more)
     if ready.exists() and extras.exists() and extras.read_text() == stamp:
         return house
     house.parent.mkdir(parents=True, exist_ok=True)
@@ -152,7 +155,7 @@ def wheelhouse(name: str) -> Path:
             _pip_wheel(name, [*pip, "--no-deps", "-r", str(house / "requirements.txt")])
             ready.touch()
         if not extras.exists() or extras.read_text() != stamp:
-            _pip_wheel(name, [*pip, *BUILD_BACKENDS])
+            _pip_wheel(name, [*pip, *more])
             extras.write_text(stamp)
     return house
 
@@ -163,24 +166,35 @@ def _pip_wheel(name: str, cmd: list[str]) -> None:
         pytest.fail(f"making the {name} wheelhouse failed:\n{done.stderr[-3000:]}")
 
 
-def offline_venv(name: str, install: list[str], where: Path, cwd: Path | None = None) -> Path:
-    """A fresh venv in ``where`` (the ecosystem's Python) with ``install`` (uv pip arguments:
-    a package folder, or ``-r requirements.txt``) installed with no index and no network:
-    only :func:`wheelhouse` and the links the package itself names. Returns its interpreter."""
-    from agentgym_envs.integrations.venvs import base_python, uv_binary
+def offline_env(name: str) -> dict[str, str]:
+    """The environment for a uv run with no index and no network: only :func:`wheelhouse`
+    (and the links a package names itself); uv first on ``PATH``, ``PYTHONPATH`` empty."""
+    from agentgym_envs.integrations.venvs import uv_binary
 
     uv = uv_binary()
     if uv is None:
         pytest.fail("uv is not installed: pip install uv (it is in the cli extra)")
-    house = wheelhouse(name)
-    subprocess.run([uv, "venv", "-q", "--python", base_python(name), str(where)], check=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_", "VIRTUAL_ENV"))}
+    env.update(UV_OFFLINE="1", UV_NO_INDEX="1", UV_FIND_LINKS=str(wheelhouse(name)), PYTHONPATH="")
+    env["PATH"] = os.pathsep.join([str(Path(uv).parent), env["PATH"]])
+    return env
+
+
+def offline_venv(name: str, install: list[str], where: Path, cwd: Path | None = None) -> Path:
+    """A fresh venv in ``where`` (the ecosystem's Python) with ``install`` (uv pip arguments:
+    a package folder, or ``-r requirements.txt``) installed with no index and no network:
+    only :func:`wheelhouse` and the links the package itself names. Returns its interpreter."""
+    from agentgym_envs.integrations.venvs import base_python
+
+    env = offline_env(name)
+    subprocess.run(
+        ["uv", "venv", "-q", "--python", base_python(name), str(where)], check=True, env=env
+    )
     python = where / "bin" / "python"
-    cmd = [uv, "pip", "install", "--python", str(python), "--offline", "--no-index",
-           "--find-links", str(house), *install]  # fmt: skip
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_"))}
-    env["PYTHONPATH"] = ""
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, cwd=cwd, env=env)
-    assert done.returncode == 0, f"offline install failed:\n{done.stderr[-3000:]}"
+    if install:
+        cmd = ["uv", "pip", "install", "--python", str(python), *install]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, cwd=cwd, env=env)
+        assert done.returncode == 0, f"offline install failed:\n{done.stderr[-3000:]}"
     return python
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from agentgym_envs import __version__
 from tests.integrations.ecosystems import (
+    offline_env,
     offline_venv,
     reference,
     run_offline_driver,
@@ -22,6 +23,7 @@ from tests.integrations.ecosystems import (
 
 ENV_ID = "AgentGym/Maze-v0"
 NAME = "agentgym-maze-v0"
+MODULE = "agentgym_maze_v0"
 
 
 def _export(tmp_path: Path, hub: str, *extra: str) -> subprocess.CompletedProcess:
@@ -36,8 +38,8 @@ def packages(tmp_path_factory):
     for hub in ("prime", "openenv", "ors", "nemo-gym"):
         done = _export(root / hub, hub)
         assert done.returncode == 0, done.stderr
-    paths = {hub: root / hub / NAME for hub in ("prime", "openenv", "ors")}
-    return dict(paths, **{"nemo-gym": root / "nemo-gym" / NAME.replace("-", "_")})
+    paths = {hub: root / hub / NAME for hub in ("openenv", "ors")}
+    return dict(paths, **{hub: root / hub / MODULE for hub in ("prime", "nemo-gym")})
 
 
 WHEEL = f"wheels/agentgym_envs-{__version__}-py3-none-any.whl"
@@ -45,7 +47,7 @@ WHEEL = f"wheels/agentgym_envs-{__version__}-py3-none-any.whl"
 
 def test_each_package_pins_us_ships_our_wheel_and_carries_the_env_table_row(packages):
     expected = {
-        "prime": ({"pyproject.toml", "agentgym_maze_v0.py"}, "verifiers", "pyproject.toml"),
+        "prime": ({"pyproject.toml", f"{MODULE}.py"}, "verifiers", "pyproject.toml"),
         "openenv": (
             {
                 "openenv.yaml",
@@ -97,12 +99,25 @@ def _played_from_the_wheel(out: dict, venv: Path) -> None:
     assert out["agentgym_envs"].startswith(str(venv.resolve())), out["agentgym_envs"]
 
 
-def test_prime_package_installs_offline_and_vf_eval_scores_it(packages, tmp_path):
+def _prime_cli(tmp_path: Path) -> Path:
+    """Prime's CLI (``prime``, PyPI) in a venv of its own, installed offline too."""
+    python = offline_venv("verifiers", ["prime==0.18.0"], tmp_path / "prime-cli")
+    return python.parent / "prime"
+
+
+def test_prime_package_installs_offline_with_prime_env_install_and_vf_eval_scores_it(
+    packages, tmp_path
+):
     package = packages["prime"]
-    python = offline_venv("verifiers", [str(package)], tmp_path / "venv")
-    job = dict(reference(ENV_ID, 0), hub="prime", package=str(package))
+    venv = tmp_path / "venv"
+    python = offline_venv("verifiers", [], venv)  # empty: `prime env install` fills it
+    env = dict(offline_env("verifiers"), VIRTUAL_ENV=str(venv))
+    cmd = [str(_prime_cli(tmp_path)), "env", "install", NAME, "-p", str(package.parent)]
+    installed = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
+    assert installed.returncode == 0, installed.stdout[-3000:] + installed.stderr[-3000:]
+    job = dict(reference(ENV_ID, 0), hub="prime", package=str(package), vf_env=NAME)
     out = run_offline_driver(python, "export_play", job)
-    _played_from_the_wheel(out, tmp_path / "venv")
+    _played_from_the_wheel(out, venv)
     run = out["vf_eval"]
     assert run["returncode"] == 0, run["stderr"]
     assert [row["reward"] for row in run["rows"]] == [1.0]

@@ -1,7 +1,7 @@
 """Play one episode of an ``agentgym export`` package inside a fresh venv it was installed
 into offline (agentgym-envs from the package's own ``wheels/``), with the hub's own client.
 
-* ``prime``: ``vf-eval <name>`` (the installed package's ``load_environment``) against the
+* ``prime``: ``vf-eval <vf_env>`` (the installed package's ``load_environment``) against the
   expert chat server, with the flags that keep it quiet (no TUI, the key variable named).
 * ``openenv``: ``openenv validate`` on the folder (``uv.lock`` included) and on the running
   server, whose app is the installed package's ``server.app``; the package's own typed client
@@ -35,8 +35,7 @@ def _origin() -> str:
 def prime(spec: dict) -> dict:
     from vf_episode import vf_eval
 
-    package = Path(spec["package"])
-    return {"vf_eval": vf_eval(spec, {}, module=package.name)}
+    return {"vf_eval": vf_eval(spec, {}, module=spec["vf_env"])}
 
 
 async def _openenv_play(module: str, url: str, actions: list[str]) -> dict:
