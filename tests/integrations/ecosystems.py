@@ -118,9 +118,10 @@ def nemo_gym_run() -> dict:
 
 
 #: Fetched into every wheelhouse beside the ecosystem's packages: the build backends an
-#: exported package's own build needs (Prime's hatchling, OpenEnv's setuptools) and pytest (the
-#: NeMo Gym folder's own tests run in the venv NeMo Gym made for it).
-BUILD_BACKENDS = ("hatchling", "setuptools>=68", "pytest")
+#: exported package's own build needs (Prime's hatchling, with editables for the editable
+#: install `prime env install` makes; OpenEnv's setuptools) and pytest (the NeMo Gym folder's
+#: own tests run in the venv NeMo Gym made for it).
+BUILD_BACKENDS = ("hatchling", "editables", "setuptools>=68", "pytest")
 #: Per ecosystem, more tools its wheelhouse holds: Prime's CLI (``prime env install``).
 EXTRA_WHEELS = {"verifiers": ("prime==0.18.0",)}
 
