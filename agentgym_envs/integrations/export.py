@@ -476,7 +476,10 @@ def export_package(
         shutil.rmtree(root)  # a package of another hub must not leave its files behind
     if release:
         release_on_pypi(__version__)
-    built = None if release else package_wheel()
+    try:
+        built = None if release else package_wheel()
+    except RuntimeError as exc:
+        raise AgentGymError(str(exc)) from None
     files = _WRITERS[hub](env_id, name, module, built.name if built else None)
     logger.info("writing the %s package of %s to %s", hub, env_id, root)
     _write(root, files)

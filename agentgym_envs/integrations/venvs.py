@@ -278,7 +278,8 @@ def package_wheel() -> Path:
     when setuptools is importable (nothing is fetched).
 
     Raises:
-        RuntimeError: the build failed (its last lines are in the message).
+        RuntimeError: the build failed (its last lines are in the message), or this is an
+            install without the sources (the mend: ``--release``).
     """
     import importlib.util
     import tempfile
@@ -286,6 +287,11 @@ def package_wheel() -> Path:
     from agentgym_envs import __version__
 
     source = source_root()
+    if not (source / "pyproject.toml").is_file():
+        raise RuntimeError(
+            f"agentgym-envs is installed without its sources (no pyproject.toml in {source}), "
+            "so its wheel cannot be built: export with --release to pin the PyPI release"
+        )
     folder = cache_root("wheels") / f"{__version__}-{source_digest(source)}"
     wheels = sorted(folder.glob("agentgym_envs-*.whl"))
     if wheels:

@@ -203,3 +203,12 @@ def test_openenv_image_builds_on_openenvs_base_image(packages):
     )  # fmt: skip
     subprocess.run(["docker", "rmi", "-f", tag], capture_output=True, timeout=300)
     assert build.returncode == 0, build.stderr[-3000:]
+
+
+def test_an_install_without_sources_says_to_use_release(tmp_path, monkeypatch):
+    from agentgym_envs.errors import AgentGymError
+    from agentgym_envs.integrations import export, venvs
+
+    monkeypatch.setattr(venvs, "source_root", lambda: tmp_path)
+    with pytest.raises(AgentGymError, match="export with --release"):
+        export.export_package(ENV_ID, "ors", tmp_path / "out")
