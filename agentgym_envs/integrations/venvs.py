@@ -148,17 +148,75 @@ def ecosystem_env(base: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def uv_binary() -> str | None:
+    """uv's executable (``uv`` on ``PATH``, else the ``uv`` package's), or ``None``."""
+    found = shutil.which("uv")
+    if found:
+        return found
+    try:
+        from uv import find_uv_bin
+    except ImportError:
+        return None
+    try:
+        return find_uv_bin()
+    except FileNotFoundError:
+        return None
+
+
+#: Installer output lines worth showing as progress (uv's summaries, pip's per-package lines).
+_PROGRESS = ("Resolved", "Prepared", "Installed", "Built", "Building", "Collecting", "Successfully")
+
+
+def run_logged(cmd: list[str], log: Path, what: str, env: dict[str, str] | None = None) -> int:
+    """Run ``cmd`` with its output appended to ``log``; installer milestones (uv's "Resolved
+    ... / Prepared ... / Installed ...", pip's "Collecting ...") go to the logger as progress
+    lines, each with the seconds so far. Returns the exit code."""
+    import time
+
+    start = time.monotonic()
+    with open(log, "a") as sink:
+        sink.write(f"$ {' '.join(cmd)}\n")
+        sink.flush()
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+        )
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            sink.write(line)
+            if line.lstrip().startswith(_PROGRESS):
+                logger.info("%s [%.0fs] %s", what, time.monotonic() - start, line.strip())
+        return proc.wait()
+
+
+def _install(python: Path, spec: str, log: Path, name: str) -> int:
+    """Install ``spec`` (editable) into the venv of ``python``: with uv when there is one (one
+    resolution, parallel downloads), else pip."""
+    uv = uv_binary()
+    if uv:
+        cmd = [uv, "pip", "install", "--python", str(python), "-e", spec]
+    else:
+        cmd = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-e", spec]
+    return run_logged(cmd, log, f"{name} venv")
+
+
 def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:
     """The interpreter of a venv with ``agentgym-envs[<name>, *extras]`` installed (editable).
+
+    Built once per requirement set (with uv when it is installed, else pip); while it builds,
+    the log path and the installer's milestones are logged at INFO level, and the full output
+    is kept in ``<venv>.log``.
 
     Args:
         name: an ecosystem of :data:`ECOSYSTEMS` (its extra has the same name).
         extras: more extras to install (default ``tools``, for the tool families).
 
     Raises:
-        RuntimeError: the install failed (pip's last lines are in the message), or the
-            ecosystem needs a newer Python than any found (:func:`base_python`).
+        RuntimeError: the install failed (the installer's last lines and the log path are in
+            the message), or the ecosystem needs a newer Python than any found
+            (:func:`base_python`).
     """
+    import time
+
     if name not in ECOSYSTEMS:
         raise ValueError(f"unknown ecosystem {name!r}: use one of {sorted(ECOSYSTEMS)}")
     source = source_root()
@@ -174,20 +232,96 @@ def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:
         if ready.exists():
             return python
         shutil.rmtree(target, ignore_errors=True)
-        logger.info("building the %s environment in %s", name, target)
+        log = target.with_suffix(".log")
+        log.write_text("")
+        logger.info("building the %s environment in %s (log: %s)", name, target, log)
+        start = time.monotonic()
         if interpreter == sys.executable:
             venv.EnvBuilder(with_pip=True).create(target)
         else:
             subprocess.run([interpreter, "-m", "venv", str(target)], check=True)
         spec = f"{source}[{','.join(all_extras)}]"
-        cmd = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-        done = subprocess.run([*cmd, "-e", spec], capture_output=True, text=True)
-        if done.returncode != 0:
+        if _install(python, spec, log, name) != 0:
             shutil.rmtree(target, ignore_errors=True)
-            tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
-            raise RuntimeError(f"installing agentgym-envs[{name}] failed:\n{tail}")
+            tail = "\n".join(log.read_text().strip().splitlines()[-5:])
+            raise RuntimeError(f"installing agentgym-envs[{name}] failed (log: {log}):\n{tail}")
         ready.write_text(spec)
+        logger.info("built the %s environment in %.0f s", name, time.monotonic() - start)
     return python
+
+
+#: What goes into the wheel besides the package folder (read by its build).
+_WHEEL_FILES = ("pyproject.toml", "README.md")
+
+
+def source_digest(source: Path | None = None) -> str:
+    """A hash of what the wheel is built from: the package's files and :data:`_WHEEL_FILES`."""
+    source = source or source_root()
+    digest = hashlib.sha256()
+    files = [source / name for name in _WHEEL_FILES]
+    files += sorted(
+        p
+        for p in (source / "agentgym_envs").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    )
+    for path in files:
+        digest.update(str(path.relative_to(source)).encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def package_wheel() -> Path:
+    """This checkout's ``agentgym-envs`` wheel, built once per version and source hash (kept in
+    ``wheels/<version>-<hash>`` of the cache folder); what ``agentgym export`` ships.
+
+    Built from a clean copy of the sources (no stale ``build/`` files), without build isolation
+    when setuptools is importable (nothing is fetched).
+
+    Raises:
+        RuntimeError: the build failed (its last lines are in the message), or this is an
+            install without the sources (the mend: ``--release``).
+    """
+    import importlib.util
+    import tempfile
+
+    from agentgym_envs import __version__
+
+    source = source_root()
+    if not (source / "pyproject.toml").is_file():
+        raise RuntimeError(
+            f"agentgym-envs is installed without its sources (no pyproject.toml in {source}), "
+            "so its wheel cannot be built: export with --release to pin the PyPI release"
+        )
+    folder = cache_root("wheels") / f"{__version__}-{source_digest(source)}"
+    wheels = sorted(folder.glob("agentgym_envs-*.whl"))
+    if wheels:
+        return wheels[0]
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(folder.with_suffix(".lock")):
+        wheels = sorted(folder.glob("agentgym_envs-*.whl"))
+        if wheels:
+            return wheels[0]
+        logger.info("building the agentgym-envs %s wheel into %s", __version__, folder)
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(tmp) / "src"
+            ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+            shutil.copytree(source / "agentgym_envs", copy / "agentgym_envs", ignore=ignore)
+            for name in _WHEEL_FILES:
+                shutil.copy2(source / name, copy / name)
+            cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp + "/out"]
+            if importlib.util.find_spec("setuptools") is not None:
+                cmd.append("--no-build-isolation")
+            done = subprocess.run([*cmd, str(copy)], capture_output=True, text=True)
+            built = sorted(Path(tmp, "out").glob("agentgym_envs-*.whl"))
+            if done.returncode != 0 or not built:
+                tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
+                raise RuntimeError(f"building the agentgym-envs wheel failed:\n{tail}")
+            staging = folder.with_name(folder.name + ".tmp")
+            shutil.rmtree(staging, ignore_errors=True)
+            staging.mkdir()
+            shutil.copy2(built[0], staging / built[0].name)
+            staging.rename(folder)
+    return folder / built[0].name
 
 
 def ecosystem_script(name: str, script: str, extras: tuple[str, ...] = ("tools",)) -> Path:

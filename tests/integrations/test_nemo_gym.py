@@ -17,7 +17,13 @@ import sys
 
 import pytest
 
-from tests.integrations.ecosystems import FAMILIES, NEMO_GYM_EXTRA, nemo_gym_run, reference
+from tests.integrations.ecosystems import (
+    FAMILIES,
+    NEMO_GYM_EXPORT,
+    NEMO_GYM_EXTRA,
+    nemo_gym_run,
+    reference,
+)
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +48,20 @@ def test_collection_plays_full_episodes_and_gets_our_reward(run):
     # NeMo Gym's aggregate metrics: the mean of our rewards over the valid rollouts
     metrics = {m["agent_ref"]["name"]: m for m in run["collect"]["metrics"]}
     assert metrics["agentgym_simple_agent"]["agent_metrics"]["mean/reward"] == 1.0
+
+
+def test_exported_folder_installs_offline_under_nemo_gym_and_plays(run):
+    """``agentgym export --to nemo-gym``: NeMo Gym made the folder's venv from its
+    requirements.txt with no index (agentgym-envs from its wheels/), played its example row
+    through its simple_agent, and the folder's own tests pass in that venv."""
+    (got,) = [e for e in run["episodes"] if e["agent"] == "export"]
+    ref = reference(NEMO_GYM_EXPORT, 0)
+    assert got["env_id"] == NEMO_GYM_EXPORT and got["task_id"] == 0
+    assert got["reward"] == ref["score"] == 1.0
+    assert [s["obs"] for s in got["steps"]] == [s["obs"] for s in ref["steps"]]
+    origin = run["export_origin"]
+    assert origin["file"].startswith(origin["venv"]), origin
+    assert run["export_tests"]["returncode"] == 0, run["export_tests"]["output"]
 
 
 def test_gymnasium_agent_plays_text_replies_and_gets_our_reward(run):

@@ -27,6 +27,8 @@ def test_vf_eval_scores_the_expert_endpoint(vf_python):
     out = run_driver(vf_python, "vf_episode", dict(ref, modes=["vf-eval"], num_examples=2))
     run = out["vf_eval"]
     assert run["returncode"] == 0, run["stderr"]
+    # -b with -k (the key's variable): no endpoint registry is looked for, no notice about it
+    assert "No local endpoint registry" not in run["stderr"]
     rows = sorted(run["rows"], key=lambda r: r["info"]["task_id"])
     assert [r["info"]["task_id"] for r in rows] == [0, 1]
     for row in rows:

@@ -11,6 +11,14 @@ through the simple agent.
 NeMo Gym makes a uv venv per server unless one is there; the driver points each server's venv
 at this interpreter's own (``skip_venv_if_present``), so nothing is installed.
 
+With ``"export": {"package", "wheelhouse"}`` an ``agentgym export --to nemo-gym`` folder joins
+the run as one more resources server (its config, its ``simple_agent``, the first row of its
+``data/example.jsonl``): NeMo Gym makes that server's venv itself from the folder's
+``requirements.txt`` with no index and no network (``UV_OFFLINE``, ``UV_NO_INDEX``, the
+wheelhouse as ``UV_FIND_LINKS``), agentgym-envs coming from the folder's ``wheels/``. The
+project gets a ``pyproject.toml`` at its root, standing for the Gym checkout NeMo Gym's docs
+start from (there it installs a server's ``requirements.txt`` as is).
+
 With ``"bad": true`` it also calls the resources server with NeMo Gym's ``ServerClient`` (the
 client its agents use): a row naming no task, a tool call outside any session, arguments that
 break the schema and an unknown tool, each answered in NeMo Gym's error shape, then the
@@ -48,7 +56,33 @@ RESOURCES = "agentgym_resources_server"
 GYMNASIUM_SERVER = "agentgym_gymnasium_server"
 
 
-def _project(work: Path, episodes: list[dict], broken: dict | None) -> Path:
+def _exported(work: Path, export: dict) -> tuple[str, dict]:
+    """The exported folder under ``resources_servers/``; its config path and first row."""
+    package = Path(export["package"])
+    shutil.copytree(package, work / "resources_servers" / package.name)
+    (work / "pyproject.toml").write_text('[project]\nname = "gym-checkout"\nversion = "0"\n')
+    row = json.loads((package / "data" / "example.jsonl").read_text().splitlines()[0])
+    return f"resources_servers/{package.name}/configs/{package.name}.yaml", row
+
+
+def _export_tests(work: Path, venv: Path, export: dict) -> dict:
+    """The exported folder's own tests, with pytest added offline to the venv NeMo Gym made."""
+    python = str(venv / "bin" / "python")
+    add = [export["uv"], "pip", "install", "-q", "--python", python, "--offline", "--no-index",
+           "--find-links", export["wheelhouse"], "pytest"]  # fmt: skip
+    added = subprocess.run(add, capture_output=True, text=True, timeout=600)
+    if added.returncode != 0:
+        return {"returncode": added.returncode, "output": added.stderr[-3000:]}
+    tests = work / "resources_servers" / Path(export["package"]).name / "tests"
+    run = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
+                         capture_output=True, text=True, timeout=600, cwd=tests.parent,
+                         env={"PATH": os.environ["PATH"]})  # fmt: skip
+    return {"returncode": run.returncode, "output": (run.stdout + run.stderr)[-3000:]}
+
+
+def _project(
+    work: Path, episodes: list[dict], broken: dict | None, extra_rows: list[dict] = ()
+) -> Path:
     """The example folder in ``work``, its dataset the job's tasks; venvs linked to ours.
 
     A ``broken`` task's id gets an ``env_kwargs`` entry in the config that ``gymnasium.make``
@@ -65,6 +99,7 @@ def _project(work: Path, episodes: list[dict], broken: dict | None) -> Path:
         agent = GYMNASIUM_AGENT if text else None
         count = ep["task_id"] + 1
         rows.append(dataset_rows(ep["env_id"], ep["split"], count, 0, agent, text)[-1])
+    rows += extra_rows
     if broken:
         config_path = work / "resources_servers/agentgym/configs/agentgym.yaml"
         config = yaml.safe_load(config_path.read_text())
@@ -79,7 +114,7 @@ def _project(work: Path, episodes: list[dict], broken: dict | None) -> Path:
     return work / "data" / "example.jsonl"
 
 
-def _overrides(work: Path, base_url: str, head_port: int) -> list[str]:
+def _overrides(work: Path, base_url: str, head_port: int, more: tuple[str, ...] = ()) -> list[str]:
     import nemo_gym
 
     model_yaml = (
@@ -89,6 +124,7 @@ def _overrides(work: Path, base_url: str, head_port: int) -> list[str]:
         [
             "resources_servers/agentgym/configs/agentgym.yaml",
             "resources_servers/agentgym_gymnasium/configs/agentgym_gymnasium.yaml",
+            *more,
             str(model_yaml),
         ]
     )
@@ -111,7 +147,7 @@ def _cli(name: str) -> str:
 class NgRun:
     """``gym env start`` in its own process group, until every server is up; stopped on exit."""
 
-    def __init__(self, work: Path, overrides: list[str]) -> None:
+    def __init__(self, work: Path, overrides: list[str], env: dict | None = None) -> None:
         self.log = work / "ng_run.log"
         self.proc = subprocess.Popen(
             [_cli("gym"), "env", "start", *overrides],
@@ -119,7 +155,7 @@ class NgRun:
             stdout=self.log.open("w"),
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            env=dict(os.environ, PYTHONUNBUFFERED="1"),
+            env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})),
         )
 
     def __enter__(self) -> NgRun:
@@ -205,7 +241,7 @@ def _gymnasium_episode(rollout: dict) -> dict:
     }
 
 
-def _episode(rollout: dict) -> dict:
+def _episode(rollout: dict, export_agent: str | None = None) -> dict:
     """A rollout as the sameness test reads it: first text, steps, end."""
     if "agentgym" not in rollout:
         return _gymnasium_episode(rollout)
@@ -217,8 +253,9 @@ def _episode(rollout: dict) -> dict:
         for i, (o, r) in enumerate(zip(outputs, rewards, strict=True))
     ]
     calls = [o for o in rollout["response"]["output"] if o["type"] == "function_call"]
+    agent = (rollout.get("agent_ref") or {}).get("name")
     return {
-        "agent": "simple",
+        "agent": "export" if agent and agent == export_agent else "simple",
         "env_id": rollout["env_id"],
         "task_id": rollout["task_id"],
         "first": rollout["responses_create_params"]["input"][0]["content"],
@@ -303,14 +340,42 @@ def main() -> None:
         ExpertChatServer(env_ids) as expert,
     ):
         work = Path(tmp) / "project"
-        data = _project(work, episodes, spec.get("broken"))
-        overrides = _overrides(work, expert.base_url, free_port())
+        work.mkdir()
+        more, rows, env, export_agent, more_overrides = (), [], {}, None, []
+        if spec.get("export"):
+            config, row = _exported(work, spec["export"])
+            more, rows = (config,), [row]
+            # uv's cache beside the wheelhouse, kept across runs: the wheels are unpacked once
+            uv_cache = Path(spec["export"]["wheelhouse"]).with_name("uv-cache")
+            more_overrides = [f"+uv_cache_dir={uv_cache}"]
+            export_agent = row["agent_ref"]["name"]
+            # uv (for NeMo Gym's `uv venv`/`uv pip`) and this Python's own folder first: NeMo
+            # Gym asks uv for this Python's version, which a pyenv shim may refuse
+            first = [
+                str(Path(spec["export"]["uv"]).parent),
+                str(Path(os.path.realpath(sys.executable)).parent),
+            ]
+            path = os.pathsep.join([*first, os.environ["PATH"]])
+            env = {"UV_OFFLINE": "1", "UV_NO_INDEX": "1", "PATH": path,
+                   "UV_FIND_LINKS": spec["export"]["wheelhouse"]}  # fmt: skip
+        data = _project(work, episodes, spec.get("broken"), rows)
+        overrides = _overrides(work, expert.base_url, free_port(), more) + more_overrides
         start = time.perf_counter()
-        with NgRun(work, overrides):
+        with NgRun(work, overrides, env):
             result["startup_seconds"] = time.perf_counter() - start
             run = _collect(work, data, overrides, spec.get("parallel", 1))
             result["collect"] = {k: v for k, v in run.items() if k not in ("rollouts", "failures")}
-            result["episodes"] = [_episode(r) for r in run["rollouts"]]
+            result["episodes"] = [_episode(r, export_agent) for r in run["rollouts"]]
+            if spec.get("export"):  # where the exported server's venv imports agentgym-envs from
+                venv = work / "venvs" / "resources_servers" / Path(spec["export"]["package"]).name
+                probe = [str(venv / ".venv/bin/python"), "-c",
+                         "import agentgym_envs; print(agentgym_envs.__file__)"]  # fmt: skip
+                out = subprocess.run(
+                    probe, capture_output=True, text=True, env={"PATH": os.environ["PATH"]}
+                )
+                result["export_origin"] = {"venv": str(venv), "file": out.stdout.strip(),
+                                           "stderr": out.stderr[-2000:]}  # fmt: skip
+                result["export_tests"] = _export_tests(work, venv / ".venv", spec["export"])
             result["failures"] = [
                 {
                     k: r.get(k)
