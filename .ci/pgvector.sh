@@ -13,7 +13,7 @@ if apt-cache show "postgresql-$major-pgvector" >/dev/null 2>&1; then
   $sudo apt-get install -y -qq --no-install-recommends "postgresql-$major-pgvector"
   exit 0
 fi
-$sudo apt-get install -y -qq --no-install-recommends "postgresql-server-dev-$major" make gcc
+$sudo apt-get install -y -qq --no-install-recommends "postgresql-server-dev-$major" make gcc dpkg-dev
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf 'deb-src http://deb.debian.org/debian trixie main\n' >"$work/sources.list"

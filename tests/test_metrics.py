@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -18,41 +16,14 @@ pytest.importorskip("uvicorn")
 httpx = pytest.importorskip("httpx")
 
 import gymnasium as gym
-import uvicorn
 from prometheus_client.parser import text_string_to_metric_families
 
 import agentgym_envs
 from agentgym_envs.core import OUTCOMES
 from agentgym_envs.metrics import METRIC_NAMES, exported_series
+from tests.served import Served
 
 DASHBOARD = Path(__file__).resolve().parents[1] / "deploy" / "grafana" / "agentgym.json"
-
-
-class Served:
-    """An ASGI app served by uvicorn on a free port of 127.0.0.1 (a background thread)."""
-
-    def __init__(self, app):
-        import socket
-
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-        self.thread = threading.Thread(
-            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
-        )
-
-    def __enter__(self) -> str:
-        self.thread.start()
-        deadline = time.monotonic() + 60
-        while not self.server.started:
-            assert self.thread.is_alive() and time.monotonic() < deadline, "server did not start"
-            time.sleep(0.02)
-        return self.url
-
-    def __exit__(self, *exc) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=30)
 
 
 def scrape(url: str) -> dict[tuple[str, tuple], float]:

@@ -5,8 +5,6 @@ HTTP router served by uvicorn on 127.0.0.1."""
 
 from __future__ import annotations
 
-import threading
-import time
 import uuid
 
 import pytest
@@ -30,6 +28,7 @@ from agentgym_envs.platform.search import (
 )
 from tests.experience.conftest import postgres  # noqa: F401  (the session's PostgreSQL)
 from tests.platform.ops_db import ORG_HEADER, app_database, tenant, tenant_dependency
+from tests.served import Served
 
 ORG_A, ORG_B = str(uuid.uuid4()), str(uuid.uuid4())
 
@@ -144,40 +143,13 @@ def test_reindexing_replaces_and_bad_input_is_one_line(engine):
                 call()
 
 
-class _Served:
-    def __init__(self, app):
-        import socket
-
-        import uvicorn
-
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-        self.thread = threading.Thread(
-            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
-        )
-
-    def __enter__(self):
-        self.thread.start()
-        deadline = time.monotonic() + 60
-        while not self.server.started:
-            assert self.thread.is_alive() and time.monotonic() < deadline
-            time.sleep(0.02)
-        return self.url
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(timeout=30)
-
-
 def test_router_and_client_helpers_over_http(engine):
     from agentgym_envs.platform.search import search_router
 
     app = FastAPI()
     app.include_router(search_router(tenant_dependency(engine)))
     org = str(uuid.uuid4())
-    with _Served(app) as url:
+    with Served(app) as url:
         a = httpx.Client(base_url=url, headers={ORG_HEADER: org}, timeout=60)
         b = httpx.Client(base_url=url, headers={ORG_HEADER: ORG_B}, timeout=60)
         assert http_index_episode(a, "h/1", MAZE, env_id="Maze-v0")["model"].startswith("hash")
@@ -223,7 +195,7 @@ def test_endpoint_embedder_over_an_openai_compatible_server():
         data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vecs)]
         return {"object": "list", "data": data[::-1], "model": body["model"]}
 
-    with _Served(app) as url:
+    with Served(app) as url:
         env = {"AGENTGYM_EMBEDDINGS_URL": url + "/v1", "AGENTGYM_EMBEDDINGS_MODEL": "tiny"}
         embedder = embedder_from_env({**env, "AGENTGYM_EMBEDDINGS_KEY": "k1"})
         assert isinstance(embedder, EndpointEmbedder) and embedder.name == "endpoint:tiny"

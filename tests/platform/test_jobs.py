@@ -1,0 +1,161 @@
+"""Training jobs on procrastinate with a real PostgreSQL and a real worker process: a job queued
+over HTTP from judged experience is run by the worker, its progress is visible, and its output
+is registered as a new version of the organisation's experience store. Another organisation
+cannot see, read or detect the job (row-level security, non-superuser role)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("procrastinate")
+pytest.importorskip("psycopg")
+pytest.importorskip("fastapi")
+httpx = pytest.importorskip("httpx")
+
+from fastapi import FastAPI
+
+from agentgym_envs.platform.jobs import JobError, check_request, jobs_router, make_app
+from tests.experience.conftest import postgres  # noqa: F401  (the session's PostgreSQL)
+from tests.platform.ops_db import ORG_HEADER, app_database, tenant_dependency
+from tests.served import Served
+
+ROOT = Path(__file__).resolve().parents[2]
+ORG_A, ORG_B = str(uuid.uuid4()), str(uuid.uuid4())
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory):
+    """Each organisation's experience store: A's holds a judged expert run of Maze (version
+    agent@0, one action judged bad by a person); B's is empty."""
+    from agentgym_envs.benchmarks import expert_spec, run_benchmark
+    from agentgym_envs.experience import add_feedback, import_path, open_store
+    from agentgym_envs.experience.training import select_episodes
+
+    root = tmp_path_factory.mktemp("stores")
+    run_benchmark("Maze-v0", expert_spec(), out=root / "run", limit=6, reports=False)
+    paths = {ORG_A: root / "a.db", ORG_B: root / "b.db"}
+    store = open_store(paths[ORG_A])
+    import_path(store, root / "run", version="agent@0")
+    first = select_episodes(store)[0]
+    add_feedback(store, first, author="reviewer", step_index=0, label="bad")
+    store.close()
+    open_store(paths[ORG_B]).close()
+    return paths
+
+
+def _worker(db_url: str, artifacts: Path) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "agentgym_envs.platform.jobs", "worker", "--db", db_url]
+    return subprocess.Popen(
+        [*cmd, "--artifacts", str(artifacts)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_done(client, job_id: str, seen: list) -> dict:
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        job = client.get(f"/jobs/training/{job_id}").json()
+        seen.append((job["status"], job["stage"], job["progress"]))
+        if job["status"] in ("succeeded", "failed"):
+            return job
+        time.sleep(0.1)
+    raise AssertionError(f"job {job_id} did not finish: {seen[-3:]}")
+
+
+def test_a_queued_fine_tuning_job_runs_on_a_worker_and_registers_a_version(
+    postgres,  # noqa: F811
+    stores,
+    tmp_path,
+):
+    from sqlalchemy import create_engine, text
+
+    from agentgym_envs.experience import open_store
+    from agentgym_envs.experience.versions import get_version
+
+    _, app_url = app_database(postgres)
+    engine = create_engine(app_url)
+
+    def store_for(session) -> str:  # the platform's mapping: organisation -> its store
+        org = session.execute(text("SELECT current_setting('agentgym.org_id')")).scalar()
+        return str(stores[org])
+
+    api = FastAPI()
+    api.include_router(jobs_router(tenant_dependency(engine), make_app(app_url), store_for))
+    worker = None
+    try:
+        with Served(api) as url:
+            a = httpx.Client(base_url=url, headers={ORG_HEADER: ORG_A}, timeout=60)
+            b = httpx.Client(base_url=url, headers={ORG_HEADER: ORG_B}, timeout=60)
+            request = {"name": "agent", "version": "1", "parent": "agent@0", "envs": ["Maze-v0"]}
+            queued = a.post("/jobs/training", json=request)
+            assert queued.status_code == 202, queued.text
+            job = queued.json()
+            assert job["status"] == "queued" and job["progress"] == 0
+            assert "store" not in job["params"]  # where the data lives is the platform's
+            failing = b.post("/jobs/training", json={"name": "agent", "version": "1"}).json()
+            # B cannot see, read or detect A's job
+            assert b.get(f"/jobs/training/{job['id']}").status_code == 404
+            assert b.get(f"/jobs/training/{uuid.uuid4()}").status_code == 404
+            assert [j["id"] for j in b.get("/jobs/training").json()["jobs"]] == [failing["id"]]
+            assert [j["id"] for j in a.get("/jobs/training").json()["jobs"]] == [job["id"]]
+
+            worker = _worker(app_url, tmp_path / "artifacts")
+            seen: list = []
+            done = _wait_done(a, job["id"], seen)
+            b_done = _wait_done(b, failing["id"], [])
+    finally:
+        if worker is not None:
+            worker.terminate()
+            _, err = worker.communicate(timeout=60)
+    assert done["status"] == "succeeded", (done, err[-2000:])
+    assert done["stage"] == "done" and done["progress"] == 1.0
+    progress = [p for _, _, p in seen]
+    assert progress == sorted(progress)  # progress only moves forward
+    result = done["result"]
+    assert result["version"] == "agent@1" and result["parent"] == "agent@0"
+    assert result["records"] >= 1 and result["states"] >= 1
+    assert done["started_at"] and done["finished_at"]
+    # the output is a new version of A's store, with its weights and its job
+    store = open_store(stores[ORG_A])
+    try:
+        version = get_version(store, "agent@1")
+        assert version.parent_id == get_version(store, "agent@0").id
+        assert version.config["job_id"] == job["id"]
+        weights = Path(version.config["table"])
+        assert weights.is_file() and weights.is_relative_to(tmp_path / "artifacts" / ORG_A)
+    finally:
+        store.close()
+    # B's job failed on B's own (empty) data, with the mend, and registered nothing
+    assert b_done["status"] == "failed" and "no judged-successful episodes" in b_done["error"]
+    store = open_store(stores[ORG_B])
+    try:
+        with pytest.raises(Exception, match="agent@1"):
+            get_version(store, "agent@1")
+    finally:
+        store.close()
+    engine.dispose()
+
+
+def test_bad_requests_are_refused_with_the_mend():
+    for bad, match in (
+        ({"version": "1"}, "name="),
+        ({"name": "a b", "version": "1"}, "name="),
+        ({"name": "a", "version": "1", "trainer": "gpt"}, "trainer"),
+        ({"name": "a", "version": "1", "parent": "nope"}, "name@version"),
+        ({"name": "a", "version": "1", "store": "/etc/passwd"}, "unknown job fields store"),
+        ({"name": "a", "version": "1", "envs": "Maze"}, "list of strings"),
+    ):
+        with pytest.raises(JobError, match=match):
+            check_request(bad)
+    assert check_request({"name": "a", "version": "2"})["trainer"] == "bc-table"
