@@ -364,6 +364,55 @@ def jobs_router(tenant_session: Callable[..., Any], app, store_for: Callable[[An
     return router(tenant_session, app, store_for)
 
 
+# -- client side (the SDK's Client calls these with its httpx.Client) --------------------
+def http_queue_training(client, **request: Any) -> dict[str, Any]:
+    """Queue a training job through the platform (``request``: ``name``, ``version``,
+    ``parent``, ``envs``, ``versions``, ``feedback``, ``trainer``); the queued job."""
+    from agentgym_envs.platform.replies import reply_json
+
+    return reply_json(client.post("/jobs/training", json=request))
+
+
+def http_training_job(client, job_id: str) -> dict[str, Any]:
+    """One job of the caller's organisation: status, stage, progress, result or error."""
+    from agentgym_envs.platform.replies import reply_json
+
+    return reply_json(client.get(f"/jobs/training/{job_id}"), JobError)
+
+
+def http_wait_for_job(
+    client,
+    job_id: str,
+    *,
+    timeout: float = 3600.0,
+    every: float = 1.0,
+    on_progress: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Poll job ``job_id`` until it has succeeded or failed (``on_progress`` sees each
+    change of stage or progress); the finished job.
+
+    Raises:
+        JobError: the job is still not finished after ``timeout`` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    last = None
+    while True:
+        job = http_training_job(client, job_id)
+        now = (job["status"], job["stage"], job["progress"])
+        if now != last and on_progress is not None:
+            on_progress(job)
+        last = now
+        if job["status"] in ("succeeded", "failed"):
+            return job
+        if time.monotonic() > deadline:
+            raise JobError(
+                f"training job {job_id} is still {job['status']} ({job['stage']}, "
+                f"{job['progress']:.0%}) after {timeout:g} s: is a worker running? "
+                "(python -m agentgym_envs.platform.jobs worker)"
+            )
+        time.sleep(every)
+
+
 __all__ = [
     "QUEUE",
     "TRAINERS",
@@ -371,6 +420,9 @@ __all__ = [
     "check_request",
     "enqueue_training",
     "get_job",
+    "http_queue_training",
+    "http_training_job",
+    "http_wait_for_job",
     "jobs_router",
     "list_jobs",
     "main",

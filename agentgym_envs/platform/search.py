@@ -26,6 +26,7 @@ from typing import Any
 
 from agentgym_envs.errors import AgentGymError
 from agentgym_envs.platform.embeddings import Embedder, embedder_from_env
+from agentgym_envs.platform.replies import reply_json
 
 logger = logging.getLogger(__name__)
 
@@ -205,17 +206,6 @@ def search_router(tenant_session: Callable[..., Any], *, embedder: Embedder | No
     return router(tenant_session, embedder or embedder_from_env())
 
 
-def _reply(response) -> Any:
-    if response.status_code >= 400:
-        try:
-            detail = response.json().get("detail")
-        except ValueError:
-            detail = response.text[:300]
-        error = EpisodeNotIndexed if response.status_code == 404 else AgentGymError
-        raise error(f"{response.request.method} {response.request.url.path}: {detail}")
-    return response.json()
-
-
 def http_index_episode(
     client,
     episode_id: str,
@@ -227,7 +217,7 @@ def http_index_episode(
     """Index an episode through the platform (``client``: an ``httpx.Client`` with the base
     URL and the API key's headers, as the SDK's ``Client`` holds)."""
     body = {"episode_id": episode_id, "steps": [list(s) for s in steps], "text": text}
-    return _reply(client.post("/search/episodes", json={**body, "env_id": env_id}))
+    return reply_json(client.post("/search/episodes", json={**body, "env_id": env_id}))
 
 
 def http_similar_episodes(client, episode_id: str, k: int = 10) -> list[dict[str, Any]]:
@@ -235,12 +225,12 @@ def http_similar_episodes(client, episode_id: str, k: int = 10) -> list[dict[str
     from urllib.parse import quote
 
     path = f"/search/episodes/{quote(str(episode_id), safe='')}/similar"
-    return _reply(client.get(path, params={"k": k}))["hits"]
+    return reply_json(client.get(path, params={"k": k}), EpisodeNotIndexed)["hits"]
 
 
 def http_search_episodes(client, query: str, k: int = 10) -> list[dict[str, Any]]:
     """Free-text episode search through the platform, nearest first."""
-    return _reply(client.get("/search/episodes", params={"q": query, "k": k}))["hits"]
+    return reply_json(client.get("/search/episodes", params={"q": query, "k": k}))["hits"]
 
 
 __all__ = [

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -21,7 +20,15 @@ httpx = pytest.importorskip("httpx")
 
 from fastapi import FastAPI
 
-from agentgym_envs.platform.jobs import JobError, check_request, jobs_router, make_app
+from agentgym_envs.platform.jobs import (
+    JobError,
+    check_request,
+    http_queue_training,
+    http_training_job,
+    http_wait_for_job,
+    jobs_router,
+    make_app,
+)
 from tests.experience.conftest import postgres  # noqa: F401  (the session's PostgreSQL)
 from tests.platform.ops_db import ORG_HEADER, app_database, tenant_dependency
 from tests.served import Served
@@ -62,17 +69,6 @@ def _worker(db_url: str, artifacts: Path) -> subprocess.Popen:
     )
 
 
-def _wait_done(client, job_id: str, seen: list) -> dict:
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        job = client.get(f"/jobs/training/{job_id}").json()
-        seen.append((job["status"], job["stage"], job["progress"]))
-        if job["status"] in ("succeeded", "failed"):
-            return job
-        time.sleep(0.1)
-    raise AssertionError(f"job {job_id} did not finish: {seen[-3:]}")
-
-
 def test_a_queued_fine_tuning_job_runs_on_a_worker_and_registers_a_version(
     postgres,  # noqa: F811
     stores,
@@ -98,9 +94,7 @@ def test_a_queued_fine_tuning_job_runs_on_a_worker_and_registers_a_version(
             a = httpx.Client(base_url=url, headers={ORG_HEADER: ORG_A}, timeout=60)
             b = httpx.Client(base_url=url, headers={ORG_HEADER: ORG_B}, timeout=60)
             request = {"name": "agent", "version": "1", "parent": "agent@0", "envs": ["Maze-v0"]}
-            queued = a.post("/jobs/training", json=request)
-            assert queued.status_code == 202, queued.text
-            job = queued.json()
+            job = http_queue_training(a, **request)
             assert job["status"] == "queued" and job["progress"] == 0
             assert "store" not in job["params"]  # where the data lives is the platform's
             failing = b.post("/jobs/training", json={"name": "agent", "version": "1"}).json()
@@ -112,16 +106,19 @@ def test_a_queued_fine_tuning_job_runs_on_a_worker_and_registers_a_version(
 
             worker = _worker(app_url, tmp_path / "artifacts")
             seen: list = []
-            done = _wait_done(a, job["id"], seen)
-            b_done = _wait_done(b, failing["id"], [])
+            done = http_wait_for_job(a, job["id"], timeout=300, every=0.1, on_progress=seen.append)
+            b_done = http_wait_for_job(b, failing["id"], timeout=300, every=0.1)
+            with pytest.raises(JobError, match="no training job"):
+                http_training_job(b, job["id"])
+            assert http_training_job(a, job["id"])["status"] == "succeeded"
     finally:
         if worker is not None:
             worker.terminate()
             _, err = worker.communicate(timeout=60)
     assert done["status"] == "succeeded", (done, err[-2000:])
     assert done["stage"] == "done" and done["progress"] == 1.0
-    progress = [p for _, _, p in seen]
-    assert progress == sorted(progress)  # progress only moves forward
+    progress = [j["progress"] for j in seen]
+    assert progress == sorted(progress) and progress[-1] == 1.0  # only moves forward
     result = done["result"]
     assert result["version"] == "agent@1" and result["parent"] == "agent@0"
     assert result["records"] >= 1 and result["states"] >= 1
