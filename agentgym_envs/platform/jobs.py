@@ -21,7 +21,11 @@ organisation's progress into another's job.
    episodes, a person's ``bad`` actions masked out), filtered by ``versions`` / ``envs`` /
    ``feedback``.
 2. ``train``: the trainer. ``bc-table`` is the behaviour-cloning table of
-   :mod:`agentgym_envs.train.bc_table` (the experience loop's learner: seconds on a CPU).
+   :mod:`agentgym_envs.train.bc_table` (the experience loop's learner: seconds on a CPU);
+   ``sft`` is the train pipeline's ``sft`` stage (:mod:`agentgym_envs.train.sft`, TRL's
+   ``SFTTrainer``) on a base model the worker offers (``smollm2``, the local model, or one
+   given with ``--model NAME=CHECKPOINT``), over the judged episodes with the bad actions'
+   loss masked; the version's config names the trained checkpoint.
 3. ``register``: the trained weights are registered as the new version ``name@version``
    (parent: ``parent``) in the same experience store
    (:func:`~agentgym_envs.experience.versions.register_version`); the version's config names
@@ -55,7 +59,9 @@ logger = logging.getLogger(__name__)
 #: The procrastinate queue the training jobs go to.
 QUEUE = "training"
 TASK = "agentgym.train"
-TRAINERS = ("bc-table",)
+TRAINERS = ("bc-table", "sft")
+#: Behaviour-cloning settings a ``sft`` job may set (TrainSettings' names without ``sft_``).
+SFT_KEYS = ("epochs", "lr", "batch", "layers")
 STATUSES = ("queued", "running", "succeeded", "failed")
 _LABEL_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -93,6 +99,7 @@ def check_request(request: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(request, dict):
         raise JobError("a training job is a JSON object: {name, version, ...}")
     known = {"name", "version", "parent", "trainer", "versions", "envs", "feedback"}
+    known |= {"base_model", "sft"}
     unknown = sorted(set(request) - known)
     if unknown:
         raise JobError(f"unknown job fields {', '.join(unknown)}: use {', '.join(sorted(known))}")
@@ -120,7 +127,28 @@ def check_request(request: dict[str, Any]) -> dict[str, Any]:
         raise JobError(f"feedback={feedback!r}: use good, human or no-bad")
     if feedback is not None:
         out["feedback"] = feedback
+    if out["trainer"] == "sft":
+        base = request.get("base_model", "smollm2")
+        if not isinstance(base, str) or not _LABEL_PART.match(base):
+            raise JobError(f"base_model={base!r}: name a model the workers have (e.g. smollm2)")
+        out["base_model"] = base
+        out["sft"] = _sft_settings(request.get("sft") or {})
+    elif "base_model" in request or "sft" in request:
+        raise JobError("base_model and sft go with trainer 'sft'")
     return out
+
+
+def _sft_settings(given: Any) -> dict[str, Any]:
+    """The ``sft`` settings checked by :class:`~agentgym_envs.train.settings.TrainSettings`."""
+    from agentgym_envs.train.settings import TrainSettings
+
+    if not isinstance(given, dict) or set(given) - set(SFT_KEYS):
+        raise JobError(f"sft settings: an object with {', '.join(SFT_KEYS)}")
+    try:
+        TrainSettings(**{f"sft_{k}": v for k, v in given.items()})
+    except (TypeError, ValueError, AgentGymError) as exc:
+        raise JobError(f"sft settings: {exc}") from None
+    return dict(given)
 
 
 def enqueue_training(session, app, request: dict[str, Any], *, store: str) -> dict[str, Any]:
@@ -202,12 +230,15 @@ def _as_org(engine, org_id: str) -> Iterator[Any]:
         yield s
 
 
-def _update(engine, org_id: str, job_id: str, **fields: Any) -> None:
+def _update(engine, org_id: str, job_id: str, *, finished: bool = False, **fields: Any) -> None:
+    """Set ``fields`` of the job's row (and ``finished_at``, when ``finished``) at once."""
     from sqlalchemy import text
 
     sets = ", ".join(
         f"{k} = CAST(:{k} AS jsonb)" if k == "result" else f"{k} = :{k}" for k in fields
     )
+    if finished:
+        sets += ", finished_at = now()"
     values = {k: (json.dumps(v) if k == "result" else v) for k, v in fields.items()}
     with _as_org(engine, org_id) as s:
         s.execute(
@@ -258,23 +289,18 @@ def run_job(
             if not isinstance(exc, AgentGymError):
                 logger.exception("training job %s failed", job_id)
                 message = f"{type(exc).__name__}: {message}"
-            _update(engine, org_id, job_id, status="failed", error=message[:1000])
-            with _as_org(engine, org_id) as s:
-                s.execute(
-                    text(
-                        "UPDATE training_jobs SET finished_at = now() WHERE id = CAST(:j AS uuid)"
-                    ),
-                    {"j": job_id},
-                )
+            _update(engine, org_id, job_id, finished=True, status="failed", error=message[:1000])
             return None
         _update(
-            engine, org_id, job_id, status="succeeded", stage="done", progress=1.0, result=result
+            engine,
+            org_id,
+            job_id,
+            finished=True,
+            status="succeeded",
+            stage="done",
+            progress=1.0,
+            result=result,
         )
-        with _as_org(engine, org_id) as s:
-            s.execute(
-                text("UPDATE training_jobs SET finished_at = now() WHERE id = CAST(:j AS uuid)"),
-                {"j": job_id},
-            )
         return result
     finally:
         engine.dispose()
@@ -299,18 +325,23 @@ def _train(
                 "episodes first, or widen versions/envs/feedback"
             )
         stage("train", 0.4)
-        table = bc_table.fit(records)
-        path = bc_table.save(table, folder / f"{params['name']}-{params['version']}.json")
+        if params["trainer"] == "sft":
+            model, config, figures = _fit_sft(store, filters, params, folder)
+        else:
+            table = bc_table.fit(records)
+            path = bc_table.save(table, folder / f"{params['name']}-{params['version']}.json")
+            model, config = "behaviour-cloning table", {"table": str(path)}
+            figures = {"states": len(table), "weights": str(path)}
         stage("register", 0.8)
         label = f"{params['name']}@{params['version']}"
         register_version(
             store,
             params["name"],
             params["version"],
-            model="behaviour-cloning table",
+            model=model,
             parent=params.get("parent"),
             config={
-                "table": str(path),
+                **config,
                 "trainer": params["trainer"],
                 "job_id": job_id,
                 "records": len(records),
@@ -324,16 +355,61 @@ def _train(
         "version": label,
         "parent": params.get("parent"),
         "records": len(records),
-        "states": len(table),
-        "weights": str(path),
+        **figures,
         "seconds": round(time.perf_counter() - started, 2),
     }
 
 
-def worker(db_url: str, artifacts: str | os.PathLike[str], *, wait: bool = True) -> None:
+def _fit_sft(
+    store, filters: dict[str, Any], params: dict[str, Any], folder: Path
+) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """The ``sft`` trainer: the train pipeline's ``sft`` stage (TRL's ``SFTTrainer`` on the
+    base model) over the store's judged episodes, written as that stage's collected
+    trajectories. Returns the version's model name, config and the job's figures."""
+    from agentgym_envs.datasets.agenttraj import save_agenttraj
+    from agentgym_envs.datasets.export import split_invalid
+    from agentgym_envs.experience.training import select_episodes, trajectories
+    from agentgym_envs.train import sft
+    from agentgym_envs.train.collect import TRAJECTORIES
+    from agentgym_envs.train.folder import RunFolder
+    from agentgym_envs.train.model import base_checkpoint
+    from agentgym_envs.train.settings import TrainSettings
+
+    base = params["base_model"]
+    known = _WORKER.get("models", {})
+    checkpoint = Path(known[base]) if base in known else None
+    if checkpoint is None:
+        if base != "smollm2":
+            names = ", ".join(["smollm2", *sorted(known)])
+            raise JobError(f"base_model {base!r} is not on this worker: use one of {names}")
+        checkpoint = base_checkpoint(base)
+    trajs, _ = split_invalid(
+        trajectories(store, select_episodes(store, outcome="success", **filters))
+    )
+    envs = tuple(sorted({t.extra["env_id"] for t in trajs}))
+    settings = TrainSettings(
+        envs=envs, model=str(checkpoint), **{f"sft_{k}": v for k, v in params["sft"].items()}
+    )
+    with RunFolder(folder / "run", settings) as run:
+        save_agenttraj(trajs, run.stage_dir("collect") / TRAJECTORIES)
+        figures = sft.run(run, checkpoint)
+        trained = run.checkpoint("sft")
+    config = {"checkpoint": str(trained), "base_model": base, "sft": params["sft"]}
+    keep = ("episodes", "tokens", "steps", "loss_first", "loss_last")
+    return f"sft of {base}", config, {"weights": str(trained), **{k: figures[k] for k in keep}}
+
+
+def worker(
+    db_url: str,
+    artifacts: str | os.PathLike[str],
+    *,
+    models: dict[str, str] | None = None,
+    wait: bool = True,
+) -> None:
     """Run a worker on the training queue until interrupted (``wait=False``: until the queue
-    is empty)."""
-    _WORKER.update(db=db_url, artifacts=str(artifacts))
+    is empty). ``models``: base models ``sft`` jobs may name (name -> checkpoint folder), next
+    to ``smollm2``, the local model."""
+    _WORKER.update(db=db_url, artifacts=str(artifacts), models=dict(models or {}))
     app = make_app(db_url)
     with app.open():
         app.run_worker(queues=[QUEUE], wait=wait, concurrency=1, install_signal_handlers=wait)
@@ -345,12 +421,25 @@ def main(argv: list[str] | None = None) -> None:
     run = sub.add_parser("worker", help="run a training-queue worker")
     run.add_argument("--db", default=os.environ.get("AGENTGYM_PLATFORM_DB"), help="database URL")
     run.add_argument("--artifacts", required=True, help="folder for trained weights")
+    run.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        metavar="NAME=CHECKPOINT",
+        help="a base model sft jobs may name (a save_pretrained folder); repeatable",
+    )
     run.add_argument("--once", action="store_true", help="stop when the queue is empty")
     args = parser.parse_args(argv)
     if not args.db:
         parser.error("give the platform database: --db URL (or AGENTGYM_PLATFORM_DB)")
+    models = {}
+    for item in args.model:
+        name, sep, path = item.partition("=")
+        if not sep or not _LABEL_PART.match(name) or not (Path(path) / "config.json").is_file():
+            parser.error(f"--model {item!r}: write NAME=CHECKPOINT, a folder with config.json")
+        models[name] = path
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    worker(args.db, args.artifacts, wait=not args.once)
+    worker(args.db, args.artifacts, models=models, wait=not args.once)
 
 
 # -- HTTP ---------------------------------------------------------------------------------

@@ -10,12 +10,14 @@ from agentgym_envs.platform.jobs import JobError, enqueue_training, get_job, lis
 
 
 def router(tenant_session: Callable[..., Any], app: Any, store_for: Callable[[Any], str]):
-    """``/jobs/training`` routes whose sessions come from ``tenant_session``."""
+    """``/jobs/training`` routes whose sessions come from ``tenant_session``, ended
+    (committed) before the reply is sent: a 202 means the job is queued."""
     api = APIRouter(prefix="/jobs/training", tags=["jobs"])
 
     @api.post("", status_code=202)
     def queue(
-        request: dict[str, Any] = Body(...), session: Any = Depends(tenant_session)
+        request: dict[str, Any] = Body(...),
+        session: Any = Depends(tenant_session, scope="function"),
     ) -> dict[str, Any]:
         try:
             return enqueue_training(session, app, request, store=store_for(session))
@@ -24,12 +26,15 @@ def router(tenant_session: Callable[..., Any], app: Any, store_for: Callable[[An
 
     @api.get("")
     def jobs(
-        limit: int = Query(100, ge=1, le=1000), session: Any = Depends(tenant_session)
+        limit: int = Query(100, ge=1, le=1000),
+        session: Any = Depends(tenant_session, scope="function"),
     ) -> dict[str, Any]:
         return {"jobs": list_jobs(session, limit)}
 
     @api.get("/{job_id}")
-    def job(job_id: str, session: Any = Depends(tenant_session)) -> dict[str, Any]:
+    def job(
+        job_id: str, session: Any = Depends(tenant_session, scope="function")
+    ) -> dict[str, Any]:
         try:
             return get_job(session, job_id)
         except JobError as exc:

@@ -27,11 +27,14 @@ class IndexRequest(BaseModel):
 
 
 def router(tenant_session: Callable[..., Any], embedder: Embedder) -> APIRouter:
-    """``/search`` routes whose sessions come from ``tenant_session``."""
+    """``/search`` routes whose sessions come from ``tenant_session``, ended (committed)
+    before the reply is sent: a 201 means the episode is stored."""
     api = APIRouter(prefix="/search", tags=["search"])
 
     @api.post("/episodes", status_code=201)
-    def index(body: IndexRequest, session: Any = Depends(tenant_session)) -> dict[str, Any]:
+    def index(
+        body: IndexRequest, session: Any = Depends(tenant_session, scope="function")
+    ) -> dict[str, Any]:
         try:
             return index_episode(
                 session,
@@ -48,7 +51,7 @@ def router(tenant_session: Callable[..., Any], embedder: Embedder) -> APIRouter:
     def similar(
         episode_id: str,
         k: int = Query(10, ge=1, le=MAX_K),
-        session: Any = Depends(tenant_session),
+        session: Any = Depends(tenant_session, scope="function"),
     ) -> dict[str, Any]:
         try:
             hits = similar_episodes(session, episode_id, k, embedder=embedder)
@@ -60,7 +63,7 @@ def router(tenant_session: Callable[..., Any], embedder: Embedder) -> APIRouter:
     def search(
         q: str = Query(..., min_length=1, max_length=MAX_TEXT),
         k: int = Query(10, ge=1, le=MAX_K),
-        session: Any = Depends(tenant_session),
+        session: Any = Depends(tenant_session, scope="function"),
     ) -> dict[str, Any]:
         try:
             hits = search_episodes(session, q, k, embedder=embedder)

@@ -5,9 +5,6 @@ cannot see, read or detect the job (row-level security, non-superuser role)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -30,10 +27,16 @@ from agentgym_envs.platform.jobs import (
     make_app,
 )
 from tests.experience.conftest import postgres  # noqa: F401  (the session's PostgreSQL)
-from tests.platform.ops_db import ORG_HEADER, app_database, tenant_dependency
+from tests.platform.ops_db import (
+    ORG_HEADER,
+    app_database,
+    empty_store,
+    judged_store,
+    start_worker,
+    tenant_dependency,
+)
 from tests.served import Served
 
-ROOT = Path(__file__).resolve().parents[2]
 ORG_A, ORG_B = str(uuid.uuid4()), str(uuid.uuid4())
 
 
@@ -41,32 +44,8 @@ ORG_A, ORG_B = str(uuid.uuid4()), str(uuid.uuid4())
 def stores(tmp_path_factory):
     """Each organisation's experience store: A's holds a judged expert run of Maze (version
     agent@0, one action judged bad by a person); B's is empty."""
-    from agentgym_envs.benchmarks import expert_spec, run_benchmark
-    from agentgym_envs.experience import add_feedback, import_path, open_store
-    from agentgym_envs.experience.training import select_episodes
-
     root = tmp_path_factory.mktemp("stores")
-    run_benchmark("Maze-v0", expert_spec(), out=root / "run", limit=6, reports=False)
-    paths = {ORG_A: root / "a.db", ORG_B: root / "b.db"}
-    store = open_store(paths[ORG_A])
-    import_path(store, root / "run", version="agent@0")
-    first = select_episodes(store)[0]
-    add_feedback(store, first, author="reviewer", step_index=0, label="bad")
-    store.close()
-    open_store(paths[ORG_B]).close()
-    return paths
-
-
-def _worker(db_url: str, artifacts: Path) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "agentgym_envs.platform.jobs", "worker", "--db", db_url]
-    return subprocess.Popen(
-        [*cmd, "--artifacts", str(artifacts)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return {ORG_A: judged_store(root / "a.db", root / "run"), ORG_B: empty_store(root / "b.db")}
 
 
 def test_a_queued_fine_tuning_job_runs_on_a_worker_and_registers_a_version(
@@ -104,7 +83,7 @@ def test_a_queued_fine_tuning_job_runs_on_a_worker_and_registers_a_version(
             assert [j["id"] for j in b.get("/jobs/training").json()["jobs"]] == [failing["id"]]
             assert [j["id"] for j in a.get("/jobs/training").json()["jobs"]] == [job["id"]]
 
-            worker = _worker(app_url, tmp_path / "artifacts")
+            worker = start_worker(app_url, tmp_path / "artifacts")
             seen: list = []
             done = http_wait_for_job(a, job["id"], timeout=300, every=0.1, on_progress=seen.append)
             b_done = http_wait_for_job(b, failing["id"], timeout=300, every=0.1)
