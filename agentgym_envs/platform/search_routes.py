@@ -12,7 +12,6 @@ from agentgym_envs.platform.embeddings import Embedder
 from agentgym_envs.platform.search import (
     MAX_K,
     MAX_TEXT,
-    EpisodeNotIndexed,
     index_episode,
     search_episodes,
     similar_episodes,
@@ -26,6 +25,14 @@ class IndexRequest(BaseModel):
     env_id: str = Field("", max_length=200)
 
 
+def _answered(status: int, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``call(*args, **kwargs)``; its one-line error becomes HTTP ``status``."""
+    try:
+        return call(*args, **kwargs)
+    except AgentGymError as exc:
+        raise HTTPException(status_code=status, detail=str(exc)) from None
+
+
 def router(tenant_session: Callable[..., Any], embedder: Embedder) -> APIRouter:
     """``/search`` routes whose sessions come from ``tenant_session``, ended (committed)
     before the reply is sent: a 201 means the episode is stored."""
@@ -35,17 +42,16 @@ def router(tenant_session: Callable[..., Any], embedder: Embedder) -> APIRouter:
     def index(
         body: IndexRequest, session: Any = Depends(tenant_session, scope="function")
     ) -> dict[str, Any]:
-        try:
-            return index_episode(
-                session,
-                body.episode_id,
-                body.steps,
-                text=body.text,
-                env_id=body.env_id,
-                embedder=embedder,
-            )
-        except AgentGymError as exc:
-            raise HTTPException(status_code=400, detail=str(exc)) from None
+        return _answered(
+            400,
+            index_episode,
+            session,
+            body.episode_id,
+            body.steps,
+            text=body.text,
+            env_id=body.env_id,
+            embedder=embedder,
+        )
 
     @api.get("/episodes/{episode_id:path}/similar")
     def similar(
@@ -53,10 +59,7 @@ def router(tenant_session: Callable[..., Any], embedder: Embedder) -> APIRouter:
         k: int = Query(10, ge=1, le=MAX_K),
         session: Any = Depends(tenant_session, scope="function"),
     ) -> dict[str, Any]:
-        try:
-            hits = similar_episodes(session, episode_id, k, embedder=embedder)
-        except EpisodeNotIndexed as exc:
-            raise HTTPException(status_code=404, detail=str(exc)) from None
+        hits = _answered(404, similar_episodes, session, episode_id, k, embedder=embedder)
         return {"episode_id": episode_id, "model": embedder.name, "hits": hits}
 
     @api.get("/episodes")
@@ -65,10 +68,7 @@ def router(tenant_session: Callable[..., Any], embedder: Embedder) -> APIRouter:
         k: int = Query(10, ge=1, le=MAX_K),
         session: Any = Depends(tenant_session, scope="function"),
     ) -> dict[str, Any]:
-        try:
-            hits = search_episodes(session, q, k, embedder=embedder)
-        except AgentGymError as exc:
-            raise HTTPException(status_code=400, detail=str(exc)) from None
+        hits = _answered(400, search_episodes, session, q, k, embedder=embedder)
         return {"query": q, "model": embedder.name, "hits": hits}
 
     return api
