@@ -110,6 +110,9 @@ class SessionStore:
         self.claims.release(key or "")
         return episode
 
+    def __len__(self) -> int:
+        return len(self._sessions)
+
     def close(self) -> None:
         with self._lock:
             sessions, self._sessions = list(self._sessions.values()), {}

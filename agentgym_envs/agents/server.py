@@ -131,6 +131,8 @@ class _Runner:
         self.lanes: dict[str, asyncio.Semaphore] = {}
         self.reachable = _Reachable(limits)
         self.stats = {"running": 0, "done": 0, "failed": 0}
+        #: Called with each played episode's outcome and env id (the server's metrics).
+        self.episode_ended: Callable[[str | None, str], None] | None = None
 
     def lane(self, endpoint: dict[str, Any]) -> asyncio.Semaphore:
         url = str(endpoint["base_url"])
@@ -165,6 +167,8 @@ class _Runner:
             finally:
                 self.stats["running"] -= 1
         self.stats["done" if record.get("outcome") != "env_error" else "failed"] += 1
+        if self.episode_ended is not None:
+            self.episode_ended(record.get("outcome"), req.env_id)
         return answer(row, req, record, time.monotonic() - t0)
 
 
@@ -204,6 +208,7 @@ def create_app(
     from fastapi.responses import JSONResponse
 
     from agentgym_envs.agents.resources import SessionStore, add_routes
+    from agentgym_envs.metrics import instrument
 
     if agent not in agent_names():
         raise BadRequest(f"unknown agent {agent!r}: use one of {', '.join(agent_names())}")
@@ -222,6 +227,10 @@ def create_app(
 
     app = FastAPI(title=f"agentgym agent server ({agent})", lifespan=lifespan)
     app.state.runner, app.state.store = runner, store
+    metrics = instrument(
+        app, "agent-server", live_sessions=lambda: runner.stats["running"] + len(store)
+    )
+    runner.episode_ended = lambda outcome, env: metrics.episode_ended(outcome, env=env)
     app.state.max_body_bytes = max_body_bytes
 
     @app.exception_handler(BadRequest)

@@ -30,6 +30,7 @@ import contextlib
 import logging
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -183,6 +184,9 @@ class Gateway:
                 timeout,
             )
         self.sessions: dict[str, SessionLog] = {}
+        #: Called with the outcome of each session written (``None``: its episode had not
+        #: ended); :func:`create_app` counts them in its metrics.
+        self.episode_ended: Callable[[str | None], None] | None = None
         self._lock = threading.Lock()
         self._write = threading.Lock()
 
@@ -322,7 +326,13 @@ class Gateway:
                 if invalid:
                     rec["reward"] = None
         self._append({"agenttraj.jsonl": record, "chat.jsonl": chat, "sft.jsonl": sft})
+        if self.episode_ended is not None:
+            self.episode_ended(record.get("outcome"))
         return record
+
+    def live_sessions(self) -> int:
+        """Sessions open now (a chat log or an env episode, not yet written)."""
+        return len({*list(self.sessions), *list(self.store.episodes)})
 
     def _append(self, records: dict[str, dict[str, Any]]) -> None:
         """Append each record to its file (file name -> record) under ``out``."""
@@ -364,10 +374,14 @@ def create_app(gateway: Gateway) -> Any:
 
     from agentgym_envs.integrations.gateway_routes import ROUTES
     from agentgym_envs.integrations.mcp import bounded, session_manager
+    from agentgym_envs.metrics import instrument
 
     manager = session_manager(gateway.store.env_id, gateway.store)
     mcp = Mount("/mcp", app=bounded(manager.handle_request))
     app = Starlette(routes=[*ROUTES, mcp], lifespan=_lifespan)
+    env_id = gateway.store.env_id
+    metrics = instrument(app, "gateway", live_sessions=gateway.live_sessions, envs=[env_id])
+    gateway.episode_ended = lambda outcome: metrics.episode_ended(outcome, env=env_id)
     app.state.gateway = gateway
     app.state.mcp = manager
     app.state.client = httpx.AsyncClient(timeout=httpx.Timeout(gateway.timeout, connect=10.0))

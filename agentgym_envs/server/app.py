@@ -19,6 +19,7 @@ require("fastapi", "server")
 
 import gymnasium as gym
 
+from agentgym_envs.metrics import Metrics
 from agentgym_envs.server.deadline import REQUEST_TIMEOUT
 from agentgym_envs.server.protocol import protocol_for
 from agentgym_envs.server.routes import AgentGymApp, add_routes
@@ -95,6 +96,10 @@ def create_app(
     app.state.env_id = info.id
     app.state.protocol = protocol
     add_routes(app, service, request_timeout=request_timeout)
+    metrics = Metrics("serve", live_sessions=lambda: len(store), envs=[info.id])
+    service.episode_ended = lambda outcome: metrics.episode_ended(outcome, env=info.id)
+    app.use_metrics(metrics)
+    app.state.metrics = metrics
     return app
 
 

@@ -51,6 +51,7 @@ from agentgym_envs.bodies import (
 )
 from agentgym_envs.bounds import json_dumps_utf8
 from agentgym_envs.errors import AgentGymError
+from agentgym_envs.metrics import ROUTE_KEY, Metrics
 from agentgym_envs.server.deadline import (
     REQUEST_TIMEOUT,
     Request,
@@ -92,14 +93,25 @@ class AgentGymApp(FastAPI):
         super().__init__(*args, **kwargs)
         #: ``(method, path)`` -> endpoint returning the JSON-ready reply.
         self.endpoints: dict[tuple[str, str], Endpoint] = {}
+        self._entry: Callable[[Scope, Receive, Send], Awaitable[None]] = self._dispatch
+
+    def use_metrics(self, metrics: Metrics) -> None:
+        """Count and time every request (the direct endpoints too) in ``metrics`` and serve
+        them at ``GET /metrics``."""
+        self.add_route("/metrics", metrics.endpoint, methods=["GET"], include_in_schema=False)
+        self._entry = metrics.middleware(self._dispatch)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._entry(scope, receive, send)
+
+    async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
         endpoint = None
         if scope["type"] == "http":
             endpoint = self.endpoints.get((scope["method"], scope["path"]))
         if endpoint is None:
             await super().__call__(scope, receive, send)
             return
+        scope[ROUTE_KEY] = scope["path"]
         status = 200
         extra: list[tuple[bytes, bytes]] = []
         scope.setdefault("state", {})["agentgym_reply_headers"] = extra

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from starlette.requests import Request as HTTPRequest
 
+from agentgym_envs.core import episode_outcome
 from agentgym_envs.server.deadline import RequestAbandoned, current_request
 from agentgym_envs.server.images import is_frame, png_base64
 from agentgym_envs.server.protocol import Protocol
@@ -43,6 +44,8 @@ class EnvService:
         self.info = info
         self.store = store
         self.protocol = protocol
+        #: Called with the outcome of each episode a step ends (``None``: nobody listens).
+        self.episode_ended: Callable[[str | None], None] | None = None
 
     # -- POST endpoints (take the JSON body) ---------------------------------------------
     def create(self, body: dict[str, Any]) -> Any:
@@ -85,6 +88,8 @@ class EnvService:
         with self.started(self.session_key(body)) as session:
             self._refuse_finished(session)
             obs, reward, terminated, truncated, info = session.env.step(body["action"])
+            if (terminated or truncated) and self.episode_ended is not None:
+                self.episode_ended(episode_outcome(bool(terminated), bool(truncated), info))
             reply = self.protocol.step_reply(
                 obs, float(reward), bool(terminated or truncated), info
             )
