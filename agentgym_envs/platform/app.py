@@ -44,8 +44,11 @@ def create_app(
     require("argon2", "platform")
     from agentgym_envs.experience import dashboard
     from agentgym_envs.experience.dashboard_guard import LOCAL_HOSTS, DashboardGuard
-    from agentgym_envs.platform import api, routing, web
+    from agentgym_envs.metrics import instrument
+    from agentgym_envs.platform import api, routing, search_routes, web
     from agentgym_envs.platform.db import TenantStore, check_app_role, make_engine, sessionmaker_for
+    from agentgym_envs.platform.deps import tenant_session
+    from agentgym_envs.platform.embeddings import embedder_from_env
 
     engine = make_engine(database_url, pool_size=pool_size, max_overflow=pool_size)
     if check_role:
@@ -75,8 +78,11 @@ def create_app(
     def healthz():
         return {"ok": True}
 
+    instrument(app, "platform")  # GET /metrics, every request counted and timed
     app.include_router(api.router)
     app.include_router(routing.router)
+    # episode search under the same keys, roles and row-level security as /v1
+    app.include_router(search_routes.router(tenant_session, embedder_from_env()), prefix="/v1")
     app.include_router(web.router)
     for router in extra_routers:
         app.include_router(router)
@@ -97,11 +103,12 @@ def serve(
 ) -> None:
     """Serve the platform until interrupted."""
     from agentgym_envs.experience.dashboard_guard import default_hosts
+    from agentgym_envs.serving import check_bindable, serve_app
 
-    uvicorn = require("uvicorn", "platform")
+    check_bindable(host, port)
     hosts = (*default_hosts(host), *allowed_hosts)
     app = create_app(database_url, allowed_hosts=hosts, extra_routers=extra_routers)
-    uvicorn.run(app, host=host, port=port, log_level=log_level)
+    serve_app(app, host, port, extra="platform", log_level=log_level)
 
 
 __all__ = ["create_app", "serve"]

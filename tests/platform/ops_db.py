@@ -33,7 +33,8 @@ def migration_modules() -> list:
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         mods[mod.revision] = mod
-    ordered, head = [], None
+    # the branch starts after the platform's own revision (applied or not: ops needs none of it)
+    ordered, head = [], next(m.down_revision for m in mods.values() if m.down_revision not in mods)
     while True:
         nxt = [m for m in mods.values() if m.down_revision == head]
         if not nxt:

@@ -62,7 +62,10 @@ def test_alembic_command_line_upgrades_heads(pg_server):
         [sys.executable, "-m", "alembic", "-c", str(ini), "heads"],
         capture_output=True, text=True, timeout=300, env=env, cwd=REPO, check=False,
     )  # fmt: skip
-    assert "p0001" in r.stdout
+    assert r.stdout.strip().splitlines() == [r.stdout.strip()]  # one head: the ops branch's
+    assert r.stdout.split()[0] == "ops_0002" and {"platform", "ops"} <= set(
+        r.stdout.split("(")[1].rstrip(") ").replace(",", " ").split()
+    )
     org = make_org(owner, "alembic-org")
     assert org.key.startswith("agk_")
 

@@ -51,6 +51,12 @@ def a_data(platform):
         ).json()
         detail = c.get(f"/v1/agents/{agent_id}/executions/{ex.execution_id}").json()
         split = c.get(f"/v1/agents/{agent_id}/split").json()
+        # the execution's episode, searchable by A (the episode-search routes are in the matrix)
+        indexed = c.post(
+            "/v1/search/episodes",
+            json={"episode_id": str(detail["id"]), "steps": [["lookup(order)", "order 7"]]},
+        )
+        assert indexed.status_code == 201, indexed.text
     gym.close()
     return {
         "agent_id": agent_id,
@@ -73,8 +79,9 @@ def _ids(d, missing: bool) -> dict[str, str]:
             "execution_id": MISSING_UUID,
             "key_id": MISSING_UUID,
             "user_id": MISSING_UUID,
+            "episode_id": MISSING_UUID,
         }
-    return {k: d[k] for k in ("agent_id", "execution_id", "key_id", "user_id")}
+    return {k: d[k] for k in ("agent_id", "execution_id", "key_id", "user_id", "episode_id")}
 
 
 #: A body for each write (valid for the owner of the ids).

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from agentgym_envs.experience.ab import analyse
@@ -114,7 +115,14 @@ def test_promote_and_rollback_under_load_drop_no_request(platform):
         threads = [threading.Thread(target=hammer, args=(w,)) for w in range(6)]
         for t in threads:
             t.start()
+
+        def wait_for(count: int) -> None:  # a loaded machine may be slow to start the clients
+            deadline = time.monotonic() + 600
+            while len(answers) < count and time.monotonic() < deadline:
+                time.sleep(0.05)
+
         try:
+            wait_for(6)  # requests are in flight before the first change
             for step in range(4):
                 r = gym.promote(agent_id, "1.1.0")
                 splits[r["revision"]] = r["arms"]
@@ -125,6 +133,7 @@ def test_promote_and_rollback_under_load_drop_no_request(platform):
                     agent_id, {"1.0.0": 50, "1.1.0": 50} if step % 2 else {"1.0.0": 80, "1.1.0": 20}
                 )
                 splits[r["revision"]] = r["arms"]
+            wait_for(len(answers) + 50)
         finally:
             stop.set()
             for t in threads:

@@ -1,7 +1,7 @@
 """Episode search: one embedding per episode and model, tenant-owned (row-level security).
 
 Revision ID: ops_0001
-Revises:
+Revises: p0001
 Create Date: 2026-11-29
 """
 
@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from alembic import op
 
+from agentgym_envs.platform.migrations.rls import CURRENT_ORG, create_tenant_role, enable_tenant_rls
+
 revision = "ops_0001"
-down_revision = None
+down_revision = "p0001"  # after the platform's tables and roles
 branch_labels = ("ops",)
 depends_on = None
 
-#: The tenant of the current transaction (``SET LOCAL agentgym.org_id``); NULL when unset, so
-#: a session that set no tenant sees and writes nothing.
-TENANT = "NULLIF(current_setting('agentgym.org_id', true), '')::uuid"
+TENANT = CURRENT_ORG  # null when no tenant is set: nothing visible, nothing written
 
 
 def upgrade() -> None:
@@ -37,12 +37,8 @@ def upgrade() -> None:
         """
     )
     op.execute("CREATE INDEX episode_embeddings_org_model ON episode_embeddings (org_id, model)")
-    op.execute("ALTER TABLE episode_embeddings ENABLE ROW LEVEL SECURITY")
-    op.execute("ALTER TABLE episode_embeddings FORCE ROW LEVEL SECURITY")
-    op.execute(
-        f"CREATE POLICY tenant ON episode_embeddings USING (org_id = {TENANT}) "
-        f"WITH CHECK (org_id = {TENANT})"
-    )
+    create_tenant_role(op)
+    enable_tenant_rls(op, "episode_embeddings")  # the platform's policy, granted to its tenant role
 
 
 def downgrade() -> None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from alembic import op
 
+from agentgym_envs.platform.migrations.rls import CURRENT_ORG, create_tenant_role, enable_tenant_rls
+
 revision = "ops_0002"
 down_revision = "ops_0001"
 branch_labels = None
 depends_on = None
 
-TENANT = "NULLIF(current_setting('agentgym.org_id', true), '')::uuid"
+TENANT = CURRENT_ORG  # null when no tenant is set: nothing visible, nothing written
 
 
 def upgrade() -> None:
@@ -46,12 +48,8 @@ def upgrade() -> None:
         """
     )
     op.execute("CREATE INDEX training_jobs_org_created ON training_jobs (org_id, created_at)")
-    op.execute("ALTER TABLE training_jobs ENABLE ROW LEVEL SECURITY")
-    op.execute("ALTER TABLE training_jobs FORCE ROW LEVEL SECURITY")
-    op.execute(
-        f"CREATE POLICY tenant ON training_jobs USING (org_id = {TENANT}) "
-        f"WITH CHECK (org_id = {TENANT})"
-    )
+    create_tenant_role(op)
+    enable_tenant_rls(op, "training_jobs")  # the platform's policy, granted to its tenant role
 
 
 def downgrade() -> None:
