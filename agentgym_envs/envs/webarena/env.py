@@ -34,6 +34,8 @@ RESET_TIMEOUT = 30.0  # seconds a reset may take at least (the first page of a b
 NAV_WAIT = 0.06  # seconds to wait for a click or key press to start a navigation
 #: The observation kinds: WebArena's accessibility tree, the page's HTML, set-of-marks.
 OBSERVATIONS = ("axtree", "html", "som")
+#: The task sets: our own templates, or WebArena's templates on the sites' data.
+TASK_SETS = ("agentgym", "webarena")
 BROWSER_GONE = "The browser crashed and was closed; call reset() to start the task again."
 
 
@@ -207,6 +209,9 @@ class WebArenaEnv(TextEnv):
       (default True); False also accepts a bare action.
     * ``judge``: an :class:`~agentgym_envs.envs.webarena.evaluators.LLMJudge` for fuzzy
       matches (default: from ``AGENTGYM_WEBARENA_JUDGE_URL``, else the deterministic match).
+    * ``task_set``: ``"agentgym"`` (default: our own templates, :mod:`.templates`) or
+      ``"webarena"`` (WebArena's own intent templates from the installed ``libwebarena``,
+      instantiated on the sites' data: :mod:`.webarena_tasks`).
 
     ## Version History
     * v0: initial version.
@@ -226,6 +231,7 @@ class WebArenaEnv(TextEnv):
         viewport_only: bool = True,
         require_backticks: bool = True,
         judge: LLMJudge | None = None,
+        task_set: str = "agentgym",
         tasks: TaskSource | None = None,
         accounts: dict[str, dict[str, str]] | None = None,
         login_forms: dict[str, LoginForm | dict[str, str]] | None = None,
@@ -236,8 +242,19 @@ class WebArenaEnv(TextEnv):
                 f"observation={observation!r} is not one of {', '.join(OBSERVATIONS)}: pass "
                 "'axtree' (WebArena's tree), 'html' (the page's HTML) or 'som' (set-of-marks)"
             )
-        if tasks is None:
-            tasks = ConfigTasks(config_path, site_urls or {}) if config_path else GeneratedTasks()
+        if task_set not in TASK_SETS:
+            raise ValueError(
+                f"task_set={task_set!r} is not one of {', '.join(TASK_SETS)}: pass 'agentgym' "
+                "(our own templates) or 'webarena' (WebArena's templates on the sites' data)"
+            )
+        if tasks is None and config_path:
+            tasks = ConfigTasks(config_path, site_urls or {})
+        elif tasks is None and task_set == "webarena":
+            from agentgym_envs.envs.webarena.webarena_tasks import WebArenaTemplateTasks
+
+            tasks = WebArenaTemplateTasks()
+        elif tasks is None:
+            tasks = GeneratedTasks()
         super().__init__(tasks, render_mode)
         self.observation = observation
         self._image: np.ndarray | None = None
@@ -249,6 +266,7 @@ class WebArenaEnv(TextEnv):
             "viewport_only": viewport_only,
             "require_backticks": require_backticks,
             "judge": judge,
+            "task_set": task_set,
             "accounts": accounts,
             "login_forms": login_forms,
             "auth_dir": auth_dir,
