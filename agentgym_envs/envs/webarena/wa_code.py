@@ -52,7 +52,7 @@ def _ranking(db, pid: int, where: str = "1=1", args: tuple = ()) -> list[Any]:
 
 def _strict_top(rows, k: int) -> bool:
     """The first ``k`` of ``rows`` are ranked without a tie at the cut."""
-    return len(rows) > k and rows[k - 1]["n"] > rows[k]["n"]
+    return len(rows) >= k and (len(rows) == k or rows[k - 1]["n"] > rows[k]["n"])
 
 
 @instantiator(303)
@@ -82,7 +82,7 @@ def opened_with_label(db):
         yield (
             {"__start__": _base(p), "description": f"labeled as {label}"},
             url(f"{_base(p)}/-/issues?label_name={quote(label)}"),
-            [["click", "link", "Issues"], ["click", "link", label], ["stop", ""]],
+            [["goto", f"{_base(p)}/-/issues"], ["click", "link", label], ["stop", ""]],
         )
 
 
@@ -131,7 +131,10 @@ def top_on_branch(db):
             continue
         p = db.execute("SELECT * FROM code_projects WHERE id=?", (r["project_id"],)).fetchone()
         user = ranking[0]["author"]
-        attr, value = (("name", _full_name(db, user)), ("username", user))[k % 2]
+        email = db.execute("SELECT email FROM code_users WHERE username=?", (user,)).fetchone()
+        attr, value = (("name", _full_name(db, user)), ("email", email[0] if email else user))[
+            k % 2
+        ]
         k += 1
         yield (
             {"__start__": _base(p), "attribute": attr, "branch_name": r["branch"]},
@@ -256,7 +259,7 @@ def discuss_feature(db):
     for k, p in enumerate(spaced(_projects(db, f"namespace='{CODE_USER}'"), 20)):
         feature = features[k % len(features)]
         title = f"Discussion: implementation of {feature}"
-        yield ({"__start__": _base(p), "feature": feature}, _issue_made(p, title), _new_issue(p, title)[1:])
+        yield ({"__start__": _base(p), "feature": feature}, _issue_made(p, title), _new_issue(p, title))
 
 
 def _invite(p, users: list[str], role: str) -> list[list[Any]]:
