@@ -49,6 +49,41 @@ def _under(url: str, base: str) -> bool:
     return url.startswith(base) and url[len(base) : len(base) + 1] in ("", "/", "?", "#")
 
 
+def site_cookies(config: dict[str, Any], sandbox: str | None) -> list[dict[str, Any]]:
+    """The cookies a browser needs for ``config`` on the package's sites: the episode's
+    database copy (``sandbox``; the shared seed copy if None) and, where the task requires
+    login, the signed-in test accounts of its sites."""
+    from agentgym_envs.envs.webarena.sites import LOGIN_COOKIES, server
+    from agentgym_envs.envs.webarena.sites.common import sign
+    from agentgym_envs.envs.webarena.sites.data import (
+        ADMIN_USER,
+        CODE_USER,
+        FORUM_USER,
+        SHOP_USER,
+    )
+
+    srv = server()
+    cookies = [srv.sandbox_cookie(sandbox or srv.default_sandbox)]
+    if config.get("require_login"):
+        users = {
+            "shopping": SHOP_USER,
+            "shopping_admin": ADMIN_USER,
+            "reddit": FORUM_USER,
+            "gitlab": CODE_USER,
+        }
+        for site in config.get("sites", []):
+            if site in LOGIN_COOKIES:
+                cookies.append(
+                    {
+                        "name": LOGIN_COOKIES[site],
+                        "value": sign(users[site]),
+                        "domain": srv.host,
+                        "path": "/",
+                    }
+                )
+    return cookies
+
+
 class _Tab:
     """One page of the episode and the navigation it is waiting for."""
 
@@ -315,35 +350,7 @@ class WebArenaEnv(TextEnv):
     def _cookies(self, config: dict[str, Any]) -> list[dict[str, Any]]:
         if self.deployment:
             return []
-        from agentgym_envs.envs.webarena.sites import LOGIN_COOKIES, server
-        from agentgym_envs.envs.webarena.sites.common import sign
-        from agentgym_envs.envs.webarena.sites.data import (
-            ADMIN_USER,
-            CODE_USER,
-            FORUM_USER,
-            SHOP_USER,
-        )
-
-        srv = server()
-        cookies = [srv.sandbox_cookie(self._sandbox or srv.default_sandbox)]
-        if config.get("require_login"):
-            users = {
-                "shopping": SHOP_USER,
-                "shopping_admin": ADMIN_USER,
-                "reddit": FORUM_USER,
-                "gitlab": CODE_USER,
-            }
-            for site in config.get("sites", []):
-                if site in LOGIN_COOKIES:
-                    cookies.append(
-                        {
-                            "name": LOGIN_COOKIES[site],
-                            "value": sign(users[site]),
-                            "domain": srv.host,
-                            "path": "/",
-                        }
-                    )
-        return cookies
+        return site_cookies(config, self._sandbox)
 
     # -- browser plumbing -------------------------------------------------------------------
     def _run(self, make, timeout: float | None = None):

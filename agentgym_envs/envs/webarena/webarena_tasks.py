@@ -132,10 +132,11 @@ def catalog() -> dict[int, WebArenaTemplate]:
 
 
 def site_shares() -> dict[str, int]:
-    """WebArena's task counts by site key (``multi`` for several sites)."""
+    """WebArena's task counts by site key (``multi`` for several sites), map tasks aside."""
     counts: Counter[str] = Counter()
     for t in catalog().values():
-        counts[t.site_key] += t.count
+        if not t.needs_map:
+            counts[t.site_key] += t.count
     return dict(counts)
 
 
