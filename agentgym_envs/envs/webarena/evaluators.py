@@ -206,8 +206,10 @@ def enumerates_numbers(refs: list[str], answer: str) -> bool:
 def enumerates_items(refs: list[str], answer: str) -> bool:
     """Whether ``answer`` is a list of many more items (split on commas, semicolons and new
     lines) than ``refs`` name: e.g. every user of the site, one of whom is the answer."""
-    items = [part for part in re.split(r"[,;\n]", answer) if part.strip()]
-    return len(items) > len(refs) + EXTRA_NUMBERS
+    def count(text: str) -> int:
+        return sum(1 for part in re.split(r"[,;\n]", text) if part.strip())
+
+    return count(answer) > sum(count(ref) for ref in refs) + EXTRA_NUMBERS
 
 
 def string_match(config: dict[str, Any], answer: str, judge: LLMJudge | None) -> float:

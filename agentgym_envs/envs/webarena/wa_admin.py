@@ -469,3 +469,48 @@ def notify_customer(db):
             na(f"{name} is not a customer"),
             NA_PLAN,
         )
+
+
+def _report(date_from: str, date_to: str, period: str) -> str:
+    """The orders report's URL for a date range and period."""
+    return f"{ADMIN}/reports/sales?period={period}&date_from={date_from}&date_to={date_to}"
+
+
+def _report_eval(target: str, date_from: str) -> dict[str, Any]:
+    return both(
+        url(target),
+        html(("last", 'document.querySelector("[name=date_from]").value', {"exact_match": date_from})),
+    )
+
+
+@instantiator(268)
+def report_span(db):
+    spans = (
+        ("for the last month", "2023-02-01", "2023-02-28", "month"),
+        ("for the first quarter of 2023", "2023-01-01", "2023-03-31", "month"),
+        ("for the last year", "2022-01-01", "2022-12-31", "month"),
+        ("for the last week", "2023-03-06", "2023-03-12", "day"),
+        ("from the beginning of the year", "2023-01-01", "2023-03-15", "month"),
+        ("for 2022, by year", "2022-01-01", "2022-12-31", "year"),
+    )
+    for label, date_from, date_to, period in spans:
+        target = _report(date_from, date_to, period)
+        yield (
+            {"report": "sales order report", "time_span": label},
+            _report_eval(target, date_from),
+            [["click", "link", "Sales Report"], ["goto", target], ["stop", ""]],
+        )
+
+
+@instantiator(271)
+def report_range(db):
+    months = [f"2022-{m:02d}" for m in range(1, 13)] + [f"2023-{m:02d}" for m in range(1, 5)]
+    for k, m in enumerate(months):
+        date_from, date_to = f"{m}-01", f"{m}-28"
+        kind, period = (("orders", "day"), ("sales", "day"))[k % 2]
+        target = _report(date_from, date_to, period)
+        yield (
+            {"type": kind, "start_date": date_from, "end_date": date_to},
+            _report_eval(target, date_from),
+            [["click", "link", "Sales Report"], ["goto", target], ["stop", ""]],
+        )

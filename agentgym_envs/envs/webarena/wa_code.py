@@ -33,6 +33,23 @@ def _base(p) -> str:
     return f"{GITLAB}/{_path(p)}"
 
 
+def _open(db, p) -> list[list[Any]]:
+    """Explore -> filter by name -> the project (a goto where the filter shows too many)."""
+    n = db.execute(
+        "SELECT COUNT(*) FROM code_projects WHERE lower(name) LIKE ?", (f"%{p['name'].lower()}%",)
+    ).fetchone()[0]
+    if n > 20:
+        return [["goto", _base(p)]]
+    return [
+        ["goto", f"{GITLAB}/explore/projects"],
+        ["type", "searchbox", "Filter by name", p["name"], 1],
+        ["click", "link", f"{p['namespace']} / {p['name']}"],
+    ]
+
+
+COMMITS = ["click", "link", "Commits"]
+
+
 def _projects(db, where: str = "1=1") -> list[Any]:
     return db.execute(f"SELECT * FROM code_projects WHERE {where} ORDER BY id").fetchall()
 
@@ -93,7 +110,7 @@ def label_issues(db):
         yield (
             {"repo": p["name"], "label": label},
             url(f"{_base(p)}/-/issues?label_name={quote(label)}"),
-            [["goto", f"{_base(p)}/-/issues"], ["click", "link", label], ["stop", ""]],
+            [*_open(db, p), ["goto", f"{_base(p)}/-/issues"], ["click", "link", label], ["stop", ""]],
         )
 
 
@@ -114,7 +131,7 @@ def who_has_access(db):
         yield (
             {"repo": p["name"]},
             exact(answer),
-            [["goto", _base(p)], ["click", "link", "Members"], ["stop", answer]],
+            [*_open(db, p), ["click", "link", "Members"], ["stop", answer]],
         )
 
 
@@ -139,7 +156,11 @@ def top_on_branch(db):
         yield (
             {"__start__": _base(p), "attribute": attr, "branch_name": r["branch"]},
             must(value),
-            [["goto", f"{_base(p)}/-/commits/{r['branch']}"], ["stop", value]],
+            [
+                ["click", "link", "Branches"],
+                ["goto", f"{_base(p)}/-/commits/{r['branch']}"],
+                ["stop", value],
+            ],
         )
 
 
@@ -154,7 +175,7 @@ def commits_on_date(db):
         yield (
             {"__start__": _base(p), "user": _full_name(db, row["author"]), "date": us_date(row["day"])},
             must(str(row["n"])),
-            [["goto", f"{_base(p)}/-/commits/main"], ["stop", str(row["n"])]],
+            [COMMITS, ["stop", str(row["n"])]],
         )
 
 
@@ -169,7 +190,7 @@ def commits_in_period(db):
         yield (
             {"__start__": _base(p), "user": _full_name(db, row["author"]), "period": f"in {month_name(row['m'])}"},
             must(str(row["n"])),
-            [["goto", f"{_base(p)}/-/commits/main"], ["stop", str(row["n"])]],
+            [COMMITS, ["stop", str(row["n"])]],
         )
 
 
@@ -184,7 +205,7 @@ def commits_repo_date(db):
         yield (
             {"user": _full_name(db, row["author"]), "repo": p["name"], "date": us_date(row["day"])},
             must(str(row["n"])),
-            [["goto", _base(p)], ["goto", f"{_base(p)}/-/commits/main"], ["stop", str(row["n"])]],
+            [*_open(db, p), COMMITS, ["stop", str(row["n"])]],
         )
 
 
@@ -198,7 +219,7 @@ def most_commits(db):
         yield (
             {"repo": p["name"]},
             exact(name),
-            [["goto", _base(p)], ["goto", f"{_base(p)}/-/commits/main"], ["stop", name]],
+            [*_open(db, p), COMMITS, ["stop", name]],
         )
 
 
@@ -217,7 +238,7 @@ def top3(db):
         yield (
             {"attribute": attr, "repo": p["name"]},
             must(*values),
-            [["goto", _base(p)], ["goto", f"{_base(p)}/-/commits/main"], ["stop", ", ".join(values)]],
+            [*_open(db, p), COMMITS, ["stop", ", ".join(values)]],
         )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentgym_envs.envs.webarena.sites.data import FORUM_USER
-from agentgym_envs.envs.webarena.wa_common import both, exact, html, must, spaced, url
+from agentgym_envs.envs.webarena.wa_common import both, html, must, spaced, url
 from agentgym_envs.envs.webarena.webarena_tasks import instantiator
 
 REDDIT = "__REDDIT__"
@@ -34,6 +34,24 @@ TOPICS = {
     "woodworking": "building a bookshelf",
     "running": "training for a marathon",
     "chess": "openings for beginners",
+    "baking": "sourdough starters",
+    "camping": "ultralight tents",
+    "cycling": "commuting by bike in winter",
+    "knitting": "a first sweater pattern",
+    "linux": "switching from Windows",
+    "python": "type hints in large codebases",
+    "tea": "brewing green tea",
+    "coffee": "pour-over ratios",
+    "space": "the next Mars mission",
+    "movies": "underrated sci-fi films",
+    "music": "learning the guitar as an adult",
+    "poetry": "writing haiku",
+    "soccer": "the offside rule",
+    "languages": "learning Japanese",
+    "philosophy": "free will",
+    "architecture": "brutalist buildings",
+    "history": "the Roman Republic",
+    "boardgames": "games for two players",
 }
 
 
@@ -215,9 +233,23 @@ def ask_where_answered(db):
 
 @instantiator(9)
 def book_review(db):
-    books = ("To Kill a Mockingbird", "Dune", "The Hobbit", "Middlemarch", "Beloved")
-    notes = ("Great book!", "A slow start, then gripping.", "Read it twice.", "Not for me.", "A classic.")
-    for book, note in zip(books, notes, strict=True):
+    books = (
+        "To Kill a Mockingbird",
+        "Dune",
+        "The Hobbit",
+        "Middlemarch",
+        "Beloved",
+        "Moby-Dick",
+        "The Left Hand of Darkness",
+        "Things Fall Apart",
+        "Pride and Prejudice",
+        "The Remains of the Day",
+        "Invisible Cities",
+        "A Wizard of Earthsea",
+    )
+    notes = ("Great book!", "A slow start, then gripping.", "Read it twice.", "Not for me.")
+    for k, book in enumerate(books):
+        note = notes[k % len(notes)]
         ev, plan = _post("books", book, note, book, note)
         yield ({"book": book, "content": note}, ev, plan)
 
@@ -231,7 +263,10 @@ def opinion_post(db):
 
 @instantiator(15)
 def budget_recommendations(db):
-    for k, forum in enumerate(("photography", "running", "coffee", "cycling", "gaming", "camping")):
+    for k, forum in enumerate(
+        ("photography", "running", "coffee", "cycling", "gaming", "camping", "baking", "tea")
+        + ("fitness", "music", "knitting", "woodworking", "gardening", "space", "pets")
+    ):
         category, price = (f"{forum} gear", ("$100", "$250", "$500")[k % 3])
         title = f"Recommendations for {category} within a budget of {price}?"
         ev, plan = _post(forum, title, "", category, price)
@@ -240,8 +275,8 @@ def budget_recommendations(db):
 
 @instantiator(6100)
 def budget_appropriate(db):
-    for k, (forum, topic) in enumerate(list(TOPICS.items())[:8]):
-        price = ("$50", "$200", "$1000")[k % 3]
+    for k, (forum, topic) in enumerate(list(TOPICS.items())[:20]):
+        price = ("$50", "$200", "$1000", "$75", "$300")[k % 5]
         title = f"Recommendations for {forum} products within a budget of {price}?"
         ev, plan = _post(forum, title, "", price)
         yield ({"category": forum, "price": price}, ev, plan)
@@ -249,8 +284,8 @@ def budget_appropriate(db):
 
 @instantiator(16)
 def meetup_notice(db):
-    dates = ("March 23rd", "April 2nd", "May 14th", "June 1st", "July 9th")
-    for k, forum in enumerate(("books", "chess", "gardening", "photography", "running", "knitting")):
+    dates = ("March 23rd", "April 2nd", "May 14th", "June 1st", "July 9th", "August 30th")
+    for k, forum in enumerate(list(TOPICS)[:16]):
         date = dates[k % len(dates)]
         title = f"Virtual meetup for {forum} enthusiasts on {date}"
         ev, plan = _post(forum, title, "", forum, date)
@@ -259,7 +294,9 @@ def meetup_notice(db):
 
 @instantiator(19)
 def ml_help(db):
-    for forum in ("science", "history", "music", "art", "cooking", "sports"):
+    for forum in ("science", "history", "music", "art", "cooking", "sports", "space", "chess")[
+        :8
+    ] + ("gardening", "photography", "writing", "poetry", "architecture", "soccer"):
         title = f"How could machine learning help {forum}?"
         ev, plan = _post(forum, title, "", "machine learning")
         yield ({"subreddit": forum}, ev, plan)
@@ -271,11 +308,27 @@ def promote_repo(db):
         "SELECT * FROM code_projects WHERE description != '' ORDER BY stars DESC, id LIMIT 60"
     ).fetchall()
     forums = _forums(db)
-    for k, p in enumerate(spaced(projects, 20)):
+    for k, p in enumerate(spaced(projects, 36)):
         forum = forums[(k * 7) % len(forums)]
         ev, plan = _post(forum, p["description"], "", p["description"])
         plan.insert(0, ["goto", f"{GITLAB}/{p['namespace']}/{p['name']}"])
         yield ({"repo": f"{p['namespace']}/{p['name']}", "subreddit": forum}, ev, plan)
 
 
-__all__ = ["exact"]
+@instantiator(116)
+def link_repo(db):
+    rows = db.execute(
+        "SELECT * FROM code_projects WHERE name IN (SELECT name FROM code_projects GROUP BY name "
+        "HAVING COUNT(*)=1) ORDER BY stars DESC, id"
+    ).fetchall()
+    for p in spaced(rows, 30):
+        word = p["name"].replace("-", " ")
+        path = f"{p['namespace']}/{p['name']}"
+        title = f"Check out {path}, a project about {word}"
+        ev, plan = _post("programming", title, "", path)
+        plan[:0] = [
+            ["goto", f"{GITLAB}/explore/projects"],
+            ["type", "searchbox", "Filter by name", p["name"], 1],
+            ["click", "link", f"{p['namespace']} / {p['name']}"],
+        ]
+        yield ({"topic": word}, ev, plan)

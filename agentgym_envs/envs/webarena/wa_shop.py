@@ -38,6 +38,18 @@ def _leaves(db) -> list[Any]:
     ).fetchall()
 
 
+def _category_path(db, c) -> list[list[Any]]:
+    """Home -> department -> subcategory -> the leaf ``c``, by the category pages' links."""
+    parents = []
+    row = c
+    while row is not None:
+        parents.append(row["name"])
+        row = db.execute(
+            "SELECT * FROM shop_categories WHERE id=?", (row["parent_id"],)
+        ).fetchone()
+    return [["click", "link", name] for name in reversed(parents)]
+
+
 def _enabled(db, where: str = "1=1", args: tuple = ()) -> list[Any]:
     return db.execute(
         f"SELECT * FROM shop_products WHERE status='Enabled' AND qty > 0 AND {where} ORDER BY id",
@@ -67,16 +79,22 @@ def _search(name: str) -> list[list[Any]]:
     return [["type", "searchbox", "Search entire store here...", name, 1], ["click", "link", name]]
 
 
-def _buy(p, k: int = 0) -> list[list[Any]]:
+def _buy(p, k: int = 0, path: list[list[Any]] | None = None) -> list[list[Any]]:
+    """Find ``p`` (by ``path`` to its page, else by search), add it to the cart, check out."""
     ship = ("Flat Rate", 5.0) if k % 2 == 0 else ("Best Way", 15.0)
     return [
-        *_search(p["name"]),
+        *(path or _search(p["name"])),
         ["click", "button", "Add to Cart"],
         ["click", "link", "Proceed to Checkout"],
         ["click", "radio", f"{ship[0]} {money(ship[1])}"],
         ["click", "button", "Place Order"],
         ["stop", ""],
     ]
+
+
+def _look_then_na(query: str) -> list[list[Any]]:
+    """Search the store for ``query``, find nothing that fits, answer N/A."""
+    return [["type", "searchbox", "Search entire store here...", query, 1], ["stop", "N/A"]]
 
 
 def _latest_order_has(*needles: str) -> dict[str, Any]:
@@ -107,7 +125,7 @@ def list_by_price(db):
         yield (
             {"product_category": c["name"], "order": order},
             url(target),
-            [["goto", f"{SHOP}/{c['path']}.html"], ["goto", target], ["stop", ""]],
+            [*_category_path(db, c), ["goto", target], ["stop", ""]],
         )
 
 
@@ -123,7 +141,7 @@ def most_expensive(db):
         yield (
             {"product_category": c["name"]},
             url(f"{SHOP}/product/{top['sku']}"),
-            [["goto", sorted_url], ["click", "link", top["name"]], ["stop", ""]],
+            [*_category_path(db, c), ["goto", sorted_url], ["click", "link", top["name"]], ["stop", ""]],
         )
 
 
@@ -135,7 +153,7 @@ def under_price(db):
         yield (
             {"price": price, "product_category": c["name"]},
             url(target),
-            [["goto", f"{SHOP}/{c['path']}.html"], ["goto", target], ["stop", ""]],
+            [*_category_path(db, c), ["goto", target], ["stop", ""]],
         )
 
 
@@ -143,7 +161,7 @@ def under_price(db):
 def browse_category(db):
     for c in spaced(_leaves(db)[5:], 30):
         target = f"{SHOP}/{c['path']}.html"
-        yield ({"category": c["name"]}, url(target), [["goto", target], ["stop", ""]])
+        yield ({"category": c["name"]}, url(target), [*_category_path(db, c), ["stop", ""]])
 
 
 @instantiator(212)
@@ -394,7 +412,7 @@ def reviewers_mention(db):
         )})
         start = {"__start__": f"{SHOP}/product/{p['sku']}"}
         k += 1
-        if k % 6 == 0:
+        if k % 10 == 0:
             yield (
                 {**start, "description": "the smell"},
                 na("no reviewer of this product mentions the smell"),
@@ -438,7 +456,7 @@ def type_price_range(db):
         yield (
             {"product": c["name"].lower()},
             must(f"{lo:,.2f}", f"{hi:,.2f}"),
-            [["goto", f"{SHOP}/{c['path']}.html"], ["stop", f"{money(lo)} - {money(hi)}"]],
+            [*_category_path(db, c), ["stop", f"{money(lo)} - {money(hi)}"]],
         )
 
 
@@ -478,12 +496,12 @@ def buy_highest_rated(db):
         yield (
             {"product_category": c["name"], "dollar_value": f"under ${budget}"},
             _latest_order_has(best[0]["name"]),
-            _buy(best[0], k),
+            _buy(best[0], k, [*_category_path(db, c), *_search(best[0]["name"])]),
         )
     yield (
         {"product_category": "Telescopes", "dollar_value": "under $10"},
         na("the store has no telescopes"),
-        NA_PLAN,
+        _look_then_na("telescope"),
     )
 
 
@@ -497,7 +515,11 @@ def buy_best_cheapest(db):
         ).fetchall()
         if len(rows) < 2 or (rows[0]["rating"], rows[0]["price"]) == (rows[1]["rating"], rows[1]["price"]):
             continue
-        yield ({"category": c["name"]}, _latest_order_has(rows[0]["name"]), _buy(rows[0], k + 1))
+        yield (
+            {"category": c["name"]},
+            _latest_order_has(rows[0]["name"]),
+            _buy(rows[0], k + 1, [*_category_path(db, c), *_search(rows[0]["name"])]),
+        )
 
 
 @instantiator(156)
@@ -569,35 +591,35 @@ def what_customers_say(db):
         yield (
             {"product_type": kind, "manufature": maker},
             na(f"the store sells no {kind} from {maker}"),
-            NA_PLAN,
+            _look_then_na(f"{maker} {kind}"),
         )
 
 
 @instantiator(182)
 def summarize_reviews(db):
-    for p in spaced(_enabled(db, "review_count = 0"), 10):
-        yield ({"product": p["name"]}, na("the product has no reviews"), NA_PLAN)
+    for p in spaced(_enabled(db, "review_count = 0"), 4):
+        yield ({"product": p["name"]}, na("the product has no reviews"), [*_search(p["name"]), ["stop", "N/A"]])
 
 
 @instantiator(666)
 def eyzutak_quality(db):
-    yield ({}, na("the store sells no EYZUTAK phone cases"), NA_PLAN)
+    yield ({}, na("the store sells no EYZUTAK phone cases"), _look_then_na("EYZUTAK"))
 
 
 @instantiator(1356)
 def eyzutak_stars(db):
     for stars in ("1 star", "2 stars", "4 or 5 stars"):
-        yield ({"stars": stars}, na("the store sells no EYZUTAK phone cases"), NA_PLAN)
+        yield ({"stars": stars}, na("the store sells no EYZUTAK phone cases"), _look_then_na("EYZUTAK"))
 
 
 @instantiator(204)
 def sony_headphones(db):
-    yield ({}, na("the store sells no Sony headphones"), NA_PLAN)
+    yield ({}, na("the store sells no Sony headphones"), _look_then_na("Sony headphones"))
 
 
 @instantiator(210)
 def xbox_controllers(db):
-    yield ({}, na("the store sells no XBox controllers"), NA_PLAN)
+    yield ({}, na("the store sells no XBox controllers"), _look_then_na("XBox controller"))
 
 
 __all__ = ["exact"]
