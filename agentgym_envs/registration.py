@@ -429,6 +429,7 @@ register_env(
     "for a map site.",
     kwargs={"task_set": "webarena"},
     extra_requires=("webarena",),
+    extra="webarena-templates",
 )
 
 # -- Ours, beyond AgentGym: multi-agent text games, TextWorld ----------------------------

@@ -162,6 +162,8 @@ class EnvInfo:
     ours: bool = False
     #: Modules this id needs beyond its family's extra (e.g. a data package).
     extra_requires: tuple[str, ...] = ()
+    #: The extra that installs them (default: the family's).
+    own_extra: str = ""
 
     @property
     def parity(self) -> str:
@@ -178,7 +180,7 @@ class EnvInfo:
 
     @property
     def extra(self) -> str:
-        return self.record.extra
+        return self.own_extra or self.record.extra
 
     @property
     def requires(self) -> tuple[str, ...]:
@@ -244,13 +246,15 @@ def register_env(
     kwargs: dict[str, Any] | None = None,
     ours: bool = False,
     extra_requires: tuple[str, ...] = (),
+    extra: str = "",
 ) -> EnvInfo:
     """Register ``AgentGym/<name>`` with gymnasium as an id of ``family``.
 
     ``entry_point``, ``max_rounds`` and ``item_prefix`` default to the family's;
     ``max_episode_steps`` is the engine's own cap (turn limits are wrappers); ``ours`` marks a
     variation of ours that AgentGym does not have; ``extra_requires`` names modules the id
-    needs beyond the family's extra (it counts as not installed without them).
+    needs beyond the family's extra (it counts as not installed without them), ``extra`` the
+    extra that installs them.
     """
     if FAMILIES.get(family.name) is not family:
         raise ValueError(f"register family {family.name!r} before its ids")
@@ -272,6 +276,7 @@ def register_env(
         kwargs=dict(kwargs or {}),
         ours=ours,
         extra_requires=tuple(extra_requires),
+        own_extra=extra,
     )
     ENV_INFO[env_id] = info
     return info
