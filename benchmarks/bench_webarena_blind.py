@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agentgym_envs.envs.webarena.evaluators import string_match, url_match  # noqa: E402
+from agentgym_envs.envs.webarena.evaluators import string_match, url_match
 
 SITE_TABLES = {
     "shopping": ("shop_products", "shop_reviews", "shop_orders", "shop_customers"),
@@ -161,7 +161,11 @@ def random_policy(task_set: str, steps: int, seed: int = 0) -> list[float]:
         for _ in range(steps):
             ids = re.findall(r"^\s*\[(\d+)\]", obs, re.M) or ["0"]
             action = rng.choice(
-                [f"click [{rng.choice(ids)}]", f"type [{rng.choice(ids)}] [hello] [1]", "scroll [down]"]
+                [
+                    f"click [{rng.choice(ids)}]",
+                    f"type [{rng.choice(ids)}] [hello] [1]",
+                    "scroll [down]",
+                ]
             )
             obs, _, terminated, _, info = env.step(action)
             if terminated:

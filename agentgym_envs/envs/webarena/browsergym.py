@@ -57,7 +57,9 @@ def task_config(task_set: str, split: str, task_id: int) -> dict[str, Any]:
         raise ValueError(f"task_set={task_set!r}: use {' or '.join(TASK_SETS)}")
     configs = test if split == "test" else train
     if not 0 <= task_id < len(configs):
-        raise ValueError(f"task_id={task_id} is not in the {split} split: use 0..{len(configs) - 1}")
+        raise ValueError(
+            f"task_id={task_id} is not in the {split} split: use 0..{len(configs) - 1}"
+        )
     return configs[task_id]
 
 
@@ -114,7 +116,9 @@ class AgentGymWebArenaTask(AbstractBrowserTask):
         task_id: the task's index in the split.
     """
 
-    def __init__(self, seed: int, task_set: str = "webarena", split: str = "test", task_id: int = 0):
+    def __init__(
+        self, seed: int, task_set: str = "webarena", split: str = "test", task_id: int = 0
+    ):
         super().__init__(seed)
         use_system_chromium()
         self.task_set, self.split, self.task_id = task_set, split, int(task_id)
@@ -135,7 +139,9 @@ class AgentGymWebArenaTask(AbstractBrowserTask):
 
         srv = server()
         self._urls = {site: srv.url(site) for site in srv.ports}
-        self.config = resolve_config(task_config(self.task_set, self.split, self.task_id), self._urls)
+        self.config = resolve_config(
+            task_config(self.task_set, self.split, self.task_id), self._urls
+        )
         self._sandbox = srv.new_sandbox()
         page.context.add_cookies(site_cookies(self.config, self._sandbox))
         page.goto(self.config["start_url"].split(" |AND| ")[0], wait_until="load")

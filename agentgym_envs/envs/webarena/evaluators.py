@@ -206,6 +206,7 @@ def enumerates_numbers(refs: list[str], answer: str) -> bool:
 def enumerates_items(refs: list[str], answer: str) -> bool:
     """Whether ``answer`` is a list of many more items (split on commas, semicolons and new
     lines) than ``refs`` name: e.g. every user of the site, one of whom is the answer."""
+
     def count(text: str) -> int:
         return sum(1 for part in re.split(r"[,;\n]", text) if part.strip())
 

@@ -47,7 +47,11 @@ def most_cancellations(db):
     top = _ranked_customers(db, "status='canceled'")
     if len(top) > 1 and top[0]["n"] > top[1]["n"]:
         c = _customer(db, top[0]["email"])
-        for attr, value in (("name", c["name"]), ("email", c["email"]), ("phone number", c["phone"])):
+        for attr, value in (
+            ("name", c["name"]),
+            ("email", c["email"]),
+            ("phone number", c["phone"]),
+        ):
             yield (
                 {"attribute": attr},
                 exact(value),
@@ -63,7 +67,11 @@ def completed_most(db):
         if len(tied) > 1:
             continue
         name = _customer(db, row["email"])["name"]
-        yield ({"quantifier": quantifier}, must(name), [ORDERS, ["click", "link", "Complete"], ["stop", name]])
+        yield (
+            {"quantifier": quantifier},
+            must(name),
+            [ORDERS, ["click", "link", "Complete"], ["stop", name]],
+        )
 
 
 def _reviews_of(db, pid: int, where: str) -> list[Any]:
@@ -239,7 +247,11 @@ def units_left(db):
         if not names or rows > 6:
             continue
         answer = ", ".join(names)
-        yield ({"Attribute": "names", "N": n}, fuzzy(answer), [["click", "link", "Products"], ["stop", answer]])
+        yield (
+            {"Attribute": "names", "N": n},
+            fuzzy(answer),
+            [["click", "link", "Products"], ["stop", answer]],
+        )
     yield ({"Attribute": "SKU", "N": 9999}, na("no product has 9999 units left"), NA_PLAN)
 
 
@@ -295,7 +307,7 @@ def invoice_total(db):
 @instantiator(270)
 def monthly_counts(db):
     for year in ("2022", "2023"):
-        for span, months in (("first", 3), ("first", 4), ("first", 5)):
+        for months in (3, 4, 5):
             rows = db.execute(
                 "SELECT substr(created, 6, 2) AS m, COUNT(*) AS n FROM shop_orders WHERE "
                 "status='complete' AND substr(created, 1, 4)=? AND CAST(substr(created, 6, 2) "
@@ -388,7 +400,11 @@ def stock_arrived(db):
     for k, p in enumerate(_unique_products(db, 50, 25)):
         qty = (5, 12, 20, 40)[k % 4]
         new = str(p["qty"] + qty)
-        yield ({"quantity": qty, "product": p["name"]}, _field_is(p, "qty", new), _edit(p, "qty", "Quantity", new))
+        yield (
+            {"quantity": qty, "product": p["name"]},
+            _field_is(p, "qty", new),
+            _edit(p, "qty", "Quantity", new),
+        )
 
 
 @instantiator(287)
@@ -479,7 +495,9 @@ def _report(date_from: str, date_to: str, period: str) -> str:
 def _report_eval(target: str, date_from: str) -> dict[str, Any]:
     return both(
         url(target),
-        html(("last", 'document.querySelector("[name=date_from]").value', {"exact_match": date_from})),
+        html(
+            ("last", 'document.querySelector("[name=date_from]").value', {"exact_match": date_from})
+        ),
     )
 
 

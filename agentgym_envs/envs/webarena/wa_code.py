@@ -83,13 +83,21 @@ def recent_open_issues(db):
         yield (
             {"__start__": _base(p)},
             url(f"{_base(p)}/-/issues?state=opened"),
-            [["click", "link", "Issues"], ["goto", f"{_base(p)}/-/issues?state=opened"], ["stop", ""]],
+            [
+                ["click", "link", "Issues"],
+                ["goto", f"{_base(p)}/-/issues?state=opened"],
+                ["stop", ""],
+            ],
         )
 
 
 @instantiator(325)
 def public_projects(db):
-    yield ({}, url(f"{GITLAB}/explore/projects"), [["goto", f"{GITLAB}/explore/projects"], ["stop", ""]])
+    yield (
+        {},
+        url(f"{GITLAB}/explore/projects"),
+        [["goto", f"{GITLAB}/explore/projects"], ["stop", ""]],
+    )
 
 
 @instantiator(299)
@@ -110,7 +118,12 @@ def label_issues(db):
         yield (
             {"repo": p["name"], "label": label},
             url(f"{_base(p)}/-/issues?label_name={quote(label)}"),
-            [*_open(db, p), ["goto", f"{_base(p)}/-/issues"], ["click", "link", label], ["stop", ""]],
+            [
+                *_open(db, p),
+                ["goto", f"{_base(p)}/-/issues"],
+                ["click", "link", label],
+                ["stop", ""],
+            ],
         )
 
 
@@ -173,7 +186,11 @@ def commits_on_date(db):
             (p["id"],),
         ).fetchone()
         yield (
-            {"__start__": _base(p), "user": _full_name(db, row["author"]), "date": us_date(row["day"])},
+            {
+                "__start__": _base(p),
+                "user": _full_name(db, row["author"]),
+                "date": us_date(row["day"]),
+            },
             must(str(row["n"])),
             [COMMITS, ["stop", str(row["n"])]],
         )
@@ -188,7 +205,11 @@ def commits_in_period(db):
             (p["id"],),
         ).fetchone()
         yield (
-            {"__start__": _base(p), "user": _full_name(db, row["author"]), "period": f"in {month_name(row['m'])}"},
+            {
+                "__start__": _base(p),
+                "user": _full_name(db, row["author"]),
+                "period": f"in {month_name(row['m'])}",
+            },
             must(str(row["n"])),
             [COMMITS, ["stop", str(row["n"])]],
         )
@@ -276,17 +297,31 @@ def open_issue(db):
 
 @instantiator(337)
 def discuss_feature(db):
-    features = ("keyboard shortcuts", "a plugin system", "localisation", "offline mode", "an API client")
+    features = (
+        "keyboard shortcuts",
+        "a plugin system",
+        "localisation",
+        "offline mode",
+        "an API client",
+    )
     for k, p in enumerate(spaced(_projects(db, f"namespace='{CODE_USER}'"), 20)):
         feature = features[k % len(features)]
         title = f"Discussion: implementation of {feature}"
-        yield ({"__start__": _base(p), "feature": feature}, _issue_made(p, title), _new_issue(p, title))
+        yield (
+            {"__start__": _base(p), "feature": feature},
+            _issue_made(p, title),
+            _new_issue(p, title),
+        )
 
 
 def _invite(p, users: list[str], role: str) -> list[list[Any]]:
     steps: list[list[Any]] = [["goto", f"{_base(p)}/-/project_members"]]
     for user in users:
-        steps += [["type", "textbox", "Username", user, 0], ["click", "radio", role], ["click", "button", "Invite"]]
+        steps += [
+            ["type", "textbox", "Username", user, 0],
+            ["click", "radio", role],
+            ["click", "button", "Invite"],
+        ]
     return [*steps, ["stop", ""]]
 
 
@@ -384,7 +419,10 @@ def latest_updated_issue(db):
                 fuzzy("yes" if state == "closed" else "no"),
                 url(f"{GITLAB}/{i['namespace']}/{i['name']}/-/issues/{i['iid']}"),
             ),
-            [["goto", f"{GITLAB}/{i['namespace']}/{i['name']}/-/issues/{i['iid']}"], ["stop", answer]],
+            [
+                ["goto", f"{GITLAB}/{i['namespace']}/{i['name']}/-/issues/{i['iid']}"],
+                ["stop", answer],
+            ],
         )
     yield ({"keyword": "quantum"}, na("no issue of mine has 'quantum' in its title"), NA_PLAN)
 
@@ -414,5 +452,13 @@ def starred_contributions(db):
     )
     for n in sorted({p["stars"] for p in mine})[:8]:
         names = [_path(p) for p in mine if p["stars"] == n]
-        yield ({"description": f"exactly {n}"}, fuzzy(*names), [["goto", f"{GITLAB}/explore/projects"], ["stop", ", ".join(names)]])
-    yield ({"description": "more than 100000"}, na("none of my repositories has that many stars"), NA_PLAN)
+        yield (
+            {"description": f"exactly {n}"},
+            fuzzy(*names),
+            [["goto", f"{GITLAB}/explore/projects"], ["stop", ", ".join(names)]],
+        )
+    yield (
+        {"description": "more than 100000"},
+        na("none of my repositories has that many stars"),
+        NA_PLAN,
+    )

@@ -111,7 +111,12 @@ def upvote_newest(db):
         yield (
             {"subreddit": forum},
             html(_vote_is(posts[0], 1)),
-            [["goto", f"{REDDIT}/f/{forum}"], ["click", "link", "New"], ["click", "button", "Upvote"], ["stop", ""]],
+            [
+                ["goto", f"{REDDIT}/f/{forum}"],
+                ["click", "link", "New"],
+                ["click", "button", "Upvote"],
+                ["stop", ""],
+            ],
         )
 
 
@@ -149,7 +154,8 @@ def _by_user(db, n: int, offset: int):
 def like_all(db):
     for r in _by_user(db, 25, 0):
         posts = db.execute(
-            "SELECT * FROM forum_posts WHERE forum=? AND author=? ORDER BY id", (r["forum"], r["author"])
+            "SELECT * FROM forum_posts WHERE forum=? AND author=? ORDER BY id",
+            (r["forum"], r["author"]),
         ).fetchall()
         yield (
             {"user": r["author"], "subreddit": r["forum"]},
@@ -162,7 +168,8 @@ def like_all(db):
 def dislike_all(db):
     for r in _by_user(db, 25, 7):
         posts = db.execute(
-            "SELECT * FROM forum_posts WHERE forum=? AND author=? ORDER BY id", (r["forum"], r["author"])
+            "SELECT * FROM forum_posts WHERE forum=? AND author=? ORDER BY id",
+            (r["forum"], r["author"]),
         ).fetchall()
         yield (
             {"user": r["author"], "subreddit": r["forum"]},
@@ -177,7 +184,12 @@ def among_top(db):
         n = (5, 10)[k % 2]
         ranked = sorted(_posts(db, forum, "id"), key=lambda p: (-_score(db, p["id"]), p["id"]))[:n]
         counts = [
-            (db.execute("SELECT COUNT(*) FROM forum_comments WHERE post_id=?", (p["id"],)).fetchone()[0], p)
+            (
+                db.execute(
+                    "SELECT COUNT(*) FROM forum_comments WHERE post_id=?", (p["id"],)
+                ).fetchone()[0],
+                p,
+            )
             for p in ranked
         ]
         counts.sort(key=lambda c: -c[0])
@@ -185,7 +197,11 @@ def among_top(db):
             continue
         title = counts[0][1]["title"]
         yield (
-            {"number": n, "subreddit": forum, "description": "which one has the most comments? Tell me its title"},
+            {
+                "number": n,
+                "subreddit": forum,
+                "description": "which one has the most comments? Tell me its title",
+            },
             must(title),
             [["goto", f"{REDDIT}/f/{forum}?sort=top"], ["stop", title]],
         )
@@ -275,7 +291,7 @@ def budget_recommendations(db):
 
 @instantiator(6100)
 def budget_appropriate(db):
-    for k, (forum, topic) in enumerate(list(TOPICS.items())[:20]):
+    for k, forum in enumerate(list(TOPICS)[:20]):
         price = ("$50", "$200", "$1000", "$75", "$300")[k % 5]
         title = f"Recommendations for {forum} products within a budget of {price}?"
         ev, plan = _post(forum, title, "", price)

@@ -13,7 +13,6 @@ from urllib.parse import quote_plus
 from agentgym_envs.envs.webarena.sites.data import SHOP_USER
 from agentgym_envs.envs.webarena.wa_common import (
     NA_PLAN,
-    exact,
     fuzzy,
     html,
     money,
@@ -44,9 +43,7 @@ def _category_path(db, c) -> list[list[Any]]:
     row = c
     while row is not None:
         parents.append(row["name"])
-        row = db.execute(
-            "SELECT * FROM shop_categories WHERE id=?", (row["parent_id"],)
-        ).fetchone()
+        row = db.execute("SELECT * FROM shop_categories WHERE id=?", (row["parent_id"],)).fetchone()
     return [["click", "link", name] for name in reversed(parents)]
 
 
@@ -141,7 +138,12 @@ def most_expensive(db):
         yield (
             {"product_category": c["name"]},
             url(f"{SHOP}/product/{top['sku']}"),
-            [*_category_path(db, c), ["goto", sorted_url], ["click", "link", top["name"]], ["stop", ""]],
+            [
+                *_category_path(db, c),
+                ["goto", sorted_url],
+                ["click", "link", top["name"]],
+                ["stop", ""],
+            ],
         )
 
 
@@ -187,7 +189,11 @@ def listings_sorted(db):
         yield (
             {"product": kw, "sorting_order": order},
             url(target),
-            [["type", "searchbox", "Search entire store here...", kw, 1], ["goto", target], ["stop", ""]],
+            [
+                ["type", "searchbox", "Search entire store here...", kw, 1],
+                ["goto", target],
+                ["stop", ""],
+            ],
         )
 
 
@@ -203,7 +209,11 @@ def spend_in_month(db):
             yield (
                 {"time": f"in {month_name(m)}"},
                 must(f"{total:,.2f}"),
-                [["click", "link", "My Account"], ["click", "link", "My Orders"], ["stop", money(total)]],
+                [
+                    ["click", "link", "My Account"],
+                    ["click", "link", "My Orders"],
+                    ["stop", money(total)],
+                ],
             )
 
 
@@ -226,7 +236,11 @@ def refund_canceled(db):
 @instantiator(161)
 def first_purchase(db):
     first = _my_orders(db)[-1]
-    yield ({}, fuzzy(us_date(first["created"])), [*_to_order(db, first), ["stop", us_date(first["created"])]])
+    yield (
+        {},
+        fuzzy(us_date(first["created"])),
+        [*_to_order(db, first), ["stop", us_date(first["created"])]],
+    )
 
 
 @instantiator(162)
@@ -242,7 +256,11 @@ def spend_on_category(db):
         yield (
             {"category": r["top"].lower(), "time": month_name(r["m"])},
             must(f"{r['t']:,.2f}"),
-            [["click", "link", "My Account"], ["click", "link", "My Orders"], ["stop", money(r["t"])]],
+            [
+                ["click", "link", "My Account"],
+                ["click", "link", "My Orders"],
+                ["stop", money(r["t"])],
+            ],
         )
 
 
@@ -269,7 +287,11 @@ def last_ordered(db):
         if len(seen) > 30:
             break
         day = us_date(r["created"])
-        yield ({"description": r["name"]}, fuzzy(day), [*_to_order(db, _order_row(db, r["oid"])), ["stop", day]])
+        yield (
+            {"description": r["name"]},
+            fuzzy(day),
+            [*_to_order(db, _order_row(db, r["oid"])), ["stop", day]],
+        )
 
 
 @instantiator(155)
@@ -299,8 +321,16 @@ def recent_status_order(db):
 def recent_status_number(db):
     for status in STATUSES:
         order = _my_orders(db, "status=?", (status,))[0]
-        yield ({"status": status}, must(order["number"]), [*_to_order(db, order), ["stop", order["number"]]])
-    yield ({"status": "suspected fraud"}, na("the customer has no order suspected of fraud"), NA_PLAN)
+        yield (
+            {"status": status},
+            must(order["number"]),
+            [*_to_order(db, order), ["stop", order["number"]]],
+        )
+    yield (
+        {"status": "suspected fraud"},
+        na("the customer has no order suspected of fraud"),
+        NA_PLAN,
+    )
 
 
 @instantiator(214)
@@ -308,7 +338,11 @@ def recent_status_total(db):
     for status in STATUSES:
         order = _my_orders(db, "status=?", (status,))[0]
         total = order["grand_total"]
-        yield ({"status": status}, must(f"{total:,.2f}"), [*_to_order(db, order), ["stop", money(total)]])
+        yield (
+            {"status": status},
+            must(f"{total:,.2f}"),
+            [*_to_order(db, order), ["stop", money(total)]],
+        )
     yield ({"status": "on hold"}, na("the customer has no order on hold"), NA_PLAN)
 
 
@@ -353,7 +387,11 @@ def wish_this(db):
         yield (
             {"__start__": f"{SHOP}/product/{p['sku']}"},
             html((f"{SHOP}/wishlist", "", {"must_include": [p["name"]]})),
-            [["click", "button", "Add to Wish List"], ["click", "link", "My Wish List"], ["stop", ""]],
+            [
+                ["click", "button", "Add to Wish List"],
+                ["click", "link", "My Wish List"],
+                ["stop", ""],
+            ],
         )
 
 
@@ -405,11 +443,16 @@ def reviewers_mention(db):
             (p["id"],),
         ).fetchall()
         phrase = reviews[0]["t"]
-        names = sorted({r["author"] for r in db.execute(
-            "SELECT author FROM shop_reviews WHERE product_id=? AND (lower(body) LIKE ? OR "
-            "lower(title) LIKE ?)",
-            (p["id"], f"%{phrase}%", f"%{phrase}%"),
-        )})
+        names = sorted(
+            {
+                r["author"]
+                for r in db.execute(
+                    "SELECT author FROM shop_reviews WHERE product_id=? AND (lower(body) LIKE ? OR "
+                    "lower(title) LIKE ?)",
+                    (p["id"], f"%{phrase}%", f"%{phrase}%"),
+                )
+            }
+        )
         start = {"__start__": f"{SHOP}/product/{p['sku']}"}
         k += 1
         if k % 10 == 0:
@@ -475,7 +518,11 @@ def criticisms(db):
                 (p["id"],),
             )
         ]
-        yield ({"__start__": f"{SHOP}/product/{p['sku']}"}, must(*bodies), [["stop", " ".join(bodies)]])
+        yield (
+            {"__start__": f"{SHOP}/product/{p['sku']}"},
+            must(*bodies),
+            [["stop", " ".join(bodies)]],
+        )
 
 
 def _buy_pick(db, rows, k):
@@ -513,7 +560,10 @@ def buy_best_cheapest(db):
             "AND review_count >= 5 ORDER BY rating DESC, price, id",
             (c["id"],),
         ).fetchall()
-        if len(rows) < 2 or (rows[0]["rating"], rows[0]["price"]) == (rows[1]["rating"], rows[1]["price"]):
+        if len(rows) < 2 or (rows[0]["rating"], rows[0]["price"]) == (
+            rows[1]["rating"],
+            rows[1]["price"],
+        ):
             continue
         yield (
             {"category": c["name"]},
@@ -565,7 +615,11 @@ def fulfilled_period(db):
             (SHOP_USER, since),
         ).fetchone()
         answer = f"{n} orders, {money(total)} total"
-        yield ({"period": label}, fuzzy(answer), [["click", "link", "My Account"], ["click", "link", "My Orders"], ["stop", answer]])
+        yield (
+            {"period": label},
+            fuzzy(answer),
+            [["click", "link", "My Account"], ["click", "link", "My Orders"], ["stop", answer]],
+        )
 
 
 # -- unachievable by design (WebArena answers these "N/A" too) ------------------------------
@@ -581,7 +635,10 @@ def discounted(db):
 
 @instantiator(191)
 def change_delivery(db):
-    for address in ("77 Massachusetts Ave, Cambridge, MA 02139", "231 Willow Way, Suite 100, Chicago, IL 60601"):
+    for address in (
+        "77 Massachusetts Ave, Cambridge, MA 02139",
+        "231 Willow Way, Suite 100, Chicago, IL 60601",
+    ):
         yield ({"address": address}, na("orders cannot be changed after they are placed"), NA_PLAN)
 
 
@@ -598,7 +655,11 @@ def what_customers_say(db):
 @instantiator(182)
 def summarize_reviews(db):
     for p in spaced(_enabled(db, "review_count = 0"), 4):
-        yield ({"product": p["name"]}, na("the product has no reviews"), [*_search(p["name"]), ["stop", "N/A"]])
+        yield (
+            {"product": p["name"]},
+            na("the product has no reviews"),
+            [*_search(p["name"]), ["stop", "N/A"]],
+        )
 
 
 @instantiator(666)
@@ -609,7 +670,11 @@ def eyzutak_quality(db):
 @instantiator(1356)
 def eyzutak_stars(db):
     for stars in ("1 star", "2 stars", "4 or 5 stars"):
-        yield ({"stars": stars}, na("the store sells no EYZUTAK phone cases"), _look_then_na("EYZUTAK"))
+        yield (
+            {"stars": stars},
+            na("the store sells no EYZUTAK phone cases"),
+            _look_then_na("EYZUTAK"),
+        )
 
 
 @instantiator(204)
@@ -620,6 +685,3 @@ def sony_headphones(db):
 @instantiator(210)
 def xbox_controllers(db):
     yield ({}, na("the store sells no XBox controllers"), _look_then_na("XBox controller"))
-
-
-__all__ = ["exact"]

@@ -39,7 +39,7 @@ SCALE = 2.2
 #: Sites we serve (map is not served yet).
 SERVED = frozenset({"shopping", "shopping_admin", "reddit", "gitlab", "wikipedia"})
 RAW_HINT = (
-    'pip install --no-deps libwebarena (its webarena/test.raw.json holds WebArena\'s task '
+    "pip install --no-deps libwebarena (its webarena/test.raw.json holds WebArena's task "
     "configs; --no-deps because its own pins conflict with agentgym-envs[train])"
 )
 

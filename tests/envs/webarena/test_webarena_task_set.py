@@ -14,10 +14,10 @@ import pytest
 if importlib.util.find_spec("webarena") is None:
     pytest.skip("the webarena task set needs libwebarena", allow_module_level=True)
 
-from agentgym_envs.envs.webarena import evaluators as ev  # noqa: E402
-from agentgym_envs.envs.webarena import webarena_tasks as wt  # noqa: E402
-from agentgym_envs.envs.webarena.env import WebArenaEnv  # noqa: E402
-from agentgym_envs.envs.webarena.expert import WebArenaExpert  # noqa: E402
+from agentgym_envs.envs.webarena import evaluators as ev
+from agentgym_envs.envs.webarena import webarena_tasks as wt
+from agentgym_envs.envs.webarena.env import WebArenaEnv
+from agentgym_envs.envs.webarena.expert import WebArenaExpert
 
 PACKAGE = Path(wt.__file__).resolve().parents[2]
 
@@ -40,9 +40,11 @@ def _test_task(env, pick) -> int:
 def _answer_kind(kind):
     def pick(config):
         refs = config["eval"]["reference_answers"] or {}
-        return config["eval"]["eval_types"] == ["string_match"] and kind in refs and refs[
-            kind
-        ] != "N/A"
+        return (
+            config["eval"]["eval_types"] == ["string_match"]
+            and kind in refs
+            and refs[kind] != "N/A"
+        )
 
     return pick
 
@@ -188,7 +190,7 @@ def test_browsergym_env_plays_one_task_per_site(browsergym, site):
 
     from agentgym_envs.browser import chromium_path
 
-    train, test = wt.webarena_configs()
+    _train, test = wt.webarena_configs()
     task_id = next(
         i
         for i, c in enumerate(test)
