@@ -318,6 +318,31 @@ def ml_help(db):
         yield ({"subreddit": forum}, ev, plan)
 
 
+@instantiator(23)
+def reply_in_post(db):
+    rows = db.execute(
+        "SELECT * FROM forum_posts WHERE id IN (SELECT post_id FROM forum_comments) ORDER BY id"
+    ).fetchall()
+    replies = (
+        "thanks! I am a big fan of your website.",
+        "I think this is a great point.",
+        "Could you share a source for this?",
+        "Same experience here, thanks for posting.",
+    )
+    for k, post in enumerate(spaced(rows, 30)):
+        text = replies[k % len(replies)]
+        page = f"{REDDIT}/f/{post['forum']}/{post['id']}"
+        yield (
+            {
+                "__start__": page,
+                "position_description": ("the author", "the original poster")[k % 2],
+                "content_description": text,
+            },
+            html((page, 'document.querySelector("#comments").outerText', {"must_include": [text]})),
+            [["type", "textbox", "Comment", text, 0], ["click", "button", "Post"], ["stop", ""]],
+        )
+
+
 @instantiator(117)
 def promote_repo(db):
     projects = db.execute(
