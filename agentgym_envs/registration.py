@@ -430,6 +430,7 @@ register_env(
     kwargs={"task_set": "webarena"},
     extra_requires=("webarena",),
     extra="webarena-templates",
+    ours=True,
 )
 
 # -- Ours, beyond AgentGym: multi-agent text games, TextWorld ----------------------------
