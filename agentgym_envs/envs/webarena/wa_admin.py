@@ -236,21 +236,12 @@ def last_n_total(db):
 
 @instantiator(368)
 def units_left(db):
-    for n in (1, 2, 3, 4, 5):
-        names = [
-            r[0]
-            for r in db.execute(
-                "SELECT name FROM shop_products WHERE qty=? ORDER BY id LIMIT 6", (n,)
-            )
-        ]
-        rows = db.execute("SELECT COUNT(*) FROM shop_products WHERE qty=?", (n,)).fetchone()[0]
-        if not names or rows > 6:
-            continue
-        answer = ", ".join(names)
+    for n in (0, 1, 2, 3, 5, 7, 10):
+        count = db.execute("SELECT COUNT(*) FROM shop_products WHERE qty=?", (n,)).fetchone()[0]
         yield (
-            {"Attribute": "names", "N": n},
-            fuzzy(answer),
-            [["click", "link", "Products"], ["stop", answer]],
+            {"Attribute": "number", "N": n},
+            fuzzy(str(count)),
+            [["click", "link", "Products"], ["stop", str(count)]],
         )
     yield ({"Attribute": "SKU", "N": 9999}, na("no product has 9999 units left"), NA_PLAN)
 

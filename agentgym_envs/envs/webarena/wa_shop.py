@@ -531,20 +531,29 @@ def _buy_pick(db, rows, k):
 
 @instantiator(172)
 def buy_highest_rated(db):
-    for k, c in enumerate(spaced(_leaves(db)[2:], 25)):
-        budget = (30, 60, 100)[k % 3]
-        best = db.execute(
+    budgets = (10, 15, 20, 25, 30, 40, 50, 75, 100)
+    k = 0
+    for c in spaced(_leaves(db)[2:], 40):
+        rows = db.execute(
             "SELECT * FROM shop_products WHERE category_id=? AND status='Enabled' AND qty > 0 "
-            "AND price <= ? AND review_count > 0 ORDER BY rating DESC, review_count DESC, id",
-            (c["id"], budget),
+            "AND review_count > 0 ORDER BY rating DESC, id",
+            (c["id"],),
         ).fetchall()
-        if len(best) < 2 or best[0]["rating"] == best[1]["rating"]:
+        for budget in budgets:
+            within = [p for p in rows if p["price"] <= budget]
+            if len(within) >= 3 and within[0]["rating"] > within[1]["rating"]:
+                break
+        else:
             continue
+        best = within[0]
+        k += 1
         yield (
             {"product_category": c["name"], "dollar_value": f"under ${budget}"},
-            _latest_order_has(best[0]["name"]),
-            _buy(best[0], k, [*_category_path(db, c), *_search(best[0]["name"])]),
+            _latest_order_has(best["name"]),
+            _buy(best, k, [*_category_path(db, c), *_search(best["name"])]),
         )
+        if k >= 25:
+            break
     yield (
         {"product_category": "Telescopes", "dollar_value": "under $10"},
         na("the store has no telescopes"),
