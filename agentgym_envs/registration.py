@@ -422,7 +422,7 @@ register_env(
 register_env(
     WEBARENA,
     "WebArenaTemplates-v0",
-    splits={"train": 1400, "test": 104},
+    splits={"train": 1399, "test": 105},
     description="Task set 'webarena': WebArena's own intent templates (read from the installed "
     "libwebarena) instantiated on the same local sites, with its eval types, per-site shares "
     "and unachievable ('N/A') tasks; one test task per template id; map-site templates wait "

@@ -431,6 +431,32 @@ def rate_purchase(db):
         )
 
 
+@instantiator(145)
+def cheapest_per_unit_tab(db):
+    import re
+
+    rows = _enabled(db, "name LIKE '%Pack)'")
+    packs = [(p, int(m.group(1))) for p in rows if (m := re.search(r"\((\d+) Pack\)$", p["name"]))]
+    for k in range(25):
+        group = packs[k * 37 % len(packs) :][:60:20]
+        if len(group) < 3:
+            continue
+        ranked = sorted(group, key=lambda pn: pn[0]["price"] / pn[1])
+        if ranked[0][0]["price"] / ranked[0][1] == ranked[1][0]["price"] / ranked[1][1]:
+            continue
+        best = ranked[0][0]
+        tabs = " |AND| ".join(f"{SHOP}/product/{p['sku']}" for p, _ in group)
+        yield (
+            {"__start__": tabs},
+            html((f"{SHOP}/checkout/cart", "", {"must_include": [best["name"]]})),
+            [
+                ["goto", f"{SHOP}/product/{best['sku']}"],
+                ["click", "button", "Add to Cart"],
+                ["stop", ""],
+            ],
+        )
+
+
 @instantiator(222)
 def reviewers_mention(db):
     rows = db.execute(
