@@ -6,7 +6,6 @@ from typing import Any
 
 from agentgym_envs.envs.webarena.sites.data import CMS_PAGES
 from agentgym_envs.envs.webarena.wa_common import (
-    NA_PLAN,
     both,
     exact,
     fuzzy,
@@ -243,7 +242,11 @@ def units_left(db):
             fuzzy(str(count)),
             [["click", "link", "Products"], ["stop", str(count)]],
         )
-    yield ({"Attribute": "SKU", "N": 9999}, na("no product has 9999 units left"), NA_PLAN)
+    yield (
+        {"Attribute": "SKU", "N": 9999},
+        na("no product has 9999 units left"),
+        [["click", "link", "Products"], ["stop", "N/A"]],
+    )
 
 
 @instantiator(1002)
@@ -474,7 +477,11 @@ def notify_customer(db):
         yield (
             {"name": name, "message": "the order is ready to be shipped soon!"},
             na(f"{name} is not a customer"),
-            NA_PLAN,
+            [
+                ["click", "link", "Customers"],
+                ["type", "searchbox", "Search by keyword", name, 1],
+                ["stop", "N/A"],
+            ],
         )
 
 

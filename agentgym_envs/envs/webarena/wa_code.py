@@ -8,7 +8,6 @@ from urllib.parse import quote
 from agentgym_envs.envs.webarena.sites.data import CODE_USER
 from agentgym_envs.envs.webarena.sites.vocab import LABELS
 from agentgym_envs.envs.webarena.wa_common import (
-    NA_PLAN,
     both,
     exact,
     fuzzy,
@@ -424,7 +423,11 @@ def latest_updated_issue(db):
                 ["stop", answer],
             ],
         )
-    yield ({"keyword": "quantum"}, na("no issue of mine has 'quantum' in its title"), NA_PLAN)
+    yield (
+        {"keyword": "quantum"},
+        na("no issue of mine has 'quantum' in its title"),
+        [["click", "link", "Issues"], ["stop", "N/A"]],
+    )
 
 
 @instantiator(500)
@@ -460,5 +463,5 @@ def starred_contributions(db):
     yield (
         {"description": "more than 100000"},
         na("none of my repositories has that many stars"),
-        NA_PLAN,
+        [["goto", f"{GITLAB}/explore/projects"], ["stop", "N/A"]],
     )

@@ -89,6 +89,9 @@ def _buy(p, k: int = 0, path: list[list[Any]] | None = None) -> list[list[Any]]:
     ]
 
 
+MY_ORDERS_NA = [["click", "link", "My Account"], ["click", "link", "My Orders"], ["stop", "N/A"]]
+
+
 def _look_then_na(query: str) -> list[list[Any]]:
     """Search the store for ``query``, find nothing that fits, answer N/A."""
     return [["type", "searchbox", "Search entire store here...", query, 1], ["stop", "N/A"]]
@@ -314,7 +317,7 @@ def recent_status_order(db):
             url(f"{SHOP}/sales/order/view/{order['id']}"),
             [*_to_order(db, order), ["stop", ""]],
         )
-    yield ({"status": "on hold"}, na("the customer has no order on hold"), NA_PLAN)
+    yield ({"status": "on hold"}, na("the customer has no order on hold"), MY_ORDERS_NA)
 
 
 @instantiator(213)
@@ -329,7 +332,7 @@ def recent_status_number(db):
     yield (
         {"status": "suspected fraud"},
         na("the customer has no order suspected of fraud"),
-        NA_PLAN,
+        MY_ORDERS_NA,
     )
 
 
@@ -343,7 +346,7 @@ def recent_status_total(db):
             must(f"{total:,.2f}"),
             [*_to_order(db, order), ["stop", money(total)]],
         )
-    yield ({"status": "on hold"}, na("the customer has no order on hold"), NA_PLAN)
+    yield ({"status": "on hold"}, na("the customer has no order on hold"), MY_ORDERS_NA)
 
 
 @instantiator(206)
@@ -660,12 +663,16 @@ def fulfilled_period(db):
 # -- unachievable by design (WebArena answers these "N/A" too) ------------------------------
 @instantiator(134)
 def service_number(db):
-    yield ({}, na("the site shows no customer service phone number"), NA_PLAN)
+    yield (
+        {},
+        na("the site shows no customer service phone number"),
+        [["click", "link", "Customer Service"], ["stop", "N/A"]],
+    )
 
 
 @instantiator(188)
 def discounted(db):
-    yield ({}, na("the store has no discounted items"), NA_PLAN)
+    yield ({}, na("the store has no discounted items"), _look_then_na("discount"))
 
 
 @instantiator(191)
@@ -674,7 +681,11 @@ def change_delivery(db):
         "77 Massachusetts Ave, Cambridge, MA 02139",
         "231 Willow Way, Suite 100, Chicago, IL 60601",
     ):
-        yield ({"address": address}, na("orders cannot be changed after they are placed"), NA_PLAN)
+        yield (
+            {"address": address},
+            na("orders cannot be changed after they are placed"),
+            [*_to_order(db, _my_orders(db)[0]), ["stop", "N/A"]],
+        )
 
 
 @instantiator(135)
