@@ -414,9 +414,23 @@ register_env(
     WEBARENA,
     "WebArena-v0",
     splits={"train": 792, "test": 20},
-    description="WebArena's 812 web tasks (its observation, actions and evaluators) on local "
+    description="Task set 'agentgym': WebArena's 812 web tasks (its observation, actions and "
+    "evaluators) from our own templates on local "
     "sites in Chromium; by site: shopping 187, shopping_admin 182, gitlab 180, wikipedia 109 "
     "(WebArena's map share), reddit 106, multi-site 48.",
+)
+register_env(
+    WEBARENA,
+    "WebArenaTemplates-v0",
+    splits={"train": 1399, "test": 105},
+    description="Task set 'webarena': WebArena's own intent templates (read from the installed "
+    "libwebarena) instantiated on the same local sites, with its eval types, per-site shares "
+    "and unachievable ('N/A') tasks; one test task per template id; map-site templates wait "
+    "for a map site.",
+    kwargs={"task_set": "webarena"},
+    extra_requires=("webarena",),
+    extra="webarena-templates",
+    ours=True,
 )
 
 # -- Ours, beyond AgentGym: multi-agent text games, TextWorld ----------------------------

@@ -160,6 +160,10 @@ class EnvInfo:
     kwargs: dict[str, Any] = field(default_factory=dict)
     #: ``True`` for our own variations of a family (not in AgentGym).
     ours: bool = False
+    #: Modules this id needs beyond its family's extra (e.g. a data package).
+    extra_requires: tuple[str, ...] = ()
+    #: The extra that installs them (default: the family's).
+    own_extra: str = ""
 
     @property
     def parity(self) -> str:
@@ -176,7 +180,7 @@ class EnvInfo:
 
     @property
     def extra(self) -> str:
-        return self.record.extra
+        return self.own_extra or self.record.extra
 
     @property
     def requires(self) -> tuple[str, ...]:
@@ -192,7 +196,9 @@ class EnvInfo:
 
     @property
     def installed(self) -> bool:
-        return self.record.installed
+        return self.record.installed and all(
+            importlib.util.find_spec(m) is not None for m in self.extra_requires
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -239,12 +245,16 @@ def register_env(
     max_episode_steps: int | None = None,
     kwargs: dict[str, Any] | None = None,
     ours: bool = False,
+    extra_requires: tuple[str, ...] = (),
+    extra: str = "",
 ) -> EnvInfo:
     """Register ``AgentGym/<name>`` with gymnasium as an id of ``family``.
 
     ``entry_point``, ``max_rounds`` and ``item_prefix`` default to the family's;
     ``max_episode_steps`` is the engine's own cap (turn limits are wrappers); ``ours`` marks a
-    variation of ours that AgentGym does not have.
+    variation of ours that AgentGym does not have; ``extra_requires`` names modules the id
+    needs beyond the family's extra (it counts as not installed without them), ``extra`` the
+    extra that installs them.
     """
     if FAMILIES.get(family.name) is not family:
         raise ValueError(f"register family {family.name!r} before its ids")
@@ -265,6 +275,8 @@ def register_env(
         item_prefix=item_prefix or family.item_prefix,
         kwargs=dict(kwargs or {}),
         ours=ours,
+        extra_requires=tuple(extra_requires),
+        own_extra=extra,
     )
     ENV_INFO[env_id] = info
     return info

@@ -34,6 +34,8 @@ RESET_TIMEOUT = 30.0  # seconds a reset may take at least (the first page of a b
 NAV_WAIT = 0.06  # seconds to wait for a click or key press to start a navigation
 #: The observation kinds: WebArena's accessibility tree, the page's HTML, set-of-marks.
 OBSERVATIONS = ("axtree", "html", "som")
+#: The task sets: our own templates, or WebArena's templates on the sites' data.
+TASK_SETS = ("agentgym", "webarena")
 BROWSER_GONE = "The browser crashed and was closed; call reset() to start the task again."
 
 
@@ -45,6 +47,41 @@ def _root_name(nodes: list[dict[str, Any]]) -> str:
 def _under(url: str, base: str) -> bool:
     """Whether ``url`` is ``base`` or below it (``http://h:80`` is not under ``http://h:8``)."""
     return url.startswith(base) and url[len(base) : len(base) + 1] in ("", "/", "?", "#")
+
+
+def site_cookies(config: dict[str, Any], sandbox: str | None) -> list[dict[str, Any]]:
+    """The cookies a browser needs for ``config`` on the package's sites: the episode's
+    database copy (``sandbox``; the shared seed copy if None) and, where the task requires
+    login, the signed-in test accounts of its sites."""
+    from agentgym_envs.envs.webarena.sites import LOGIN_COOKIES, server
+    from agentgym_envs.envs.webarena.sites.common import sign
+    from agentgym_envs.envs.webarena.sites.data import (
+        ADMIN_USER,
+        CODE_USER,
+        FORUM_USER,
+        SHOP_USER,
+    )
+
+    srv = server()
+    cookies = [srv.sandbox_cookie(sandbox or srv.default_sandbox)]
+    if config.get("require_login"):
+        users = {
+            "shopping": SHOP_USER,
+            "shopping_admin": ADMIN_USER,
+            "reddit": FORUM_USER,
+            "gitlab": CODE_USER,
+        }
+        for site in config.get("sites", []):
+            if site in LOGIN_COOKIES:
+                cookies.append(
+                    {
+                        "name": LOGIN_COOKIES[site],
+                        "value": sign(users[site]),
+                        "domain": srv.host,
+                        "path": "/",
+                    }
+                )
+    return cookies
 
 
 class _Tab:
@@ -207,6 +244,9 @@ class WebArenaEnv(TextEnv):
       (default True); False also accepts a bare action.
     * ``judge``: an :class:`~agentgym_envs.envs.webarena.evaluators.LLMJudge` for fuzzy
       matches (default: from ``AGENTGYM_WEBARENA_JUDGE_URL``, else the deterministic match).
+    * ``task_set``: ``"agentgym"`` (default: our own templates, :mod:`.templates`) or
+      ``"webarena"`` (WebArena's own intent templates from the installed ``libwebarena``,
+      instantiated on the sites' data: :mod:`.webarena_tasks`).
 
     ## Version History
     * v0: initial version.
@@ -226,6 +266,7 @@ class WebArenaEnv(TextEnv):
         viewport_only: bool = True,
         require_backticks: bool = True,
         judge: LLMJudge | None = None,
+        task_set: str = "agentgym",
         tasks: TaskSource | None = None,
         accounts: dict[str, dict[str, str]] | None = None,
         login_forms: dict[str, LoginForm | dict[str, str]] | None = None,
@@ -236,8 +277,19 @@ class WebArenaEnv(TextEnv):
                 f"observation={observation!r} is not one of {', '.join(OBSERVATIONS)}: pass "
                 "'axtree' (WebArena's tree), 'html' (the page's HTML) or 'som' (set-of-marks)"
             )
-        if tasks is None:
-            tasks = ConfigTasks(config_path, site_urls or {}) if config_path else GeneratedTasks()
+        if task_set not in TASK_SETS:
+            raise ValueError(
+                f"task_set={task_set!r} is not one of {', '.join(TASK_SETS)}: pass 'agentgym' "
+                "(our own templates) or 'webarena' (WebArena's templates on the sites' data)"
+            )
+        if tasks is None and config_path:
+            tasks = ConfigTasks(config_path, site_urls or {})
+        elif tasks is None and task_set == "webarena":
+            from agentgym_envs.envs.webarena.webarena_tasks import WebArenaTemplateTasks
+
+            tasks = WebArenaTemplateTasks()
+        elif tasks is None:
+            tasks = GeneratedTasks()
         super().__init__(tasks, render_mode)
         self.observation = observation
         self._image: np.ndarray | None = None
@@ -249,6 +301,7 @@ class WebArenaEnv(TextEnv):
             "viewport_only": viewport_only,
             "require_backticks": require_backticks,
             "judge": judge,
+            "task_set": task_set,
             "accounts": accounts,
             "login_forms": login_forms,
             "auth_dir": auth_dir,
@@ -297,35 +350,7 @@ class WebArenaEnv(TextEnv):
     def _cookies(self, config: dict[str, Any]) -> list[dict[str, Any]]:
         if self.deployment:
             return []
-        from agentgym_envs.envs.webarena.sites import LOGIN_COOKIES, server
-        from agentgym_envs.envs.webarena.sites.common import sign
-        from agentgym_envs.envs.webarena.sites.data import (
-            ADMIN_USER,
-            CODE_USER,
-            FORUM_USER,
-            SHOP_USER,
-        )
-
-        srv = server()
-        cookies = [srv.sandbox_cookie(self._sandbox or srv.default_sandbox)]
-        if config.get("require_login"):
-            users = {
-                "shopping": SHOP_USER,
-                "shopping_admin": ADMIN_USER,
-                "reddit": FORUM_USER,
-                "gitlab": CODE_USER,
-            }
-            for site in config.get("sites", []):
-                if site in LOGIN_COOKIES:
-                    cookies.append(
-                        {
-                            "name": LOGIN_COOKIES[site],
-                            "value": sign(users[site]),
-                            "domain": srv.host,
-                            "path": "/",
-                        }
-                    )
-        return cookies
+        return site_cookies(config, self._sandbox)
 
     # -- browser plumbing -------------------------------------------------------------------
     def _run(self, make, timeout: float | None = None):

@@ -82,18 +82,26 @@ def must_include(ref: str, pred: str, tokenize: bool = False) -> float:
 
 def fallback_fuzzy(ref: str, pred: str) -> float:
     """Deterministic stand-in for the LLM judge: every content token of the reference occurs in
-    the answer (numbers compared as numbers)."""
+    the answer (numbers compared as numbers), and the answer is not a dump: at most twice the
+    reference's content tokens plus :data:`FUZZY_SLACK` (a judge asked for semantic
+    equivalence refuses a list of everything the site says, too)."""
 
-    def norm(text: str) -> set[str]:
-        out = set()
+    def norm(text: str) -> list[str]:
+        out = []
         for tok in tokens(clean_answer(text)):
             if tok in _STOP or not tok.strip() or re.fullmatch(r"[^\w]", tok):
                 continue
-            out.add(str(float(tok)) if re.fullmatch(r"\d+(\.\d+)?", tok) else tok)
+            out.append(str(float(tok)) if re.fullmatch(r"\d+(\.\d+)?", tok) else tok)
         return out
 
-    ref_toks = norm(ref)
-    return float(bool(ref_toks) and ref_toks <= norm(pred))
+    ref_toks, pred_toks = norm(ref), norm(pred)
+    if len(set(pred_toks)) > 2 * len(set(ref_toks)) + FUZZY_SLACK:
+        return 0.0
+    return float(bool(ref_toks) and set(ref_toks) <= set(pred_toks))
+
+
+#: Content tokens an answer may have beyond twice the reference's (the fallback judge).
+FUZZY_SLACK = 8
 
 
 @dataclass
@@ -178,8 +186,39 @@ class LLMJudge:
         return 0.0 if "different" in text else float("same" in text)
 
 
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)*(?![\w])")
+#: Distinct numbers an answer may list beyond the numbers its references need.
+EXTRA_NUMBERS = 4
+
+
+def enumerates_numbers(refs: list[str], answer: str) -> bool:
+    """Whether ``answer`` lists many more numbers than ``refs`` hold: a blind enumeration
+    (``0 1 2 ... 300``) that contains every count by construction. WebArena's ``must_include``
+    is a substring test, so such an answer passes every numeric reference there; generated
+    tasks (those with a scripted plan) refuse it and :func:`enumerates_items` answers: their
+    ``string_match`` scores 0. WebArena's own configs (a deployment) keep its grading as is."""
+    wanted = {n for ref in refs for n in _NUMBER.findall(ref)}
+    if not wanted:
+        return False
+    return len(set(_NUMBER.findall(answer)) - wanted) > EXTRA_NUMBERS
+
+
+def enumerates_items(refs: list[str], answer: str) -> bool:
+    """Whether ``answer`` is a list of many more items (split on commas, semicolons and new
+    lines) than ``refs`` name: e.g. every user of the site, one of whom is the answer."""
+
+    def count(text: str) -> int:
+        return sum(1 for part in re.split(r"[,;\n]", text) if part.strip())
+
+    return count(answer) > sum(count(ref) for ref in refs) + EXTRA_NUMBERS
+
+
 def string_match(config: dict[str, Any], answer: str, judge: LLMJudge | None) -> float:
     refs = config["eval"]["reference_answers"] or {}
+    if "agentgym_solution" in config:
+        values = [str(v) for vs in refs.values() for v in (vs if isinstance(vs, list) else [vs])]
+        if enumerates_numbers(values, answer) or enumerates_items(values, answer):
+            return 0.0
     score = 1.0
     for kind, value in refs.items():
         if kind == "exact_match":

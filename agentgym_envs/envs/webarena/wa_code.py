@@ -1,0 +1,467 @@
+"""WebArena's code-host templates (``gitlab``) on the sites' data."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from agentgym_envs.envs.webarena.sites.data import CODE_USER
+from agentgym_envs.envs.webarena.sites.vocab import LABELS
+from agentgym_envs.envs.webarena.wa_common import (
+    both,
+    exact,
+    fuzzy,
+    html,
+    month_name,
+    must,
+    na,
+    spaced,
+    url,
+    us_date,
+)
+from agentgym_envs.envs.webarena.webarena_tasks import instantiator
+
+GITLAB = "__GITLAB__"
+
+
+def _path(p) -> str:
+    return f"{p['namespace']}/{p['name']}"
+
+
+def _base(p) -> str:
+    return f"{GITLAB}/{_path(p)}"
+
+
+def _open(db, p) -> list[list[Any]]:
+    """Explore -> filter by name -> the project (a goto where the filter shows too many)."""
+    n = db.execute(
+        "SELECT COUNT(*) FROM code_projects WHERE lower(name) LIKE ?", (f"%{p['name'].lower()}%",)
+    ).fetchone()[0]
+    if n > 20:
+        return [["goto", _base(p)]]
+    return [
+        ["goto", f"{GITLAB}/explore/projects"],
+        ["type", "searchbox", "Filter by name", p["name"], 1],
+        ["click", "link", f"{p['namespace']} / {p['name']}"],
+    ]
+
+
+COMMITS = ["click", "link", "Commits"]
+
+
+def _projects(db, where: str = "1=1") -> list[Any]:
+    return db.execute(f"SELECT * FROM code_projects WHERE {where} ORDER BY id").fetchall()
+
+
+def _full_name(db, username: str) -> str:
+    row = db.execute("SELECT name FROM code_users WHERE username=?", (username,)).fetchone()
+    return row[0] if row else username
+
+
+def _ranking(db, pid: int, where: str = "1=1", args: tuple = ()) -> list[Any]:
+    return db.execute(
+        "SELECT author, COUNT(*) AS n FROM code_commits WHERE project_id=? AND "
+        f"{where} GROUP BY author ORDER BY n DESC, author",
+        (pid, *args),
+    ).fetchall()
+
+
+def _strict_top(rows, k: int) -> bool:
+    """The first ``k`` of ``rows`` are ranked without a tie at the cut."""
+    return len(rows) >= k and (len(rows) == k or rows[k - 1]["n"] > rows[k]["n"])
+
+
+@instantiator(303)
+def todos(db):
+    yield ({}, url(f"{GITLAB}/dashboard/todos"), [["click", "link", "To-Do List"], ["stop", ""]])
+
+
+@instantiator(300)
+def recent_open_issues(db):
+    for p in spaced(_projects(db, f"namespace='{CODE_USER}'"), 5):
+        yield (
+            {"__start__": _base(p)},
+            url(f"{_base(p)}/-/issues?state=opened"),
+            [
+                ["click", "link", "Issues"],
+                ["goto", f"{_base(p)}/-/issues?state=opened"],
+                ["stop", ""],
+            ],
+        )
+
+
+@instantiator(325)
+def public_projects(db):
+    yield (
+        {},
+        url(f"{GITLAB}/explore/projects"),
+        [["goto", f"{GITLAB}/explore/projects"], ["stop", ""]],
+    )
+
+
+@instantiator(299)
+def opened_with_label(db):
+    for k, p in enumerate(spaced(_projects(db)[11:], 30)):
+        label = LABELS[(k + 2) % len(LABELS)]
+        yield (
+            {"__start__": _base(p), "description": f"labeled as {label}"},
+            url(f"{_base(p)}/-/issues?label_name={quote(label)}"),
+            [["goto", f"{_base(p)}/-/issues"], ["click", "link", label], ["stop", ""]],
+        )
+
+
+@instantiator(349)
+def label_issues(db):
+    for k, p in enumerate(spaced(_projects(db), 30)):
+        label = LABELS[k % len(LABELS)]
+        yield (
+            {"repo": p["name"], "label": label},
+            url(f"{_base(p)}/-/issues?label_name={quote(label)}"),
+            [
+                *_open(db, p),
+                ["goto", f"{_base(p)}/-/issues"],
+                ["click", "link", label],
+                ["stop", ""],
+            ],
+        )
+
+
+@instantiator(298)
+def who_has_access(db):
+    for p in spaced(_projects(db, f"namespace='{CODE_USER}'"), 20):
+        others = [
+            r[0]
+            for r in db.execute(
+                "SELECT username FROM code_members WHERE project_id=? AND username != ? "
+                "ORDER BY rowid",
+                (p["id"], CODE_USER),
+            )
+        ]
+        if not others:
+            continue
+        answer = ", ".join(others)
+        yield (
+            {"repo": p["name"]},
+            exact(answer),
+            [*_open(db, p), ["click", "link", "Members"], ["stop", answer]],
+        )
+
+
+@instantiator(316)
+def top_on_branch(db):
+    rows = db.execute(
+        "SELECT project_id, branch FROM code_commits WHERE branch != 'main' GROUP BY "
+        "project_id, branch ORDER BY project_id, branch"
+    ).fetchall()
+    k = 0
+    for r in spaced(rows, 60):
+        ranking = _ranking(db, r["project_id"], "branch=?", (r["branch"],))
+        if not _strict_top(ranking, 1):
+            continue
+        p = db.execute("SELECT * FROM code_projects WHERE id=?", (r["project_id"],)).fetchone()
+        user = ranking[0]["author"]
+        email = db.execute("SELECT email FROM code_users WHERE username=?", (user,)).fetchone()
+        attr, value = (("name", _full_name(db, user)), ("email", email[0] if email else user))[
+            k % 2
+        ]
+        k += 1
+        yield (
+            {"__start__": _base(p), "attribute": attr, "branch_name": r["branch"]},
+            must(value),
+            [
+                ["click", "link", "Branches"],
+                ["goto", f"{_base(p)}/-/commits/{r['branch']}"],
+                ["stop", value],
+            ],
+        )
+
+
+@instantiator(320)
+def commits_on_date(db):
+    for p in spaced(_projects(db)[20:], 25):
+        row = db.execute(
+            "SELECT author, day, COUNT(*) AS n FROM code_commits WHERE project_id=? AND "
+            "branch='main' GROUP BY author, day ORDER BY n DESC, day, author LIMIT 1",
+            (p["id"],),
+        ).fetchone()
+        yield (
+            {
+                "__start__": _base(p),
+                "user": _full_name(db, row["author"]),
+                "date": us_date(row["day"]),
+            },
+            must(str(row["n"])),
+            [COMMITS, ["stop", str(row["n"])]],
+        )
+
+
+@instantiator(321)
+def commits_in_period(db):
+    for p in spaced(_projects(db)[40:], 25):
+        row = db.execute(
+            "SELECT author, substr(day, 1, 7) AS m, COUNT(*) AS n FROM code_commits WHERE "
+            "project_id=? AND branch='main' GROUP BY author, m ORDER BY n DESC, m, author LIMIT 1",
+            (p["id"],),
+        ).fetchone()
+        yield (
+            {
+                "__start__": _base(p),
+                "user": _full_name(db, row["author"]),
+                "period": f"in {month_name(row['m'])}",
+            },
+            must(str(row["n"])),
+            [COMMITS, ["stop", str(row["n"])]],
+        )
+
+
+@instantiator(322)
+def commits_repo_date(db):
+    for p in spaced(_projects(db), 30):
+        row = db.execute(
+            "SELECT author, day, COUNT(*) AS n FROM code_commits WHERE project_id=? AND "
+            "branch='main' GROUP BY author, day ORDER BY n DESC, day, author LIMIT 1",
+            (p["id"],),
+        ).fetchone()
+        yield (
+            {"user": _full_name(db, row["author"]), "repo": p["name"], "date": us_date(row["day"])},
+            must(str(row["n"])),
+            [*_open(db, p), COMMITS, ["stop", str(row["n"])]],
+        )
+
+
+@instantiator(323)
+def most_commits(db):
+    for p in spaced(_projects(db)[2:], 40):
+        ranking = _ranking(db, p["id"])
+        if not _strict_top(ranking, 1):
+            continue
+        name = _full_name(db, ranking[0]["author"])
+        yield (
+            {"repo": p["name"]},
+            exact(name),
+            [*_open(db, p), COMMITS, ["stop", name]],
+        )
+
+
+@instantiator(324)
+def top3(db):
+    k = 0
+    for p in spaced(_projects(db)[4:], 50):
+        ranking = _ranking(db, p["id"])
+        if not _strict_top(ranking, 3):
+            continue
+        attr = ("name", "username")[k % 2]
+        k += 1
+        values = [
+            _full_name(db, r["author"]) if attr == "name" else r["author"] for r in ranking[:3]
+        ]
+        yield (
+            {"attribute": attr, "repo": p["name"]},
+            must(*values),
+            [*_open(db, p), COMMITS, ["stop", ", ".join(values)]],
+        )
+
+
+def _new_issue(p, title: str) -> list[list[Any]]:
+    return [
+        ["goto", f"{_base(p)}/-/issues"],
+        ["click", "link", "New issue"],
+        ["type", "textbox", "Title", title, 0],
+        ["click", "button", "Create issue"],
+        ["stop", ""],
+    ]
+
+
+def _issue_made(p, title: str) -> dict[str, Any]:
+    return both(
+        url(f"{_base(p)}/-/issues"),
+        html(("last", 'document.querySelector("h1").outerText', {"exact_match": title})),
+    )
+
+
+@instantiator(328)
+def open_issue(db):
+    asks = (
+        "report the broken link in the README",
+        "ask for a dark mode",
+        "propose a faster build",
+        "report a crash on start-up",
+        "request Windows support",
+    )
+    for k, p in enumerate(spaced(_projects(db)[6:], 30)):
+        ask = asks[k % len(asks)]
+        title = ask.split(" ", 1)[1].capitalize()
+        yield ({"issue": ask, "repo": p["name"]}, _issue_made(p, title), _new_issue(p, title))
+
+
+@instantiator(337)
+def discuss_feature(db):
+    features = (
+        "keyboard shortcuts",
+        "a plugin system",
+        "localisation",
+        "offline mode",
+        "an API client",
+    )
+    for k, p in enumerate(spaced(_projects(db, f"namespace='{CODE_USER}'"), 20)):
+        feature = features[k % len(features)]
+        title = f"Discussion: implementation of {feature}"
+        yield (
+            {"__start__": _base(p), "feature": feature},
+            _issue_made(p, title),
+            _new_issue(p, title),
+        )
+
+
+def _invite(p, users: list[str], role: str) -> list[list[Any]]:
+    steps: list[list[Any]] = [["goto", f"{_base(p)}/-/project_members"]]
+    for user in users:
+        steps += [
+            ["type", "textbox", "Username", user, 0],
+            ["click", "radio", role],
+            ["click", "button", "Invite"],
+        ]
+    return [*steps, ["stop", ""]]
+
+
+def _members_are(p, users: list[str], role: str) -> dict[str, Any]:
+    return html(
+        *[
+            (
+                f"{_base(p)}/-/project_members",
+                f"func:gitlab_get_project_memeber_role(__page__, '{u}')",
+                {"must_include": [role]},
+            )
+            for u in users
+        ]
+    )
+
+
+def _non_members(db, p, n: int, offset: int) -> list[str]:
+    return [
+        r[0]
+        for r in db.execute(
+            "SELECT username FROM code_users WHERE username NOT IN (SELECT username FROM "
+            "code_members WHERE project_id=?) ORDER BY username LIMIT ? OFFSET ?",
+            (p["id"], n, offset),
+        )
+    ]
+
+
+@instantiator(351)
+def add_as_role(db):
+    for k, p in enumerate(spaced(_projects(db)[9:], 30)):
+        role = ("Developer", "Reporter", "Maintainer", "Guest")[k % 4]
+        users = _non_members(db, p, 2, k)
+        yield (
+            {"repo": p["name"], "role": role.lower(), "user_list": ", ".join(users)},
+            _members_are(p, users, role),
+            _invite(p, users, role),
+        )
+
+
+@instantiator(293)
+def invite_collaborators(db):
+    for k, p in enumerate(spaced(_projects(db, f"namespace='{CODE_USER}'"), 25)):
+        users = _non_members(db, p, 1 + k % 2, 3 * k)
+        yield (
+            {"collaborator_account_list": " and ".join(users), "repo": p["name"]},
+            _members_are(p, users, "Developer"),
+            _invite(p, users, "Developer"),
+        )
+
+
+@instantiator(294)
+def dotfiles_guest(db):
+    p = db.execute(
+        "SELECT * FROM code_projects WHERE namespace=? AND name='dotfiles'", (CODE_USER,)
+    ).fetchone()
+    if p is None:
+        return
+    for k in range(10):
+        users = _non_members(db, p, 1, 5 * k)
+        yield ({"name": users[0]}, _members_are(p, users, "Guest"), _invite(p, users, "Guest"))
+
+
+def _my_issues(db) -> list[Any]:
+    return db.execute(
+        "SELECT i.*, p.namespace, p.name FROM code_issues i JOIN code_projects p ON "
+        "p.id=i.project_id WHERE i.author=? ORDER BY i.created DESC, i.id DESC",
+        (CODE_USER,),
+    ).fetchall()
+
+
+def _keyword_issues(db) -> list[tuple[str, Any]]:
+    """(keyword, my latest issue with it in its title) for keywords that pick one issue."""
+    mine = _my_issues(db)
+    out = []
+    for i in mine:
+        for word in i["title"].split():
+            word = word.strip("()#,.:").lower()
+            if len(word) < 5 or not word.isalpha():
+                continue
+            first = next(j for j in mine if word in j["title"].lower())
+            if first["id"] == i["id"] and word not in [w for w, _ in out]:
+                out.append((word, i))
+                break
+    return out
+
+
+@instantiator(310)
+def latest_updated_issue(db):
+    for word, i in _keyword_issues(db)[:15]:
+        state = "closed" if i["state"] == "closed" else "open"
+        answer = "Yes, it is closed" if state == "closed" else "No, it is open"
+        yield (
+            {"keyword": word},
+            both(
+                fuzzy("yes" if state == "closed" else "no"),
+                url(f"{GITLAB}/{i['namespace']}/{i['name']}/-/issues/{i['iid']}"),
+            ),
+            [
+                ["goto", f"{GITLAB}/{i['namespace']}/{i['name']}/-/issues/{i['iid']}"],
+                ["stop", answer],
+            ],
+        )
+    yield (
+        {"keyword": "quantum"},
+        na("no issue of mine has 'quantum' in its title"),
+        [["click", "link", "Issues"], ["stop", "N/A"]],
+    )
+
+
+@instantiator(500)
+def latest_created_issue(db):
+    for word, i in _keyword_issues(db)[1:16]:
+        state = "closed" if i["state"] == "closed" else "open"
+        yield (
+            {"keyword": word},
+            both(
+                exact("yes" if state == "closed" else "no"),
+                url(f"{GITLAB}/{i['namespace']}/{i['name']}/-/issues/{i['iid']}"),
+            ),
+            [
+                ["goto", f"{GITLAB}/{i['namespace']}/{i['name']}/-/issues/{i['iid']}"],
+                ["stop", "yes" if state == "closed" else "no"],
+            ],
+        )
+
+
+@instantiator(289)
+def starred_contributions(db):
+    mine = _projects(
+        db,
+        f"id IN (SELECT project_id FROM code_commits WHERE author='{CODE_USER}')",
+    )
+    for n in sorted({p["stars"] for p in mine})[:8]:
+        names = [_path(p) for p in mine if p["stars"] == n]
+        yield (
+            {"description": f"exactly {n}"},
+            fuzzy(*names),
+            [["goto", f"{GITLAB}/explore/projects"], ["stop", ", ".join(names)]],
+        )
+    yield (
+        {"description": "more than 100000"},
+        na("none of my repositories has that many stars"),
+        [["goto", f"{GITLAB}/explore/projects"], ["stop", "N/A"]],
+    )
