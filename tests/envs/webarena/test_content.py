@@ -74,7 +74,8 @@ def test_product_pictures_are_drawn_per_item(db):
     reply = httpx.get(f"{server().url('shopping')}/media/catalog/product/{sku}.svg")
     assert reply.headers["content-type"].startswith("image/svg+xml") and "<path" in reply.text
     listing = httpx.get(f"{server().url('shopping')}/catalogsearch/result/?q=tea").text
-    assert listing.count('class="product-image-photo" src="/media/catalog/product/') >= 12
+    assert listing.count('role="img" aria-label="') >= 12  # inline, drawn per product
+    assert listing.count(' class="product-image-photo"><defs>') >= 12
 
 
 def test_merge_requests_show_their_branch_diff(db):

@@ -1,7 +1,9 @@
 """Product pictures drawn per item: an SVG whose silhouette comes from the product's department
 (a bottle, a box, a garment, a device ...), whose colour is the product's own and whose pattern
 and accents come from a hash of its SKU, so no two products look alike and the same product
-always looks the same. No files: the shop serves them at ``/media/catalog/product/<sku>.svg``.
+always looks the same. No files: the shop puts them inline in its pages (an ``<img>`` would
+load after the page, and the order Chromium hands out node ids, which the observation shows,
+would then depend on timing) and also serves them at ``/media/catalog/product/<sku>.svg``.
 """
 
 from __future__ import annotations
@@ -61,8 +63,9 @@ def _pattern(kind: int, accent: str) -> str:
     return f'<path d="M0 5H10" stroke="{accent}" stroke-width="2"/>'
 
 
-def product_svg(sku: str, name: str, department: str, colour: str) -> str:
-    """The picture of one product (200 x 200 SVG text)."""
+def product_svg(sku: str, name: str, department: str, colour: str, css_class: str = "") -> str:
+    """The picture of one product (200 x 200 SVG text; its pattern and clip ids carry the SKU,
+    so several pictures can share a page)."""
     digest = hashlib.sha256(sku.encode()).digest()
     fill = COLOURS.get(colour, "#8a8f99")
     accent = _ACCENTS[digest[0] % len(_ACCENTS)]
@@ -74,16 +77,18 @@ def product_svg(sku: str, name: str, department: str, colour: str) -> str:
     band_y = 90 + digest[3] % 40
     stroke = ' stroke-width="10" fill="none"' if "plant" in department.lower() else ""
     background = f"hsl({digest[4] * 360 // 256}, 35%, 95%)"
-    label = html.escape(name[:40])
+    label = html.escape(name)
+    uid = "".join(ch for ch in sku if ch.isalnum())
+    cls = f' class="{css_class}"' if css_class else ""
     return (
         '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200" viewBox="0 0 200 200" '
-        f'role="img" aria-label="{label}"><defs><pattern id="p" width="{size}" '
+        f'role="img" aria-label="{label}"{cls}><defs><pattern id="p{uid}" width="{size}" '
         f'height="{size}" patternUnits="userSpaceOnUse" viewBox="0 0 10 10" '
         f'patternTransform="rotate({angle})">{_pattern(digest[5] % 4, accent)}</pattern>'
-        '<clipPath id="c"><path d="' + shape + '"/></clipPath></defs>'
+        f'<clipPath id="c{uid}"><path d="{shape}"/></clipPath></defs>'
         f'<rect width="200" height="200" fill="{background}"/>'
         f'<path d="{shape}" fill="{fill}" stroke="{fill}"{stroke}/>'
-        f'<g clip-path="url(#c)"><rect y="{band_y}" width="200" height="{18 + digest[6] % 20}" '
-        'fill="url(#p)" opacity="0.85"/></g>'
+        f'<g clip-path="url(#c{uid})"><rect y="{band_y}" width="200" height="{18 + digest[6] % 20}" '
+        f'fill="url(#p{uid})" opacity="0.85"/></g>'
         f'<path d="{shape}" fill="none" stroke="rgba(0,0,0,0.25)" stroke-width="2"/></svg>'
     )

@@ -63,13 +63,16 @@ router = APIRouter()
 _SCRIPT = """
 document.querySelectorAll('.map-controls button').forEach(function (b) {
   b.addEventListener('click', function () {
-    var img = document.getElementById('map-image');
-    var url = new URL(img.src, location.href);
-    var z = parseInt(url.searchParams.get('zoom') || '0', 10) + (b.dataset.zoom === 'in' ? 1 : -1);
+    var box = document.getElementById('map-image');
+    var z = parseInt(box.dataset.zoom || '0', 10) + (b.dataset.zoom === 'in' ? 1 : -1);
     z = Math.max(0, Math.min(4, z));
-    url.searchParams.set('zoom', z);
-    img.src = url.toString();
-    document.getElementById('zoom-level').textContent = 'Zoom ' + z;
+    box.dataset.zoom = z;
+    fetch('/render.svg?' + box.dataset.query + '&zoom=' + z).then(function (r) {
+      return r.text();
+    }).then(function (svg) {
+      box.innerHTML = svg;
+      document.getElementById('zoom-level').textContent = 'Zoom ' + z;
+    });
   });
 });
 """
@@ -101,8 +104,9 @@ def _map(markers: list[Place], route: Route | None = None, engine: str = "") -> 
         '<button type="button" data-zoom="in" title="Zoom In">+</button>'
         '<button type="button" data-zoom="out" title="Zoom Out">−</button>'
         '<span id="zoom-level">Zoom 0</span></div>'
-        f'<img id="map-image" src="/render.svg?{qs(**params)}" alt="{esc(label)}" width="900" '
-        f'height="640"></div><script>{_SCRIPT}</script>'
+        f'<div id="map-image" data-query="{esc(qs(**params))}" data-zoom="0">'
+        f"{svg(city(), markers[:20], list(route.nodes) if route else [], 0, label)}</div></div>"
+        f"<script>{_SCRIPT}</script>"
     )
 
 
@@ -289,8 +293,10 @@ def render_svg(markers: str = "", route: str = "", zoom: int = 0):
     return Response(svg(c, marked, path_nodes, zoom), media_type="image/svg+xml")
 
 
-def svg(c: City, marked: list[Place], path_nodes: list[int], zoom: int = 0) -> str:
-    """The SVG text of the map (900 x 640), centred on the markers and route when any."""
+def svg(c: City, marked: list[Place], path_nodes: list[int], zoom: int = 0, label: str = "") -> str:
+    """The SVG text of the map (900 x 640), centred on the markers and route when any. Pages
+    put it inline (an image that loads after the page would make the browser's node ids, which
+    the observation shows, depend on timing)."""
     g = c.graph
     lats = [d["lat"] for _, d in g.nodes(data=True)]
     lons = [d["lon"] for _, d in g.nodes(data=True)]
@@ -312,7 +318,8 @@ def svg(c: City, marked: list[Place], path_nodes: list[int], zoom: int = 0) -> s
         )
 
     parts = [
-        '<svg xmlns="http://www.w3.org/2000/svg" width="900" height="640" viewBox="0 0 900 640">',
+        '<svg xmlns="http://www.w3.org/2000/svg" width="900" height="640" viewBox="0 0 900 640" '
+        f'role="img" aria-label="{esc(label or "Map of " + CITY)}">',
         '<rect width="900" height="640" fill="#f2efe9"/>',
     ]
     drawn: set[tuple[int, int]] = set()

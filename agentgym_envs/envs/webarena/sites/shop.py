@@ -146,8 +146,7 @@ def _grid(rows) -> str:
         items.append(
             f'<li class="product-item"><div class="product-item-info">'
             f'<a class="product-item-photo" href="/product/{esc(p["sku"])}" tabindex="-1">'
-            f'<img class="product-image-photo" src="{_image_url(p["sku"])}" alt="{esc(p["name"])}" '
-            'width="200" height="200" loading="lazy"></a>'
+            f"{_picture(p, 'product-image-photo')}</a>"
             f'<strong class="product-item-name"><a href="/product/{esc(p["sku"])}">'
             f"{esc(p['name'])}</a></strong>{reviews}"
             f'<div class="price-box"><span class="price">{_money(p["price"])}</span></div>'
@@ -364,8 +363,9 @@ def search(request: Request, q: str = ""):
     return page(request, f"Search results for: '{q}'", body)
 
 
-def _image_url(sku: str) -> str:
-    return f"/media/catalog/product/{esc(sku)}.svg"
+def _picture(p: Any, css_class: str) -> str:
+    """The product's picture, inline (see :mod:`.images`)."""
+    return images.product_svg(p["sku"], p["name"], p["top"], p["color"], css_class)
 
 
 @router.get("/media/catalog/product/{sku}.svg")
@@ -412,8 +412,7 @@ def product(request: Request, sku: str, user: User):
     body = (
         _breadcrumbs(trail + [(p["name"], None)])
         + '<div class="columns"><div class="product media"><div class="gallery-placeholder">'
-        f'<img class="gallery-image" src="{_image_url(p["sku"])}" alt="{esc(p["name"])}" '
-        'width="420" height="420"></div></div><div class="product-info-main">'
+        f'{_picture(p, "gallery-image")}</div></div><div class="product-info-main">'
         f'<h1 class="page-title"><span class="base">{esc(p["name"])}</span></h1>'
         f'<div class="product-reviews-summary">{summary}</div>'
         f'<div class="price-box"><span class="price">{_money(p["price"])}</span></div>'
