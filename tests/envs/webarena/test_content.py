@@ -162,6 +162,9 @@ def test_product_edit_saves_attributes_stock_and_status():
         assert 'role="dialog"' in page and "Are you sure you want to delete" in page
         grid = admin.get("/admin/catalog/product", params={"q": "Renamed Lamp"}).text
         assert "<td>0</td><td>Disabled</td>" in grid
+        taken = {**form, "sku": "B-LAMP-1", "name": "Another"}
+        reply = admin.post("/admin/catalog/product/edit/10", data=taken, follow_redirects=True)
+        assert "already used" in reply.text and 'value="Another"' not in reply.text
 
 
 def test_bestsellers_by_period_over_a_date_range(db):

@@ -512,7 +512,7 @@ ATTRIBUTES = (("brand", "Brand"), ("material", "Material"), ("sizes", "Sizes"))
 
 
 @router.get("/admin/catalog/product/edit/{pid}")
-def edit_product(request: Request, pid: int, user: User, saved: str = ""):
+def edit_product(request: Request, pid: int, user: User, saved: str = "", error: str = ""):
     """Magento's product form: status, name, SKU, price, quantity, stock status, colour and the
     other attributes, description; Save, and Delete behind a confirmation dialog."""
     if user is None:
@@ -524,6 +524,8 @@ def edit_product(request: Request, pid: int, user: User, saved: str = ""):
     from agentgym_envs.envs.webarena.sites.vocab import COLORS
 
     note = "<p role='status'>You saved the product.</p>" if saved else ""
+    if error == "sku":
+        note = "<p role='alert'>The value specified in the SKU field is already used.</p>"
     enabled = " checked" if p["status"] == "Enabled" else ""
     stock = "In Stock" if p["qty"] > 0 else "Out of Stock"
     stock_options = "".join(
@@ -582,6 +584,10 @@ async def save_product(request: Request, pid: int, user: User):
         # A form without the new fields (an older page) keeps the stored values.
         status = data.get("status", "Disabled") if "stock_status" in data else p["status"]
         values = {column: data.get(column, p[column]).strip() for column, _ in ATTRIBUTES}
+        sku = data.get("sku", p["sku"]).strip() or p["sku"]
+        taken = db.execute("SELECT 1 FROM shop_products WHERE sku=? AND id!=?", (sku, pid))
+        if taken.fetchone() is not None:
+            return redirect(f"/admin/catalog/product/edit/{pid}?error=sku")
         db.execute(
             "UPDATE shop_products SET name=?, price=?, qty=?, status=?, sku=?, color=?, "
             "description=?, brand=?, material=?, sizes=? WHERE id=?",
@@ -590,7 +596,7 @@ async def save_product(request: Request, pid: int, user: User):
                 round(price, 2),
                 qty,
                 status,
-                data.get("sku", p["sku"]).strip() or p["sku"],
+                sku,
                 data.get("color", p["color"]),
                 data.get("description", p["description"]),
                 values["brand"],

@@ -456,8 +456,8 @@ def merge_request(
     touched = ", ".join(f"`{f}`" for f in files[:3]) or "the sources"
     description = (
         f"## What does this MR do?\n{verb}s {what}; it touches {touched}.\n\n"
-        f"## Why\n{_first_upper(rng.choice(_CONDITIONS))} used to break "
-        f"{rng.choice(files) if files else 'the build'}.\n\n"
+        f"## Why\n{rng.choice(files) if files else 'The build'} broke when "
+        f"{rng.choice(_CONDITIONS)}.\n\n"
         f"Closes #{rng.randrange(1, 30)}."
     )
     return title, description
