@@ -3,10 +3,12 @@
 The tree comes from ``Accessibility.getFullAXTree``; node bounds for the viewport pruning come
 from one ``DOMSnapshot.captureSnapshot`` call (WebArena resolves every node separately, which is
 what makes its steps take seconds). Lines are ``[id] role 'name' prop: value`` with one tab per
-depth of kept nodes. WebArena shows CDP's AX node ids, which Chromium assigns in an order that
-varies from run to run; ours are each node's position in a depth-first walk of the full tree
-(pruned nodes included), so they are just as sparse, stable across scrolling, and the same
-for the same page every time.
+depth of kept nodes. The ids are the browser's, as WebArena's: CDP's AX node ids, which
+Chromium makes equal to the DOM node's backend node id for every node backed by the DOM (only
+inline text boxes, never shown, have negative ids of their own). A node keeps its id for as long
+as it is in the document, so an id is stable while the agent types or scrolls, and a new page
+gets new ids. Chromium hands the ids out in the order it first touches the nodes, so the same
+page reached by the same steps in a fresh context gets the same ids.
 """
 
 from __future__ import annotations
@@ -101,7 +103,6 @@ def build_tree(
     lines: list[str] = []
     kept: dict[str, Node] = {}
     root_id = ax_nodes[0]["nodeId"]
-    number = _numbering(by_id, root_id)
     stack: list[tuple[str, int]] = [(root_id, 0)]
     seen: set[str] = set()
     while stack:
@@ -131,7 +132,7 @@ def build_tree(
             if keep and node_id != root_id and snapshot is not None:
                 keep = backend is not None and _in_viewport(bounds.get(backend), scroll, viewport)
             if keep:
-                shown_id = str(number[node_id])
+                shown_id = str(node_id)
                 line = " ".join([f"[{shown_id}] {role} {name!r}", *props]).rstrip()
                 lines.append("\t" * depth + line)
                 rect = bounds.get(backend) if backend is not None else None
@@ -141,18 +142,6 @@ def build_tree(
         for child in reversed(node.get("childIds", [])):
             stack.append((child, child_depth))
     return "\n".join(_dedupe_static_text(lines)), kept
-
-
-def _numbering(by_id: dict[str, dict[str, Any]], root_id: str) -> dict[str, int]:
-    number: dict[str, int] = {}
-    stack = [root_id]
-    while stack:
-        node_id = stack.pop()
-        if node_id in number or node_id not in by_id:
-            continue
-        number[node_id] = len(number) + 1
-        stack.extend(reversed(by_id[node_id].get("childIds", [])))
-    return number
 
 
 def _bool(value: dict[str, Any]) -> str:

@@ -26,6 +26,11 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 VIEWPORT = {"width": 1280, "height": 720}
+#: The observation shows the browser's node ids (axtree.py), which Chromium hands out as it first
+#: touches a node. Its navigation predictor touches the links in view on a timer while a page
+#: loads, which would make the ids differ from run to run; with it off, the same page reached by
+#: the same steps gets the same ids.
+WEBARENA_ARGS = ("--disable-features=NavigationPredictor",)
 
 
 class MissingChromiumError(RuntimeError):
@@ -102,7 +107,9 @@ class BrowserHost:
             logger.warning("Chromium disconnected; starting a new one")
         try:
             self._browser = await self._playwright.chromium.launch(
-                executable_path=chromium_path(), args=list(CHROMIUM_ARGS), headless=True
+                executable_path=chromium_path(),
+                args=[*CHROMIUM_ARGS, *WEBARENA_ARGS],
+                headless=True,
             )
         except Exception as exc:
             if "xecutable doesn't exist" in str(exc):

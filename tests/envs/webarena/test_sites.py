@@ -20,6 +20,7 @@ SIGNATURE = {
     "reddit": (".site-nav", "rgb(31, 42, 68)"),
     "gitlab": (".navbar-gitlab", "rgb(41, 41, 97)"),
     "wikipedia": (".kiwix-bar", "rgb(234, 236, 240)"),
+    "map": (".osm-header", "rgb(255, 255, 255)"),
 }
 
 _STYLE_JS = """(selector) => {
@@ -75,6 +76,8 @@ def _pages(db: sqlite3.Connection) -> list[tuple[str, str]]:
         ("gitlab", f"/{mr_ns}/{mr_name}/-/merge_requests/{mr}"),
         ("wikipedia", "/"),
         ("wikipedia", "/search?pattern=river"),
+        ("map", "/"),
+        ("map", "/search?query=cafe"),
     ]
 
 

@@ -32,6 +32,7 @@ SITES: dict[str, str] = {
     "reddit": "agentgym_envs.envs.webarena.sites.forum",
     "gitlab": "agentgym_envs.envs.webarena.sites.code",
     "wikipedia": "agentgym_envs.envs.webarena.sites.wiki",
+    "map": "agentgym_envs.envs.webarena.sites.map",
 }
 #: Paths the base URLs include (WebArena's ``__SHOPPING_ADMIN__`` is ``http://host:7780/admin``).
 BASE_PATHS: dict[str, str] = {"shopping_admin": "/admin"}

@@ -3,11 +3,12 @@ bestsellers report over the storefront's database."""
 
 from __future__ import annotations
 
-from functools import partial
+import json
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, FastAPI
 from starlette.requests import Request
+from starlette.responses import Response
 
 from agentgym_envs.envs.webarena.sites.common import (
     Accounts,
@@ -40,6 +41,8 @@ ACCOUNTS = Accounts(
 User = Annotated[str | None, Depends(ACCOUNTS.user)]
 PER_PAGE = 20
 STATUSES = ("pending", "processing", "complete", "canceled")
+#: Report periods -> the length of the ``created`` prefix that names one.
+PERIODS = {"day": 10, "month": 7, "year": 4}
 
 router = APIRouter()
 
@@ -67,7 +70,111 @@ def _nav() -> str:
     )
 
 
-render = partial(_render, css="admin", body_class="admin")
+#: The admin's client-side widgets (Magento's are jQuery UI): a calendar beside every date
+#: field (``input.admin__control-date``), selects whose options come from a JSON endpoint
+#: (``select[data-options-url]``) and modal dialogs (``[data-modal]`` opens the dialog named).
+WIDGETS_JS = """
+(function () {
+  function pad(n) { return (n < 10 ? '0' : '') + n; }
+  function openCalendar(input) {
+    var old = document.querySelector('.admin__calendar');
+    if (old) { old.remove(); }
+    var base = /^\\d{4}-\\d{2}-\\d{2}$/.test(input.value) ? new Date(input.value + 'T00:00') : new Date(2023, 0, 1);
+    var shown = new Date(base.getFullYear(), base.getMonth(), 1);
+    var box = document.createElement('div');
+    box.className = 'admin__calendar';
+    box.setAttribute('role', 'dialog');
+    box.setAttribute('aria-label', 'Calendar');
+    function draw() {
+      var names = ['January','February','March','April','May','June','July','August',
+                   'September','October','November','December'];
+      var html = '<div class="cal-head"><button type="button" class="cal-prev">Prev</button>' +
+        '<span class="cal-title">' + names[shown.getMonth()] + ' ' + shown.getFullYear() +
+        '</span><button type="button" class="cal-next">Next</button></div><div class="cal-days">';
+      var days = new Date(shown.getFullYear(), shown.getMonth() + 1, 0).getDate();
+      for (var d = 1; d <= days; d++) {
+        html += '<button type="button" class="cal-day" data-day="' + d + '">' + d + '</button>';
+      }
+      box.innerHTML = html + '</div><button type="button" class="cal-close">Close</button>';
+    }
+    box.addEventListener('click', function (e) {
+      var t = e.target;
+      if (t.classList.contains('cal-prev')) { shown.setMonth(shown.getMonth() - 1); draw(); }
+      else if (t.classList.contains('cal-next')) { shown.setMonth(shown.getMonth() + 1); draw(); }
+      else if (t.classList.contains('cal-close')) { box.remove(); }
+      else if (t.dataset.day) {
+        input.value = shown.getFullYear() + '-' + pad(shown.getMonth() + 1) + '-' + pad(+t.dataset.day);
+        box.remove();
+        input.focus();
+      }
+    });
+    draw();
+    input.parentNode.appendChild(box);
+  }
+  document.querySelectorAll('input.admin__control-date').forEach(function (input) {
+    var b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'admin__calendar-trigger';
+    b.textContent = 'Pick a date';
+    b.setAttribute('aria-label', 'Pick a date for ' + (input.getAttribute('aria-label') || input.name));
+    b.addEventListener('click', function () { openCalendar(input); });
+    input.insertAdjacentElement('afterend', b);
+  });
+  document.querySelectorAll('select[data-options-url]').forEach(function (select) {
+    fetch(select.dataset.optionsUrl, {credentials: 'same-origin'}).then(function (r) {
+      return r.json();
+    }).then(function (options) {
+      var chosen = select.dataset.value || '';
+      options.forEach(function (o) {
+        var opt = document.createElement('option');
+        opt.value = o.value;
+        opt.textContent = o.label;
+        if (o.value === chosen) { opt.selected = true; }
+        select.appendChild(opt);
+      });
+      select.setAttribute('data-loaded', 'true');
+    });
+  });
+  document.querySelectorAll('[data-modal]').forEach(function (button) {
+    button.addEventListener('click', function () {
+      var dialog = document.getElementById(button.dataset.modal);
+      dialog.hidden = false;
+      var first = dialog.querySelector('button');
+      if (first) { first.focus(); }
+    });
+  });
+  document.querySelectorAll('.modal-popup [data-dismiss]').forEach(function (button) {
+    button.addEventListener('click', function () {
+      button.closest('.modal-popup').hidden = true;
+    });
+  });
+})();
+"""
+
+
+def render(title: str, body: str, nav: str = "", status: int = 200):
+    """An admin page: Magento's stylesheet, and its widgets' script at the end of the body."""
+    return _render(title, body + f"<script>{WIDGETS_JS}</script>", nav, status, "admin", "admin")
+
+
+def _date_field(name: str, label: str, value: str) -> str:
+    return (
+        f'<label>{esc(label)} <input type="text" class="admin__control-date" name="{name}" '
+        f'aria-label="{esc(label)}" value="{esc(value)}" placeholder="YYYY-MM-DD" '
+        'autocomplete="off"></label>'
+    )
+
+
+def _modal(ident: str, title: str, text: str, action: str, confirm: str) -> str:
+    """A hidden confirmation dialog (shown by a ``data-modal`` button)."""
+    return (
+        f'<div class="modal-popup" id="{ident}" role="dialog" aria-modal="true" '
+        f'aria-labelledby="{ident}-title" hidden><div class="modal-inner">'
+        f'<h2 id="{ident}-title">{esc(title)}</h2><p>{esc(text)}</p>'
+        f'<form method="post" action="{action}"><button type="button" data-dismiss>Cancel'
+        f'</button> <button class="primary" type="submit">{esc(confirm)}</button></form>'
+        "</div></div>"
+    )
 
 
 def _records(base: str, label: str, q: str, rows, page: int, headers, cells, **params) -> str:
@@ -169,10 +276,10 @@ def orders(
     dates = (
         '<form class="grid-filters" method="get" action="/admin/sales/order">'
         f'<input type="hidden" name="status" value="{esc(status)}">'
-        '<label>Purchase Date from <input type="text" name="created_from" placeholder='
-        f'"YYYY-MM-DD" value="{esc(created_from)}"></label> <label>to <input type="text" '
-        f'name="created_to" placeholder="YYYY-MM-DD" value="{esc(created_to)}"></label> '
-        '<button type="submit">Apply Filters</button></form>'
+        + _date_field("created_from", "Purchase Date from", created_from)
+        + " "
+        + _date_field("created_to", "to", created_to)
+        + ' <button type="submit">Apply Filters</button></form>'
     )
     body = (
         f'<h1>Orders</h1><nav aria-label="Status">Status: <a href="/admin/sales/order">All'
@@ -265,48 +372,196 @@ def invoices(request: Request, user: User, q: str = "", page: int = 1):
     return render("Invoices / Magento Admin", body, _nav())
 
 
+PRODUCT_LIMITS = (20, 30, 50, 100, 200)
+
+
+@router.get("/admin/catalog/category/options")
+def category_options(request: Request, user: User):
+    """The departments as ``[{value, label}]`` (the product grid's filter loads them)."""
+    if user is None:
+        return Response("[]", media_type="application/json", status_code=403)
+    with connect(request) as db:
+        rows = db.execute("SELECT name FROM shop_categories WHERE level = 1 ORDER BY id").fetchall()
+    data = [{"value": r[0], "label": r[0]} for r in rows]
+    return Response(json.dumps(data), media_type="application/json")
+
+
 @router.get("/admin/catalog/product")
-def products(request: Request, user: User, q: str = "", page: int = 1):
+def products(
+    request: Request,
+    user: User,
+    q: str = "",
+    page: int = 1,
+    status: str = "",
+    department: str = "",
+    price_from: str = "",
+    price_to: str = "",
+    qty_from: str = "",
+    qty_to: str = "",
+    limit: int = PER_PAGE,
+):
+    """Magento's product grid: a keyword search and filters that combine (status, department,
+    price and quantity ranges), the active filters listed, and a page size."""
     if user is None:
         return redirect(ACCOUNTS.login)
     words = q.lower().split()[:8]
+    clauses, args = ["1=1"], []
+    clauses += ["lower(name) LIKE ?" for _ in words]
+    args += [f"%{w}%" for w in words]
+    active = []
+    if status in ("Enabled", "Disabled"):
+        clauses.append("status = ?")
+        args.append(status)
+        active.append(("Status", status, "status"))
+    if department:
+        clauses.append("top = ?")
+        args.append(department)
+        active.append(("Department", department, "department"))
+    for label, column, key, value, op in (
+        ("Price from", "price", "price_from", price_from, ">="),
+        ("Price to", "price", "price_to", price_to, "<="),
+        ("Quantity from", "qty", "qty_from", qty_from, ">="),
+        ("Quantity to", "qty", "qty_to", qty_to, "<="),
+    ):
+        try:
+            number = float(value) if value.strip() else None
+        except ValueError:
+            number = None
+        if number is not None:
+            clauses.append(f"{column} {op} ?")
+            args.append(number)
+            active.append((label, value, key))
+    limit = limit if limit in PRODUCT_LIMITS else PER_PAGE
     db = connect(request)
-    where = " AND ".join(["1=1", *("lower(name) LIKE ?" for _ in words)])
-    rows = SqlRows(db, "shop_products", where, [f"%{w}%" for w in words], "id")
-    body = "<h1>Products</h1>" + _records(
-        "/admin/catalog/product",
-        "Search by keyword",
-        q,
-        rows,
-        page,
-        ["Name", "SKU", "Price", "Quantity", "Action"],
-        lambda p: [
-            esc(p["name"]),
-            esc(p["sku"]),
-            f"${p['price']:,.2f}",
-            str(p["qty"]),
-            f'<a href="/admin/catalog/product/edit/{p["id"]}">Edit {esc(p["name"])}</a>',
-        ],
+    rows = SqlRows(db, "shop_products", " AND ".join(clauses), args, "id")
+    params = {
+        "status": status,
+        "department": department,
+        "price_from": price_from,
+        "price_to": price_to,
+        "qty_from": qty_from,
+        "qty_to": qty_to,
+    }
+    chips = "".join(
+        f'<li>{esc(label)}: {esc(value)} <a href="/admin/catalog/product?'
+        f'{qs(q=q, **{k: v for k, v in params.items() if k != key})}" '
+        f'aria-label="Remove {esc(label)}">Remove</a></li>'
+        for label, value, key in active
+    )
+    status_options = "".join(
+        f'<option value="{v}"{" selected" if v == status else ""}>{v or "Any"}</option>'
+        for v in ("", "Enabled", "Disabled")
+    )
+    limits = "".join(
+        f'<option value="{n}"{" selected" if n == limit else ""}>{n}</option>'
+        for n in PRODUCT_LIMITS
+    )
+    filters = (
+        '<details class="admin__data-grid-filters"><summary>Filters</summary>'
+        '<form method="get" action="/admin/catalog/product">'
+        f'<input type="hidden" name="q" value="{esc(q)}">'
+        f'<label>Status <select name="status">{status_options}</select></label> '
+        f'<label>Department <select name="department" data-options-url="/admin/catalog/category/'
+        f'options" data-value="{esc(department)}"><option value="">Any</option></select></label> '
+        f'<label>Price from <input type="text" name="price_from" value="{esc(price_from)}">'
+        f'</label> <label>Price to <input type="text" name="price_to" value="{esc(price_to)}">'
+        f'</label> <label>Quantity from <input type="text" name="qty_from" '
+        f'value="{esc(qty_from)}"></label> <label>Quantity to <input type="text" name="qty_to" '
+        f'value="{esc(qty_to)}"></label> <label>Per page <select name="limit">{limits}</select>'
+        '</label> <button class="primary" type="submit">Apply Filters</button></form></details>'
+        + (
+            f'<ul class="admin__current-filters" aria-label="Active filters">{chips}</ul>'
+            if chips
+            else ""
+        )
+    )
+    search = (
+        '<form role="search" method="get" action="/admin/catalog/product"><input type="search" '
+        f'name="q" aria-label="Search by keyword" value="{esc(q)}"> '
+        '<button type="submit">Search</button></form>'
+    )
+    body = (
+        "<h1>Products</h1>"
+        + search
+        + filters
+        + f"<p>{len(rows)} records found</p>"
+        + paged_table(
+            rows,
+            page,
+            limit,
+            ["Name", "SKU", "Price", "Quantity", "Status", "Action"],
+            lambda p: [
+                esc(p["name"]),
+                esc(p["sku"]),
+                f"${p['price']:,.2f}",
+                str(p["qty"]),
+                esc(p["status"]),
+                f'<a href="/admin/catalog/product/edit/{p["id"]}">Edit {esc(p["name"])}</a>',
+            ],
+            "/admin/catalog/product",
+            q=q,
+            limit=limit if limit != PER_PAGE else "",
+            **params,
+        )
     )
     return render("Products / Magento Admin", body, _nav())
 
 
+#: The product form's attributes (column, label) besides name, price and quantity.
+ATTRIBUTES = (("brand", "Brand"), ("material", "Material"), ("sizes", "Sizes"))
+
+
 @router.get("/admin/catalog/product/edit/{pid}")
-def edit_product(request: Request, pid: int, user: User, saved: str = ""):
+def edit_product(request: Request, pid: int, user: User, saved: str = "", error: str = ""):
+    """Magento's product form: status, name, SKU, price, quantity, stock status, colour and the
+    other attributes, description; Save, and Delete behind a confirmation dialog."""
     if user is None:
         return redirect(ACCOUNTS.login)
     with connect(request) as db:
         p = db.execute("SELECT * FROM shop_products WHERE id=?", (pid,)).fetchone()
     if p is None:
         return not_found(_nav())
+    from agentgym_envs.envs.webarena.sites.vocab import COLORS
+
     note = "<p role='status'>You saved the product.</p>" if saved else ""
+    if error == "sku":
+        note = "<p role='alert'>The value specified in the SKU field is already used.</p>"
+    enabled = " checked" if p["status"] == "Enabled" else ""
+    stock = "In Stock" if p["qty"] > 0 else "Out of Stock"
+    stock_options = "".join(
+        f'<option value="{v}"{" selected" if v == stock else ""}>{v}</option>'
+        for v in ("In Stock", "Out of Stock")
+    )
+    colours = "".join(
+        f'<option value="{c}"{" selected" if c == p["color"] else ""}>{c}</option>' for c in COLORS
+    )
+    attributes = "".join(
+        f'<label>{label} <input name="{column}" type="text" value="{esc(p[column])}"></label> '
+        for column, label in ATTRIBUTES
+    )
     body = (
         f"<h1>{esc(p['name'])}</h1>{note}"
-        f'<form method="post" action="/admin/catalog/product/edit/{pid}">'
-        f'<label>Product Name <input name="name" type="text" value="{esc(p["name"])}">'
-        f'</label> <label>Price <input name="price" type="text" value="{p["price"]:.2f}">'
-        f'</label> <label>Quantity <input name="qty" type="text" value="{p["qty"]}"></label> '
-        '<button type="submit">Save Product</button></form>'
+        f'<form class="product-form" method="post" action="/admin/catalog/product/edit/{pid}">'
+        "<fieldset><legend>Product Details</legend>"
+        f'<label>Enable Product <input name="status" type="checkbox" value="Enabled"{enabled}>'
+        f'</label> <label>Product Name <input name="name" type="text" value="{esc(p["name"])}">'
+        f'</label> <label>SKU <input name="sku" type="text" value="{esc(p["sku"])}"></label> '
+        f'<label>Price <input name="price" type="text" value="{p["price"]:.2f}"></label> '
+        f'<label>Quantity <input name="qty" type="text" value="{p["qty"]}"></label> '
+        f'<label>Stock Status <select name="stock_status">{stock_options}</select></label> '
+        f'<label>Color <select name="color">{colours}</select></label> {attributes}'
+        "</fieldset><fieldset><legend>Content</legend>"
+        f'<label>Description <textarea name="description" rows="4">{esc(p["description"])}'
+        "</textarea></label></fieldset>"
+        '<button class="primary" type="submit">Save Product</button> '
+        '<button type="button" data-modal="delete-product">Delete</button></form>'
+        + _modal(
+            "delete-product",
+            "Delete product",
+            f"Are you sure you want to delete {p['name']}?",
+            f"/admin/catalog/product/delete/{pid}",
+            "OK",
+        )
     )
     return render(f"{p['name']} / Products / Magento Admin", body, _nav())
 
@@ -321,11 +576,45 @@ async def save_product(request: Request, pid: int, user: User):
     except ValueError:
         return redirect(f"/admin/catalog/product/edit/{pid}")
     with connect(request) as db:
+        p = db.execute("SELECT * FROM shop_products WHERE id=?", (pid,)).fetchone()
+        if p is None:
+            return not_found(_nav())
+        if data.get("stock_status") == "Out of Stock":
+            qty = 0
+        # A form without the new fields (an older page) keeps the stored values.
+        status = data.get("status", "Disabled") if "stock_status" in data else p["status"]
+        values = {column: data.get(column, p[column]).strip() for column, _ in ATTRIBUTES}
+        sku = data.get("sku", p["sku"]).strip() or p["sku"]
+        taken = db.execute("SELECT 1 FROM shop_products WHERE sku=? AND id!=?", (sku, pid))
+        if taken.fetchone() is not None:
+            return redirect(f"/admin/catalog/product/edit/{pid}?error=sku")
         db.execute(
-            "UPDATE shop_products SET name=?, price=?, qty=? WHERE id=?",
-            (data.get("name", "").strip() or "Unnamed", round(price, 2), qty, pid),
+            "UPDATE shop_products SET name=?, price=?, qty=?, status=?, sku=?, color=?, "
+            "description=?, brand=?, material=?, sizes=? WHERE id=?",
+            (
+                data.get("name", "").strip() or "Unnamed",
+                round(price, 2),
+                qty,
+                status,
+                sku,
+                data.get("color", p["color"]),
+                data.get("description", p["description"]),
+                values["brand"],
+                values["material"],
+                values["sizes"],
+                pid,
+            ),
         )
     return redirect(f"/admin/catalog/product/edit/{pid}?saved=1")
+
+
+@router.post("/admin/catalog/product/delete/{pid}")
+def delete_product(request: Request, pid: int, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    with connect(request) as db:
+        db.execute("DELETE FROM shop_products WHERE id=?", (pid,))
+    return redirect("/admin/catalog/product?deleted=1")
 
 
 @router.get("/admin/reviews")
@@ -359,32 +648,80 @@ def reviews(request: Request, user: User, q: str = "", page: int = 1):
 
 
 @router.get("/admin/reports/bestsellers")
-def bestsellers(request: Request, user: User, year: str = ""):
+def bestsellers(
+    request: Request,
+    user: User,
+    year: str = "",
+    period: str = "",
+    date_from: str = "",
+    date_to: str = "",
+):
+    """Magento's Bestsellers report: the top products of a year (the year links), or of each
+    day, month or year of a date range (the filter form)."""
     if user is None:
         return redirect(ACCOUNTS.login)
+    sold = (
+        "SELECT {interval} AS interval, p.name, SUM(i.qty) AS sold FROM shop_order_items i "
+        "JOIN shop_orders o ON o.id=i.order_id JOIN shop_products p ON p.id=i.product_id "
+        "WHERE o.status != 'canceled' AND {where} GROUP BY interval, p.id"
+    )
     with connect(request) as db:
         years = [
             y[0]
             for y in db.execute("SELECT DISTINCT substr(created, 1, 4) FROM shop_orders ORDER BY 1")
         ]
-        rows = (
-            db.execute(
-                "SELECT p.name, SUM(i.qty) AS sold FROM shop_order_items i JOIN shop_orders o "
-                "ON o.id=i.order_id JOIN shop_products p ON p.id=i.product_id WHERE "
-                "o.status != 'canceled' AND substr(o.created, 1, 4)=? GROUP BY p.id "
-                "ORDER BY sold DESC, p.name LIMIT 10",
+        rows, ranged = [], []
+        if year:
+            rows = db.execute(
+                sold.format(interval="substr(o.created, 1, 4)", where="substr(o.created, 1, 4)=?")
+                + " ORDER BY sold DESC, p.name LIMIT 10",
                 (year,),
             ).fetchall()
-            if year
-            else []
-        )
+        elif period in PERIODS and (date_from or date_to):
+            width = PERIODS[period]
+            ranged = db.execute(
+                "SELECT * FROM ("
+                + sold.format(
+                    interval=f"substr(o.created, 1, {width})",
+                    where="substr(o.created, 1, 10) >= ? AND substr(o.created, 1, 10) <= ?",
+                )
+                + ") ORDER BY interval, sold DESC, name",
+                (date_from or "0000", date_to or "9999"),
+            ).fetchall()
     links = " ".join(f'<a href="/admin/reports/bestsellers?year={y}">{y}</a>' for y in years)
-    cells = [[str(k), esc(r["name"]), str(r["sold"])] for k, r in enumerate(rows, 1)]
-    body = f'<h1>Bestsellers Report</h1><nav aria-label="Year">Year: {links}</nav>' + (
-        f"<h2>Bestsellers of {esc(year)}</h2>" + table(["Rank", "Product", "Order Quantity"], cells)
-        if year
-        else ""
+    options = "".join(
+        f'<option value="{p}"{" selected" if p == (period or "month") else ""}>'
+        f"{p.capitalize()}</option>"
+        for p in PERIODS
     )
+    filters = (
+        '<form class="grid-filters" method="get" action="/admin/reports/bestsellers">'
+        f'<label>Period <select name="period">{options}</select></label> '
+        + _date_field("date_from", "From", date_from)
+        + " "
+        + _date_field("date_to", "To", date_to)
+        + ' <button class="primary" type="submit">Show Report</button></form>'
+    )
+    body = f'<h1>Bestsellers Report</h1><nav aria-label="Year">Year: {links}</nav>{filters}'
+    if year:
+        cells = [[str(k), esc(r["name"]), str(r["sold"])] for k, r in enumerate(rows, 1)]
+        body += f"<h2>Bestsellers of {esc(year)}</h2>" + table(
+            ["Rank", "Product", "Order Quantity"], cells
+        )
+    elif ranged:
+        top: dict[str, list] = {}
+        for r in ranged:
+            top.setdefault(r["interval"], [])
+            if len(top[r["interval"]]) < 5:
+                top[r["interval"]].append(r)
+        cells = [
+            [esc(interval), str(k), esc(r["name"]), str(r["sold"])]
+            for interval, best in top.items()
+            for k, r in enumerate(best, 1)
+        ]
+        body += table(["Interval", "Rank", "Product", "Order Quantity"], cells)
+    elif period:
+        body += "<p>Choose a date range to see the report.</p>"
     return render("Bestsellers Report / Magento Admin", body, _nav())
 
 
@@ -417,9 +754,6 @@ def customers(request: Request, user: User, q: str = "", page: int = 1):
     return render("Customers / Magento Admin", body, _nav())
 
 
-PERIODS = {"day": 10, "month": 7, "year": 4}
-
-
 @router.get("/admin/reports/sales")
 def sales_report(
     request: Request, user: User, period: str = "month", date_from: str = "", date_to: str = ""
@@ -442,10 +776,11 @@ def sales_report(
     body = (
         '<h1>Orders Report</h1><form class="grid-filters" method="get" '
         'action="/admin/reports/sales"><label>Period <select name="period">'
-        f'{options}</select></label> <label>From <input type="text" name="date_from" '
-        f'value="{esc(date_from)}" placeholder="YYYY-MM-DD"></label> <label>To <input '
-        f'type="text" name="date_to" value="{esc(date_to)}" placeholder="YYYY-MM-DD"></label> '
-        '<button class="primary" type="submit">Show Report</button></form>'
+        f"{options}</select></label> "
+        + _date_field("date_from", "From", date_from)
+        + " "
+        + _date_field("date_to", "To", date_to)
+        + ' <button class="primary" type="submit">Show Report</button></form>'
         + table(
             ["Interval", "Orders", "Sales Total"],
             [[esc(r["p"]), str(r["n"]), f"${r['total']:,.2f}"] for r in rows],

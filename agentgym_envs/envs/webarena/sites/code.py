@@ -119,9 +119,10 @@ def _missing(request: Request):
 def login_page(request: Request, error: str = ""):
     return render(
         "Sign in · GitLab",
-        '<div class="content-wrapper"><h1 class="page-title">Sign in</h1>'
+        '<div class="content-wrapper login-page"><h1 class="page-title">GitLab Community '
+        'Edition</h1><div class="login-box"><h2>Sign in</h2>'
         + login_form(ACCOUNTS.login, "Username", error)
-        + "</div>",
+        + "</div></div>",
         css="gitlab",
     )
 
@@ -633,6 +634,36 @@ def merge_requests(request: Request, ns: str, name: str):
     return page_(request, f"Merge requests · {ns} / {name} · GitLab", body, p, "Merge requests")
 
 
+def _diff_html(diff: str) -> str:
+    """``git diff --stat --patch`` as GitLab shows it: one box per file, lines marked."""
+    stat, _, patch = diff.partition("\ndiff --git ")
+    if not patch:
+        return "<p>No changes.</p>"
+    files = []
+    for chunk in ("diff --git " + patch).split("\ndiff --git "):
+        lines = chunk.splitlines()
+        path = lines[0].rsplit(" b/", 1)[-1] if lines else ""
+        rows = []
+        for line in lines[1:]:
+            if line.startswith(("index ", "--- ", "+++ ", "new file", "deleted file")):
+                continue
+            kind = (
+                "hunk"
+                if line.startswith("@@")
+                else "add"
+                if line.startswith("+")
+                else "del"
+                if line.startswith("-")
+                else "ctx"
+            )
+            rows.append(f'<span class="line {kind}">{esc(line)}</span>')
+        files.append(
+            f'<div class="diff-file"><div class="file-title">{esc(path)}</div>'
+            f'<pre class="diff">{"".join(rows)}</pre></div>'
+        )
+    return f'<pre class="diff-stat">{esc(stat.strip(chr(10)))}</pre>' + "".join(files)
+
+
 @router.get("/{ns}/{name}/-/merge_requests/{iid}")
 def merge_request(request: Request, ns: str, name: str, iid: int):
     """One merge request: its state, branches, description and the source branch's commits."""
@@ -653,12 +684,21 @@ def merge_request(request: Request, ns: str, name: str, iid: int):
         for c in _repo(p).log(m["source_branch"], 20, since="main")
     )
     state = {"opened": "open", "merged": "merged", "closed": "closed"}[m["state"]]
+    changes = _diff_html(_repo(p).diff(m["target_branch"], m["source_branch"]))
+    description = "".join(
+        f"<h3>{esc(part[3:].split(chr(10), 1)[0])}</h3><p>{esc(part.partition(chr(10))[2])}</p>"
+        if part.startswith("## ")
+        else f"<p>{esc(part)}</p>"
+        for part in m["description"].split("\n\n")
+    )
     body = (
         f'<h1 class="page-title">{esc(m["title"])}</h1><p><span class="status-box '
         f'status-box-{state}">{esc(m["state"].capitalize())}</span> '
         f"{esc(m['author'])} requested to merge <code>{esc(m['source_branch'])}</code> into "
-        f"<code>{esc(m['target_branch'])}</code> · !{iid}</p><p>{esc(m['description'])}</p>"
+        f"<code>{esc(m['target_branch'])}</code> · !{iid}</p>"
+        f'<div class="description">{description}</div>'
         f'<h2>Commits</h2><ul class="content-list">{commits}</ul>'
+        f'<h2>Changes</h2><div class="diffs">{changes}</div>'
     )
     return page_(
         request, f"{m['title']} (!{iid}) · Merge requests · GitLab", body, p, "Merge requests"

@@ -2,10 +2,13 @@
 site) filled deterministically from a seed.
 
 Sizes: a storefront of 20,196 products over a 3-level category tree (12 x 3 x 3 = 108
-leaves) with brands, colours, sizes, materials and 40,256 reviews; 600 customers and 1,600
-orders; 90 forums with 4,000 submissions and 9,631 comments by 1,100 users; 210 projects
-(their git repositories are :mod:`.repos`'s: 3,810 commits), 3,958 issues, 508 merge
-requests (one a feature branch) and 300 users.
+leaves) with brands, colours, sizes, materials and about 40,000 reviews; 600 customers and
+1,600 orders; 90 forums with 4,000 submissions and about 14,700 threaded comments (a reply
+names its ``parent_id``) by 1,100 users; 210 projects (their git repositories are
+:mod:`.repos`'s: about 4,100 commits over real file trees), about 3,500 issues, 476 merge
+requests (one per feature branch, whose diff the merge request page shows) and 300 users.
+Texts come from :mod:`.text`'s grammars, filled from the item they are about: titles and
+bodies rarely repeat (``benchmarks/bench_webarena_content.py`` prints the distinct ratios).
 :func:`seed_database` writes the database; :mod:`.build` caches it with the repositories and
 the wiki, and episodes copy it (copy-on-reset), so a task that changes state never leaks.
 """
@@ -20,7 +23,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from agentgym_envs.envs.webarena.sites import vocab
+from agentgym_envs.envs.webarena.sites import text, vocab
 from agentgym_envs.envs.webarena.sites.common import password_hash
 from agentgym_envs.envs.webarena.sites.vocab import LABELS, REVIEW_PHRASES, ROLES
 
@@ -79,7 +82,7 @@ CREATE TABLE forum_posts (id INTEGER PRIMARY KEY, forum TEXT, author TEXT, title
 CREATE INDEX forum_posts_forum ON forum_posts(forum);
 CREATE INDEX forum_posts_author ON forum_posts(author);
 CREATE TABLE forum_comments (id INTEGER PRIMARY KEY, post_id INTEGER, author TEXT, body TEXT,
-    created TEXT);
+    created TEXT, parent_id INTEGER);
 CREATE INDEX forum_comments_post ON forum_comments(post_id);
 CREATE TABLE forum_votes (user TEXT, post_id INTEGER, value INTEGER,
     PRIMARY KEY (user, post_id));
@@ -287,21 +290,23 @@ def _shop_orders(conn: sqlite3.Connection, rng: random.Random, people: list[str]
 
 
 def _shop_reviews(conn: sqlite3.Connection, rng: random.Random) -> None:
-    n_products = conn.execute("SELECT COUNT(*) FROM shop_products").fetchone()[0]
+    """Reviews: each about one of the review phrases (the title starts with it, the body
+    repeats the title), written about the product's own noun."""
+    products = conn.execute("SELECT id, category FROM shop_products ORDER BY id").fetchall()
     rows = []
-    for pid in range(1, n_products + 1):
+    for pid, leaf in products:
         for _ in range(rng.choice((0, 0, 1, 1, 2, 3, 4, 5))):
             phrase = rng.choice(REVIEW_PHRASES)
             rating = rng.choice((1, 2, 3, 4, 4, 5, 5, 5))
+            title, body = text.review(rng, phrase, leaf.rstrip("s"), rating)
             rows.append(
                 (
                     len(rows) + 1,
                     pid,
                     f"{rng.choice(vocab.FIRST)} {rng.choice(vocab.LAST)[0]}.",
                     rating,
-                    phrase.capitalize(),
-                    f"{rng.choice(vocab.REVIEW_OPENERS)}: {phrase}. "
-                    f"{rng.choice(vocab.COMMENT_LINES)}",
+                    title,
+                    body,
                     _day(rng, date(2022, 1, 1), 500),
                     "Approved",
                 )
@@ -385,36 +390,49 @@ def _forum(conn: sqlite3.Connection, rng: random.Random) -> None:
         ],
     )
     posts, comments = [], []
+    titles: set[str] = set()
     for pid in range(1, N_POSTS + 1):
         forum = forums[min(int(rng.paretovariate(1.2)) - 1, len(forums) - 1)]
         if rng.random() < 0.5:
             forum = rng.choice(forums)
-        topic = rng.choice(vocab.TOPICS)
+        things = text.forum_things(forum)
+        where = "/f/" + forum
         created = _when(rng, date(2022, 6, 1), 400)
+        title = text.post_title(rng, rng.choice(things), rng.choice(things), where)
+        while title in titles:
+            title = text.post_title(rng, rng.choice(things), rng.choice(things), where)
+        titles.add(title)
+        thing = rng.choice(things)
         posts.append(
             (
                 pid,
                 forum,
                 rng.choice(users[1:]),
-                f"{topic.capitalize()} about {forum.replace('_', ' ')} #{pid}",
-                f"Let me tell you about {topic} in {forum.replace('_', ' ')}. "
-                + " ".join(rng.sample(vocab.COMMENT_LINES, 2)),
+                title,
+                text.post_body(rng, thing, where),
                 created,
                 rng.randrange(-5, 300),
             )
         )
-        for c in range(rng.choice((0, 0, 1, 1, 2, 2, 3, 4, 5, 6))):
+        thread: list[int] = []
+        start = datetime.fromisoformat(created)
+        for c in range(rng.choice((0, 0, 1, 1, 2, 2, 3, 4, 5, 6, 8, 12))):
+            parent = rng.choice(thread) if thread and rng.random() < 0.45 else None
+            cid = len(comments) + 1
+            when = start + timedelta(minutes=17 * (c + 1) + rng.randrange(0, 600))
             comments.append(
                 (
-                    len(comments) + 1,
+                    cid,
                     pid,
                     rng.choice(users[1:]),
-                    rng.choice(vocab.COMMENT_LINES),
-                    created[:10] + f" 2{c % 4}:00:00",
+                    text.reply(rng, rng.choice(things)),
+                    when.isoformat(sep=" "),
+                    parent,
                 )
             )
+            thread.append(cid)
     conn.executemany("INSERT INTO forum_posts VALUES (?,?,?,?,?,?,?)", posts)
-    conn.executemany("INSERT INTO forum_comments VALUES (?,?,?,?,?)", comments)
+    conn.executemany("INSERT INTO forum_comments VALUES (?,?,?,?,?,?)", comments)
 
 
 # -- code host --------------------------------------------------------------------------------
@@ -548,39 +566,51 @@ def _project_members(
 def _project_issues(
     rng: random.Random, p: dict[str, Any], names: list[str]
 ) -> list[tuple[Any, ...]]:
-    """A project's issues, numbered from 1."""
-    return [
-        (
-            p["id"],
-            iid,
-            f"{rng.choice(vocab.ISSUE_WORDS).capitalize()} in {p['name']} (#{iid})",
-            "Steps to reproduce are in the description.",
-            "opened" if rng.random() < 0.6 else "closed",
-            ",".join(sorted(rng.sample(LABELS, rng.choice((0, 1, 1, 2, 3))))),
-            rng.choice(names),
-            rng.choice(names) if rng.random() < 0.4 else "",
-            _day(rng, date(2022, 1, 1), 600),
-        )
-        for iid in range(1, rng.choice((3, 5, 8, 12, 15, 20, 30, 40)) + 1)
+    """A project's issues, numbered from 1, about the project's parts."""
+    base = p["name"].replace("-", " ")
+    parts = ("CLI", "config loader", "README", "test suite", "parser", "cache", "release script")
+    components = [base, f"the {p['language']} bindings of {base}"] + [
+        f"the {base} {part}" for part in parts
     ]
+    rows = []
+    for iid in range(1, rng.choice((3, 5, 8, 12, 15, 20, 30, 40)) + 1):
+        title, body = text.issue(rng, components)
+        rows.append(
+            (
+                p["id"],
+                iid,
+                title,
+                body,
+                "opened" if rng.random() < 0.6 else "closed",
+                ",".join(sorted(rng.sample(LABELS, rng.choice((0, 1, 1, 2, 3))))),
+                rng.choice(names),
+                rng.choice(names) if rng.random() < 0.4 else "",
+                _day(rng, date(2022, 1, 1), 600),
+            )
+        )
+    return rows
 
 
 def _merge_requests(rng: random.Random, commits: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """One merge request per feature branch of the commits, its state drawn."""
-    return [
-        (
-            pid,
-            iid,
-            f"Draft: {branch.replace('-', ' ')}",
-            rng.choice(("opened", "opened", "merged", "closed")),
-            author,
-            branch,
-            "main",
-            created,
-            f"This merge request adds {branch.replace('-', ' ')}.",
+    rows = []
+    names = {p["id"]: p["name"] for p in project_plan()}
+    for pid, iid, branch, author, created in _mr_branches(commits):
+        title, description = text.merge_request(rng, branch, [], names.get(pid, ""))
+        rows.append(
+            (
+                pid,
+                iid,
+                title,
+                rng.choice(("opened", "opened", "merged", "closed")),
+                author,
+                branch,
+                "main",
+                created,
+                description,
+            )
         )
-        for pid, iid, branch, author, created in _mr_branches(commits)
-    ]
+    return rows
 
 
 def _insert_code_rows(

@@ -4,7 +4,7 @@ and user profiles with biographies."""
 from __future__ import annotations
 
 from functools import partial
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI
 from starlette.requests import Request
@@ -187,6 +187,27 @@ def forum(request: Request, forum: str, user: User, sort: str = "hot", page: int
     return render(f"/f/{forum}", body, _nav(request))
 
 
+def _thread(comments) -> str:
+    """The comments as Postmill shows them: replies nested under the comment they answer."""
+    children: dict[int | None, list[Any]] = {}
+    ids = {c["id"] for c in comments}
+    for c in comments:
+        parent = c["parent_id"]
+        children.setdefault(parent if parent in ids else None, []).append(c)
+
+    def render_one(c, depth: int) -> str:
+        replies = "".join(render_one(r, depth + 1) for r in children.get(c["id"], []))
+        nested = f'<div class="comment__replies">{replies}</div>' if replies else ""
+        return (
+            f'<article class="comment comment--depth-{min(depth, 6)}" id="comment-{c["id"]}">'
+            f'<p class="comment__info"><a href="/user/{esc(c["author"])}">'
+            f"{esc(c['author'])}</a> wrote on {esc(c['created'][:16])}</p>"
+            f'<div class="comment__body">{esc(c["body"])}</div>{nested}</article>'
+        )
+
+    return "".join(render_one(c, 0) for c in children.get(None, []))
+
+
 @router.get("/f/{forum}/{post_id}")
 def post(request: Request, forum: str, post_id: int, user: User):
     with connect(request) as db:
@@ -203,12 +224,7 @@ def post(request: Request, forum: str, post_id: int, user: User):
         mine = db.execute(
             "SELECT value FROM forum_votes WHERE user=? AND post_id=?", (user or "", post_id)
         ).fetchone()
-    listing = "".join(
-        f'<article class="comment"><p class="comment__info"><a href="/user/{esc(c["author"])}">'
-        f"{esc(c['author'])}</a> wrote on {esc(c['created'][:16])}</p>"
-        f'<div class="comment__body">{esc(c["body"])}</div></article>'
-        for c in comments
-    )
+    listing = _thread(comments)
     back = f"/f/{forum}/{post_id}"
     edit = f' · <a href="/f/{esc(forum)}/{post_id}/edit">Edit</a>' if user == p["author"] else ""
     body = (
@@ -427,7 +443,11 @@ async def save_bio(request: Request, name: str, user: User):
 
 def login_page(request: Request, error: str = ""):
     return render(
-        "Log in", "<h1>Log in</h1>" + login_form(ACCOUNTS.login, "Username", error), _nav(request)
+        "Log in",
+        '<section class="login-box"><h1 class="page-heading">Log in</h1>'
+        + login_form(ACCOUNTS.login, "Username", error)
+        + '<p class="login-help">Forgot your password? Ask a moderator.</p></section>',
+        _nav(request),
     )
 
 

@@ -15,20 +15,39 @@ NAMES = {
     "reddit": ("Postmill", "a forum"),
     "gitlab": ("GitLab", "a code hosting site"),
     "wikipedia": ("Wikipedia", "an encyclopedia"),
+    "map": ("OpenStreetMap", "a map with directions"),
 }
 
 router = APIRouter()
 
 
+#: Each site's card colour and initials.
+BADGES = {
+    "shopping": ("#f26322", "OS"),
+    "shopping_admin": ("#373330", "MA"),
+    "reddit": ("#1f2a44", "PM"),
+    "gitlab": ("#292961", "GL"),
+    "wikipedia": ("#54595d", "W"),
+    "map": ("#7ebc6f", "OSM"),
+}
+
+
 @router.get("/")
 def home(request: Request):
     sites = request.app.state.urls()
-    items = "".join(
-        f'<li><a href="{esc(sites[key])}/">{esc(name)}</a> {esc(about)}</li>'
+    cards = "".join(
+        f'<li class="app-card"><a href="{esc(sites[key])}/"><span class="app-badge" '
+        f'style="background:{BADGES[key][0]}" aria-hidden="true">{BADGES[key][1]}</span>'
+        f'<span class="app-name">{esc(name)}</span></a><p class="app-about">{esc(about)}</p></li>'
         for key, (name, about) in NAMES.items()
         if key in sites
     )
-    return render("Homepage", f"<h1>Websites</h1><ul>{items}</ul>")
+    body = (
+        "<h1>Websites</h1><p class='lead'>The sites of this web environment. Open one to start; "
+        "the accounts you need are already signed in where a task needs them.</p>"
+        f'<ul class="app-grid">{cards}</ul>'
+    )
+    return render("Homepage", body, css="homepage")
 
 
 def create_app(urls: Callable[[], dict[str, str]]) -> FastAPI:

@@ -36,18 +36,73 @@ FEATURES = (
 )  # fmt: skip
 
 
-def _source(ext: str, name: str, n: int) -> str:
-    """A small source file in the project's language with ``n`` functions."""
-    fn = {
-        "py": "def {f}(value):\n    return value + {i}\n",
-        "js": "export function {f}(value) {{\n  return value + {i};\n}}\n",
-        "go": "func {f}(value int) int {{\n\treturn value + {i}\n}}\n",
-        "rs": "pub fn {f}(value: i64) -> i64 {{\n    value + {i}\n}}\n",
-        "rb": "def {f}(value)\n  value + {i}\nend\n",
-    }[ext]
+_FN = {
+    "py": 'def {f}(value, scale={k}):\n    """{doc}"""\n    return {expr}\n',
+    "js": "/** {doc} */\nexport function {f}(value, scale = {k}) {{\n  return {expr};\n}}\n",
+    "go": "// {F} {doc_l}\nfunc {F}(value int, scale int) int {{\n\treturn {expr}\n}}\n",
+    "rs": "/// {doc}\npub fn {f}(value: i64, scale: i64) -> i64 {{\n    {expr}\n}}\n",
+    "rb": "# {doc}\ndef {f}(value, scale = {k})\n  {expr}\nend\n",
+}
+_EXPRS = (
+    "value * scale",
+    "value + scale",
+    "(value - scale) * 2",
+    "value * scale + 1",
+    "max(value, scale)",
+    "value // scale if scale else value",
+)
+_EXPRS_C = (
+    "value * scale",
+    "value + scale",
+    "(value - scale) * 2",
+    "value * scale + 1",
+    "value - scale",
+    "value / (scale + 1)",
+)
+_VERBS = ("parse", "load", "render", "merge", "validate", "format", "fetch", "resolve", "split",
+          "normalize", "encode", "decode", "count", "filter", "sort", "retry")  # fmt: skip
+_NOUNS = ("config", "items", "headers", "path", "tokens", "rows", "payload", "options", "cache",
+          "entries", "query", "colors", "events", "users", "version", "theme")  # fmt: skip
+#: language -> files: (manifest, [source files], test file).
+_LAYOUT = {
+    "py": ("pyproject.toml", ["src/{pkg}/core.py", "src/{pkg}/cli.py", "src/{pkg}/utils.py"],
+           "tests/test_core.py"),
+    "js": ("package.json", ["src/index.js", "src/lib/core.js", "src/lib/utils.js"],
+           "test/core.test.js"),
+    "go": ("go.mod", ["main.go", "internal/core/core.go", "internal/util/util.go"],
+           "core_test.go"),
+    "rs": ("Cargo.toml", ["src/lib.rs", "src/main.rs", "src/util.rs"], "tests/integration.rs"),
+    "rb": ("Gemfile", ["lib/{pkg}.rb", "lib/{pkg}/core.rb", "lib/{pkg}/utils.rb"],
+           "spec/core_spec.rb"),
+}  # fmt: skip
+
+
+def _function(ext: str, name: str, variant: int) -> str:
+    exprs = _EXPRS if ext in ("py", "rb") else _EXPRS_C
+    expr = exprs[variant % len(exprs)]
+    if ext == "rb":
+        expr = expr.replace("max(value, scale)", "[value, scale].max").replace(
+            "value // scale if scale else value", "scale.zero? ? value : value / scale"
+        )
+    doc = f"{name.replace('_', ' ').capitalize()} (variant {variant})."
+    camel = "".join(w.capitalize() for w in name.split("_"))
+    return _FN[ext].format(f=name, F=camel, k=variant + 1, doc=doc, doc_l=doc.lower(), expr=expr)
+
+
+def _source(ext: str, functions: dict[str, int]) -> str:
+    """A source file in the project's language holding ``functions`` (name -> variant)."""
     head = "package main\n\n" if ext == "go" else ""
-    body = "\n".join(fn.format(f=f"{name.replace('-', '_')}_{i}", i=i) for i in range(n))
-    return head + body
+    return head + "\n".join(_function(ext, f, v) for f, v in functions.items())
+
+
+def _manifest(ext: str, name: str, version: str) -> str:
+    return {
+        "py": f'[project]\nname = "{name}"\nversion = "{version}"\nrequires-python = ">=3.9"\n',
+        "js": f'{{\n  "name": "{name}",\n  "version": "{version}",\n  "type": "module"\n}}\n',
+        "go": f"module example.com/{name}\n\ngo 1.21\n// version {version}\n",
+        "rs": f'[package]\nname = "{name}"\nversion = "{version}"\nedition = "2021"\n',
+        "rb": f'source "https://rubygems.org"\n# {name} {version}\ngem "rake"\n',
+    }[ext]
 
 
 @dataclass
@@ -60,12 +115,19 @@ class _Commit:
 
 
 def _plan_commits(p: dict[str, Any], users: list[tuple[str, str]], rng: random.Random):
-    owner = p["namespace"]
+    """A project's history: a scaffold in its language (manifest, three source files, tests,
+    docs, CI), then commits that add and change functions, docs and the version, and feature
+    branches whose commits change the sources (their merge requests show real diffs)."""
+    owner, ext = p["namespace"], p["ext"]
+    pkg = p["name"].replace("-", "_")
+    manifest, sources, test_file = _LAYOUT[ext]
+    sources = [f.format(pkg=pkg) for f in sources]
     files: dict[str, str] = {}
+    functions: dict[str, dict[str, int]] = {f: {} for f in sources}
     commits: list[_Commit] = []
     when = datetime(2023, 1, 1, tzinfo=timezone.utc) + timedelta(days=rng.randrange(120))
-    module = f"src/{p['name'].replace('-', '_')}.{p['ext']}"
     authors = [u for u in rng.sample(users, 4)]
+    version = [0, 1, 0]
 
     def commit(branch: str, message: str, changes: dict[str, str], author=None) -> None:
         nonlocal when
@@ -73,37 +135,79 @@ def _plan_commits(p: dict[str, Any], users: list[tuple[str, str]], rng: random.R
         files.update(changes)
         commits.append(_Commit(branch, author or rng.choice(authors), when, message, changes))
 
-    readme = f"# {p['name']}\n\n{p['description']}.\n\n## Usage\n\nSee the docs folder.\n"
-    commit(
-        "main",
-        "Initial commit",
-        {
-            "README.md": readme,
-            "LICENSE": MIT.format(year=2023, owner=owner),
-            ".gitignore": "*.log\nbuild/\n",
-        },
+    def new_function(source: str) -> str:
+        name = f"{rng.choice(_VERBS)}_{rng.choice(_NOUNS)}"
+        while any(name in fns for fns in functions.values()):
+            name = f"{rng.choice(_VERBS)}_{rng.choice(_NOUNS)}_{rng.randrange(2, 9)}"
+        functions[source][name] = rng.randrange(6)
+        return name
+
+    readme = (
+        f"# {p['name']}\n\n{p['description']}.\n\n## Install\n\nSee `{manifest}`.\n\n"
+        f"## Usage\n\nSee the docs folder.\n"
     )
+    scaffold = {
+        "README.md": readme,
+        "LICENSE": MIT.format(year=2023, owner=owner),
+        ".gitignore": "*.log\nbuild/\n",
+        manifest: _manifest(ext, p["name"], "0.1.0"),
+        ".gitlab-ci.yml": f"stages: [test]\n\ntest:\n  stage: test\n  script: make test  # {ext}\n",
+        "docs/index.md": f"# {p['name']}\n\nStart with the README.\n",
+    }
+    for source in sources:
+        new_function(source)
+        scaffold[source] = _source(ext, functions[source])
+    scaffold[test_file] = f"# tests for {p['name']}\n"
+    commit("main", "Initial commit", scaffold)
     for k in range(rng.randrange(4, 25)):
         kind = rng.random()
-        if kind < 0.5:
-            change = {module: _source(p["ext"], p["name"], k + 2)}
-            message = f"Add {p['name'].replace('-', '_')}_{k + 1}"
+        source = rng.choice(sources)
+        if kind < 0.4:
+            name = new_function(source)
+            message = rng.choice(("Add {f}", "Add {f} to {file}", "Implement {f}")).format(
+                f=name, file=source.rsplit("/", 1)[-1]
+            )
+            change = {source: _source(ext, functions[source])}
+        elif kind < 0.6 and functions[source]:
+            name = rng.choice(sorted(functions[source]))
+            functions[source][name] += 1
+            message = rng.choice(("Fix {f}", "Fix off-by-one in {f}", "Simplify {f}")).format(
+                f=name
+            )
+            change = {source: _source(ext, functions[source])}
         elif kind < 0.75:
-            change = {"docs/usage.md": f"# Usage\n\nStep {k}: run the {p['name']} tool.\n"}
-            message = f"Update usage docs (step {k})"
+            name = rng.choice([f for fns in functions.values() for f in fns])
+            text = files.get(test_file, "") + f"# checks {name} with {rng.randrange(2, 99)}\n"
+            change, message = {test_file: text}, f"Add tests for {name}"
+        elif kind < 0.88:
+            section = rng.choice(("Configuration", "Examples", "FAQ", "Troubleshooting"))
+            text = files["docs/index.md"] + f"\n## {section} ({k})\n\nHow to use it.\n"
+            change, message = {"docs/index.md": text}, f"Document {section.lower()}"
         else:
-            change = {"CHANGELOG.md": files.get("CHANGELOG.md", "# Changelog\n") + f"- {k}\n"}
-            message = f"Changelog for 0.{k}.0"
+            version[1] += 1
+            tag = ".".join(map(str, version))
+            log = files.get("CHANGELOG.md", "# Changelog\n") + f"\n## {tag}\n\n- Fixes.\n"
+            change = {"CHANGELOG.md": log, manifest: _manifest(ext, p["name"], tag)}
+            message = f"Release {tag}"
         commit("main", message, change)
     for feature in rng.sample(FEATURES, rng.randrange(0, 6)):
         author = rng.choice(authors)
-        for j in range(rng.randrange(1, 3)):
-            commit(
-                feature,
-                f"{feature.replace('-', ' ').capitalize()} (part {j + 1})",
-                {f"notes/{feature}.md": f"# {feature}\n\nPart {j + 1}.\n"},
-                author,
-            )
+        branch_functions = {f: dict(fns) for f, fns in functions.items()}
+        for j in range(rng.randrange(1, 4)):
+            source = rng.choice(sources)
+            fns = branch_functions[source]
+            if fns and rng.random() < 0.6:
+                name = rng.choice(sorted(fns))
+                fns[name] += 1 + j
+                message = f"{feature.replace('-', ' ').capitalize()}: rework {name}"
+            else:
+                name = f"{feature.replace('-', '_')}_{rng.choice(_NOUNS)}_{j + 1}"
+                fns[name] = rng.randrange(6)
+                message = f"{feature.replace('-', ' ').capitalize()}: add {name}"
+            change = {source: _source(ext, fns)}
+            if j == 0:
+                change[f"docs/{feature}.md"] = f"# {feature}\n\nWhy: see the merge request.\n"
+            commit(feature, message, change, author)
     return commits
 
 
@@ -292,6 +396,11 @@ class Repo:
     def count(self, ref: str) -> int:
         out = self._git("rev-list", "--count", "--end-of-options", check_ref(ref), "--")
         return int(out) if out.strip().isdigit() else 0
+
+    def diff(self, base: str, head: str) -> str:
+        """The changes ``head`` makes since it left ``base`` (``git diff base...head``)."""
+        spec = f"{check_ref(base)}...{check_ref(head)}"
+        return self._git("diff", "--stat", "--patch", "--end-of-options", spec, "--")
 
     def show(self, sha: str) -> str:
         if not sha or len(sha) > 64 or set(sha) - set("0123456789abcdef"):

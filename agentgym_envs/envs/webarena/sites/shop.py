@@ -10,7 +10,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI
 from starlette.requests import Request
+from starlette.responses import Response
 
+from agentgym_envs.envs.webarena.sites import images
 from agentgym_envs.envs.webarena.sites.common import (
     Accounts,
     connect,
@@ -143,8 +145,8 @@ def _grid(rows) -> str:
         )
         items.append(
             f'<li class="product-item"><div class="product-item-info">'
-            f'<a class="product-image-photo" href="/product/{esc(p["sku"])}" tabindex="-1" '
-            'aria-hidden="true"></a>'
+            f'<a class="product-item-photo" href="/product/{esc(p["sku"])}" tabindex="-1">'
+            f"{_picture(p, 'product-image-photo')}</a>"
             f'<strong class="product-item-name"><a href="/product/{esc(p["sku"])}">'
             f"{esc(p['name'])}</a></strong>{reviews}"
             f'<div class="price-box"><span class="price">{_money(p["price"])}</span></div>'
@@ -327,12 +329,17 @@ def home(request: Request):
             "SELECT * FROM shop_products WHERE status='Enabled' AND review_count >= 4 "
             "ORDER BY rating DESC, review_count DESC, id LIMIT 8"
         ).fetchall()
+        showcase = db.execute(
+            "SELECT * FROM shop_products WHERE status='Enabled' AND review_count >= 1 "
+            "ORDER BY created DESC, id LIMIT 16"
+        ).fetchall()
     tiles = "".join(f'<li><a href="/{t["path"]}.html">{esc(t["name"])}</a></li>' for t in tops)
     body = (
         '<div class="home-hero"><h2>Everything you need, one stop away</h2>'
         "<p>20,000 products across a dozen departments.</p></div>"
         f'<h2 class="block-title">Shop by Department</h2><ul class="category-tiles">{tiles}</ul>'
         f'<h2 class="block-title">Hot Sellers</h2>{_grid(hot)}'
+        f'<h2 class="block-title">Product Showcases</h2>{_grid(showcase)}'
     )
     return page(request, TITLE, body)
 
@@ -354,6 +361,24 @@ def search(request: Request, q: str = ""):
         + listing
     )
     return page(request, f"Search results for: '{q}'", body)
+
+
+def _picture(p: Any, css_class: str) -> str:
+    """The product's picture, inline (see :mod:`.images`)."""
+    return images.product_svg(p["sku"], p["name"], p["top"], p["color"], css_class)
+
+
+@router.get("/media/catalog/product/{sku}.svg")
+def product_image(request: Request, sku: str):
+    """The product's picture, drawn from its department, colour and SKU."""
+    with connect(request) as db:
+        p = db.execute(
+            "SELECT sku, name, top, color FROM shop_products WHERE sku=?", (sku,)
+        ).fetchone()
+    if p is None:
+        return Response("not found", status_code=404)
+    svg = images.product_svg(p["sku"], p["name"], p["top"], p["color"])
+    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "max-age=3600"})
 
 
 @router.get("/product/{sku}")
@@ -386,8 +411,8 @@ def product(request: Request, sku: str, user: User):
     )
     body = (
         _breadcrumbs(trail + [(p["name"], None)])
-        + '<div class="columns"><div class="product media"><div class="gallery-placeholder" '
-        'aria-hidden="true"></div></div><div class="product-info-main">'
+        + '<div class="columns"><div class="product media"><div class="gallery-placeholder">'
+        f'{_picture(p, "gallery-image")}</div></div><div class="product-info-main">'
         f'<h1 class="page-title"><span class="base">{esc(p["name"])}</span></h1>'
         f'<div class="product-reviews-summary">{summary}</div>'
         f'<div class="price-box"><span class="price">{_money(p["price"])}</span></div>'
