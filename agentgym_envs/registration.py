@@ -402,7 +402,7 @@ WEBARENA = register_family(
         wire=Wire("D", "idx"),
         agentgym_client=("webarena", "WebarenaEnvClient"),
         stand_in="the package's own sites (storefront, shop admin, forum, code host with git "
-        "repositories, wiki; no map: its share of tasks is the wiki's) and their template tasks "
+        "repositories, wiki, map; the map has no tasks yet: its share is the wiki's) and their tasks "
         "stand in for WebArena's docker sites and AgentEval's items: "
         "WebArenaEnv(config_path=..., site_urls=...) plays WebArena's configs on your deployment",
         category="heavy",
@@ -425,8 +425,8 @@ register_env(
     splits={"train": 1399, "test": 105},
     description="Task set 'webarena': WebArena's own intent templates (read from the installed "
     "libwebarena) instantiated on the same local sites, with its eval types, per-site shares "
-    "and unachievable ('N/A') tasks; one test task per template id; map-site templates wait "
-    "for a map site.",
+    "and unachievable ('N/A') tasks; one test task per template id; the map site's templates "
+    "are not instantiated yet.",
     kwargs={"task_set": "webarena"},
     extra_requires=("webarena",),
     extra="webarena-templates",

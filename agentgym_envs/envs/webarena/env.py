@@ -161,9 +161,10 @@ class WebArenaEnv(TextEnv):
     """WebArena's web tasks on small real sites the package serves itself.
 
     ## Description
-    A storefront, its admin, a forum, a code-hosting site and a wiki run on 127.0.0.1
-    (FastAPI + SQLite, seeded and deterministic; WebArena's map site has no stand-in, and its
-    share of the tasks goes to the wiki); one Chromium per process, driven by Playwright, shows
+    A storefront, its admin, a forum, a code-hosting site, a wiki and a map run on 127.0.0.1
+    (FastAPI + SQLite, seeded and deterministic; the map has no tasks of its own yet, so in our
+    own task set its share of the tasks goes to the wiki); one Chromium per process, driven by
+    Playwright, shows
     them. Each episode opens a fresh browser context on a fresh copy of the sites' database,
     so tasks that change state repeat exactly. Tasks are WebArena configs: information seeking
     (answer with ``stop [answer]``), navigation (end on the right page) and content changes
@@ -197,8 +198,8 @@ class WebArenaEnv(TextEnv):
 
     ## Observation Space
     AgentGym's WebArena text: ``OBSERVATION:`` + the tab line and the accessibility tree of
-    the viewport (``[id] role 'name' props``; ids number the nodes of Chromium's full AX tree
-    depth-first, where WebArena shows Chromium's own AX ids, which vary between runs), ``URL:`` (shown
+    the viewport (``[id] role 'name' props``; the ids are Chromium's own AX node ids, as
+    WebArena's, stable while the agent types), ``URL:`` (shown
     with AgentGym's "real" host names, e.g. ``http://onestopmarket.com``), ``OBJECTIVE:`` and
     ``PREVIOUS ACTION:``. ``observation="html"`` puts the page's HTML in place of the tree
     (interactive elements carry their ids as ``data-agentgym-id``); ``observation="som"``
@@ -414,12 +415,19 @@ class WebArenaEnv(TextEnv):
         tab = self._tabs[self._current]
         if tab.cdp is None:
             tab.cdp = await self._context.new_cdp_session(tab.page)
-        ax = await tab.cdp.send("Accessibility.getFullAXTree")
-        snapshot = (
-            await tab.cdp.send("DOMSnapshot.captureSnapshot", {"computedStyles": []})
-            if self.viewport_only
-            else None
-        )
+        # The tree is read on a session of its own, detached at once: a session left attached
+        # keeps Chromium's accessibility on while the next page loads, which shifted that
+        # page's ids by one now and then (1 load in 40 under load; 0 in 64 detached).
+        reader = await self._context.new_cdp_session(tab.page)
+        try:
+            ax = await reader.send("Accessibility.getFullAXTree")
+            snapshot = (
+                await reader.send("DOMSnapshot.captureSnapshot", {"computedStyles": []})
+                if self.viewport_only
+                else None
+            )
+        finally:
+            await reader.detach()
         tree, self._nodes = build_tree(ax["nodes"], snapshot)
         titles = [_root_name(ax["nodes"]) if t is tab else await t.page.title() for t in self._tabs]
         if self.observation == "html":
