@@ -40,7 +40,7 @@ SIGNATURES = {
     "openclaw": "OpenClaw",
     "qwen-code": "You are Qwen Code",
     "opencode": "You are opencode",
-    "pi": "pi",
+    "pi": "operating inside pi",
     "claude-code": "Claude",
     "codex": "Codex",
 }

@@ -1,5 +1,4 @@
-"""Pre-built agent harnesses (Cline, KiloCode, OpenHands, Hermes Agent, OpenClaw, Qwen Code,
-OpenCode, ...) on our envs.
+"""Pre-built agent harnesses (Cline, KiloCode, OpenHands, Hermes Agent, OpenClaw) on our envs.
 
 Each module declares one :class:`~agentgym_envs.integrations.harnesses.base.Harness`: its
 pinned package, where it is found, the configuration it gets for one episode (model at the
@@ -34,6 +33,7 @@ HARNESSES = {
     "openclaw": "agentgym_envs.integrations.harnesses.openclaw",
     "qwen-code": "agentgym_envs.integrations.harnesses.qwen_code",
     "opencode": "agentgym_envs.integrations.harnesses.opencode",
+    "pi": "agentgym_envs.integrations.harnesses.pi",
 }
 
 
