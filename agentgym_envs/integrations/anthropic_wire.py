@@ -8,7 +8,8 @@ server-sent events of a streamed one (``message_start``, then per content block
 ``content_block_start`` / ``content_block_delta`` / ``content_block_stop``, then
 ``message_delta`` and ``message_stop``).
 
-What carries over: ``system`` (a string or text blocks: one system message), text and image
+What carries over: ``system`` (a string or text blocks: one system message; a ``system``
+message among the messages stays one, where it is), text and image
 blocks, ``tool_use`` blocks (assistant tool calls, their ``input`` as the call's JSON
 arguments) and ``tool_result`` blocks (``tool`` messages, placed right after the assistant's
 calls as OpenAI requires), ``tools`` (``input_schema`` as ``parameters``), ``tool_choice``,
@@ -42,7 +43,7 @@ ERROR_TYPES = {
     504: "timeout_error",
     529: "overloaded_error",
 }
-_ROLES = ("user", "assistant")
+_ROLES = ("user", "assistant", "system")
 
 
 def error_type(status: int) -> str:
@@ -74,7 +75,7 @@ def request_problem(body: Any, *, count: bool = False) -> str | None:
         return "messages: field required (a non-empty list)"
     for n, m in enumerate(messages):
         if not isinstance(m, dict) or m.get("role") not in _ROLES:
-            return f"messages.{n}.role: must be 'user' or 'assistant'"
+            return f"messages.{n}.role: must be 'user', 'assistant' or 'system'"
         content = m.get("content")
         if not isinstance(content, (str, list)):
             return f"messages.{n}.content: must be a string or a list of content blocks"
@@ -189,6 +190,8 @@ def chat_request(body: dict[str, Any]) -> dict[str, Any]:
     for m in body["messages"]:
         if m["role"] == "user":
             messages.extend(_user_messages(m["content"]))
+        elif m["role"] == "system":  # a system message mid-conversation (Claude Code sends one)
+            messages.append({"role": "system", "content": _text_of(m["content"])})
         else:
             messages.append(_assistant_message(m["content"]))
     out: dict[str, Any] = {"model": body["model"], "messages": messages}

@@ -41,7 +41,7 @@ SIGNATURES = {
     "qwen-code": "You are Qwen Code",
     "opencode": "You are opencode",
     "pi": "operating inside pi",
-    "claude-code": "Claude",
+    "claude-code": "Claude Agent SDK",
     "codex": "Codex",
 }
 

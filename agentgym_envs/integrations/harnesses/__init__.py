@@ -34,6 +34,7 @@ HARNESSES = {
     "qwen-code": "agentgym_envs.integrations.harnesses.qwen_code",
     "opencode": "agentgym_envs.integrations.harnesses.opencode",
     "pi": "agentgym_envs.integrations.harnesses.pi",
+    "claude-code": "agentgym_envs.integrations.harnesses.claude_code",
 }
 
 
