@@ -126,21 +126,28 @@ async def _events(
     started: float,
     model: str,
 ) -> AsyncIterator[bytes]:
-    """The streamed reply: ``message_start`` at once, pings while the upstream works (the call
-    goes on, and is recorded, if the client leaves), then the rest of the events."""
+    """The streamed reply: ``message_start`` at once, pings while the upstream works, then the
+    rest of the events."""
     yield wire.message_start(f"msg_{uuid.uuid4().hex[:24]}", model)
     call = asyncio.ensure_future(_forward(request, upstream, log, entry, started))
-    while True:
-        done, _ = await asyncio.wait({call}, timeout=PING_EVERY)
-        if done:
-            break
-        yield wire.sse("ping", {"type": "ping"})
+    async for ping in waiting(call, wire.sse("ping", {"type": "ping"})):
+        yield ping
     answer = _answer(call.result(), model)
     if isinstance(answer, tuple):
         yield wire.sse("error", wire.error_body(*answer))
         return
     for event in wire.message_events(answer):
         yield event
+
+
+async def waiting(call: asyncio.Future[Any], ping: bytes) -> AsyncIterator[bytes]:
+    """``ping`` every :data:`PING_EVERY` seconds until ``call`` is done (the call goes on, and
+    is recorded, if the client leaves meanwhile)."""
+    while True:
+        done, _ = await asyncio.wait({call}, timeout=PING_EVERY)
+        if done:
+            return
+        yield ping
 
 
 async def count_tokens(request: Request) -> Response:
@@ -163,4 +170,4 @@ ROUTES = [
 ]
 """The Anthropic Messages routes (``create_app`` serves them beside the OpenAI ones)."""
 
-__all__ = ["PING_EVERY", "ROUTES", "count_tokens", "messages"]
+__all__ = ["PING_EVERY", "ROUTES", "count_tokens", "messages", "waiting"]
