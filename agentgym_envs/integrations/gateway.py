@@ -3,7 +3,8 @@ model, that turns each harness session into a scored trajectory (``agentgym gate
 
 The harness keeps its own prompts, tools and turn structure; it only points its model base URL
 at the gateway (``http://127.0.0.1:8790/s/<session>/v1``; a harness that speaks Anthropic's
-Messages API uses ``/s/<session>/v1/messages``, translated and recorded the same way) and acts on the env through the
+Messages API uses ``/s/<session>/v1/messages``, one that speaks only the Responses API
+``/s/<session>/v1/responses``, translated and recorded the same way) and acts on the env through the
 gateway too: MCP at ``/mcp?session=<session>`` (tools ``reset``, ``act`` and the family's), or
 plain HTTP at ``/s/<session>/env/reset`` and ``/s/<session>/env/step`` (``{"action": ...}`` ->
 ``{"observation", "reward", "done", "success", "score"}``). Every chat completion, streamed
@@ -356,21 +357,23 @@ class Gateway:
 
 
 def create_app(gateway: Gateway) -> Any:
-    """The gateway as a Starlette app (chat completions, Anthropic messages, models, MCP, env
-    HTTP, finish); the handlers are in :mod:`~agentgym_envs.integrations.gateway_routes` and
-    :mod:`~agentgym_envs.integrations.gateway_anthropic`."""
+    """The gateway as a Starlette app (chat completions, Anthropic messages, responses, models,
+    MCP, env HTTP, finish); the handlers are in :mod:`~agentgym_envs.integrations.gateway_routes`,
+    :mod:`~agentgym_envs.integrations.gateway_anthropic` and
+    :mod:`~agentgym_envs.integrations.gateway_responses`."""
     require("starlette", "gateway")
     import httpx
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
     from agentgym_envs.integrations.gateway_anthropic import ROUTES as MESSAGES
+    from agentgym_envs.integrations.gateway_responses import ROUTES as RESPONSES
     from agentgym_envs.integrations.gateway_routes import ROUTES
     from agentgym_envs.integrations.mcp import bounded, session_manager
 
     manager = session_manager(gateway.store.env_id, gateway.store)
     mcp = Mount("/mcp", app=bounded(manager.handle_request))
-    app = Starlette(routes=[*ROUTES, *MESSAGES, mcp], lifespan=_lifespan)
+    app = Starlette(routes=[*ROUTES, *MESSAGES, *RESPONSES, mcp], lifespan=_lifespan)
     app.state.gateway = gateway
     app.state.mcp = manager
     app.state.client = httpx.AsyncClient(timeout=httpx.Timeout(gateway.timeout, connect=10.0))

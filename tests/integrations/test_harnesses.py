@@ -42,7 +42,7 @@ SIGNATURES = {
     "opencode": "You are opencode",
     "pi": "operating inside pi",
     "claude-code": "Claude Agent SDK",
-    "codex": "Codex",
+    "codex": "running in the Codex CLI",
 }
 
 

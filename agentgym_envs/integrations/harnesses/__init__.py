@@ -35,6 +35,7 @@ HARNESSES = {
     "opencode": "agentgym_envs.integrations.harnesses.opencode",
     "pi": "agentgym_envs.integrations.harnesses.pi",
     "claude-code": "agentgym_envs.integrations.harnesses.claude_code",
+    "codex": "agentgym_envs.integrations.harnesses.codex",
 }
 
 
