@@ -32,11 +32,9 @@ from agentgym_envs.integrations.gateway import SessionLog
 from agentgym_envs.integrations.gateway_routes import (
     _body,
     _forward,
-    _open_call,
-    _own,
+    _open_translated,
     _owned,
     _Refused,
-    _session_of,
 )
 
 #: Seconds between ``ping`` events while a streamed reply waits on the upstream.
@@ -75,22 +73,13 @@ def _keyed(request: Request) -> Request:
 async def messages(request: Request) -> Response:
     """A Messages request: forwarded upstream as a chat completion, recorded, answered in
     Anthropic's shape (streamed if asked)."""
-    try:
-        body = await _body(request)
-        problem = wire.request_problem(body)
-        if problem:
-            return _error(400, problem)
-        name = _session_of(request)
-        token = _own(request, name)
-    except _Refused as refused:
-        return _reshaped(refused.response)
-    opened = _open_call(request, name, wire.chat_request(body))
+    opened = await _open_translated(
+        request, wire.request_problem, wire.chat_request, "anthropic-messages"
+    )
     if isinstance(opened, Response):
         return _reshaped(opened)
-    log, entry, upstream, started = opened
+    body, token, log, entry, upstream, started = opened
     stream = bool(body.get("stream"))
-    entry.update(stream=stream, client_api="anthropic-messages")
-    upstream = {**upstream, "stream": False}
     request = _keyed(request)
     if not stream:
         answered = await _forward(request, upstream, log, entry, started)

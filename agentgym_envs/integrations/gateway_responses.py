@@ -27,16 +27,7 @@ from starlette.routing import Route
 from agentgym_envs.integrations import responses_wire as wire
 from agentgym_envs.integrations.gateway import SessionLog
 from agentgym_envs.integrations.gateway_anthropic import waiting
-from agentgym_envs.integrations.gateway_routes import (
-    _body,
-    _error,
-    _forward,
-    _open_call,
-    _own,
-    _owned,
-    _Refused,
-    _session_of,
-)
+from agentgym_envs.integrations.gateway_routes import _forward, _open_translated, _owned
 
 #: What is sent while a streamed reply waits on the upstream (an SSE comment: clients skip it).
 KEEP_ALIVE = b": keep-alive\n\n"
@@ -45,22 +36,11 @@ KEEP_ALIVE = b": keep-alive\n\n"
 async def responses(request: Request) -> Response:
     """A Responses request: forwarded upstream as a chat completion, recorded, answered as a
     Responses object (streamed if asked)."""
-    try:
-        body = await _body(request)
-        problem = wire.request_problem(body)
-        if problem:
-            return _error(400, problem)
-        name = _session_of(request)
-        token = _own(request, name)
-    except _Refused as refused:
-        return refused.response
-    opened = _open_call(request, name, wire.chat_request(body))
+    opened = await _open_translated(request, wire.request_problem, wire.chat_request, "responses")
     if isinstance(opened, Response):
         return opened
-    log, entry, upstream, started = opened
+    body, token, log, entry, upstream, started = opened
     stream = bool(body.get("stream"))
-    entry.update(stream=stream, client_api="responses")
-    upstream = {**upstream, "stream": False}
     custom = (wire.custom_tools(body), wire.namespaced(body))
     if not stream:
         answered = await _forward(request, upstream, log, entry, started)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -188,6 +188,35 @@ def _open_call(
             "top_logprobs": body.get("top_logprobs") or 1,
         }
     return log, entry, body, time.perf_counter()
+
+
+async def _open_translated(
+    request: Request,
+    problem: Callable[[Any], str | None],
+    translate: Callable[[dict[str, Any]], dict[str, Any]],
+    client_api: str,
+) -> Response | tuple[dict[str, Any], str, SessionLog, dict[str, Any], dict[str, Any], float]:
+    """Start recording one model call made in another API (Anthropic's Messages, OpenAI's
+    Responses): the body read and checked (``problem``: what is wrong with it, one line),
+    the session claimed, the chat completion it becomes (``translate``) recorded as on the
+    chat route, with ``client_api``. Returns the body, the session's token, and what
+    :func:`_open_call` returns (the upstream request asking for a whole reply); or an error
+    response (OpenAI-shaped)."""
+    try:
+        body = await _body(request)
+        found = problem(body)
+        if found:
+            return _error(400, found)
+        name = _session_of(request)
+        token = _own(request, name)
+    except _Refused as refused:
+        return refused.response
+    opened = _open_call(request, name, translate(body))
+    if isinstance(opened, Response):
+        return opened
+    log, entry, upstream, started = opened
+    entry.update(stream=bool(body.get("stream")), client_api=client_api)
+    return body, token, log, entry, {**upstream, "stream": False}, started
 
 
 async def _forward(

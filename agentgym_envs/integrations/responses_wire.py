@@ -324,6 +324,13 @@ def error_body(status: int, message: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "code": None, "param": None}}
 
 
+#: Per call item type: the field its events stream and their name (``response.<name>.delta``).
+_CALL_EVENTS = {
+    "function_call": ("arguments", "function_call_arguments"),
+    "custom_tool_call": ("input", "custom_tool_call_input"),
+}
+
+
 class Events:
     """The numbered server-sent events of one streamed response."""
 
@@ -373,36 +380,13 @@ def response_events(events: Events, reply: dict[str, Any]) -> list[bytes]:
             out.append(events("response.output_text.delta", **where, delta=text))
             out.append(events("response.output_text.done", **where, text=text))
             out.append(events("response.content_part.done", **where, part={**part, "text": text}))
-        elif item["type"] == "function_call":
-            out.append(
-                events(
-                    "response.output_item.added",
-                    output_index=index,
-                    item={**item, "status": "in_progress", "arguments": ""},
-                )
-            )
+        else:  # a call: its arguments (a custom tool's input) as one delta
+            field, stream = _CALL_EVENTS[item["type"]]
+            added = {**item, "status": "in_progress", field: ""}
+            out.append(events("response.output_item.added", output_index=index, item=added))
             where = {"item_id": item["id"], "output_index": index}
-            out.append(
-                events("response.function_call_arguments.delta", **where, delta=item["arguments"])
-            )
-            out.append(
-                events(
-                    "response.function_call_arguments.done", **where, arguments=item["arguments"]
-                )
-            )
-        else:
-            out.append(
-                events(
-                    "response.output_item.added",
-                    output_index=index,
-                    item={**item, "status": "in_progress", "input": ""},
-                )
-            )
-            where = {"item_id": item["id"], "output_index": index}
-            out.append(
-                events("response.custom_tool_call_input.delta", **where, delta=item["input"])
-            )
-            out.append(events("response.custom_tool_call_input.done", **where, input=item["input"]))
+            out.append(events(f"response.{stream}.delta", **where, delta=item[field]))
+            out.append(events(f"response.{stream}.done", **where, **{field: item[field]}))
         out.append(events("response.output_item.done", output_index=index, item=item))
     ending = "response.completed" if reply["status"] == "completed" else "response.incomplete"
     out.append(events(ending, response=reply))

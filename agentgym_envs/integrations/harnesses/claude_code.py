@@ -92,19 +92,25 @@ class ClaudeCode(Harness):
         ]
 
     def result(self, episode: Episode, log: Path) -> dict[str, Any]:
-        for line in reversed(log.read_text(errors="replace").splitlines()):
-            if '"result"' not in line:
-                continue
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(event, dict) and event.get("type") == "result":
-                return {
-                    "harness_finish": event.get("subtype"),
-                    "harness_iterations": event.get("num_turns"),
-                }
-        return {}
+        return stream_json_result(log)
+
+
+def stream_json_result(log: Path) -> dict[str, Any]:
+    """``harness_finish`` and ``harness_iterations`` from the last ``result`` event of a
+    ``--output-format stream-json`` log (Claude Code's, and Qwen Code's, which follows it)."""
+    for line in reversed(log.read_text(errors="replace").splitlines()):
+        if '"result"' not in line:
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("type") == "result":
+            return {
+                "harness_finish": event.get("subtype"),
+                "harness_iterations": event.get("num_turns"),
+            }
+    return {}
 
 
 def _config_dir(episode: Episode) -> Path:
@@ -113,4 +119,4 @@ def _config_dir(episode: Episode) -> Path:
 
 HARNESS = ClaudeCode()
 
-__all__ = ["HARNESS", "QUIET", "ClaudeCode"]
+__all__ = ["HARNESS", "QUIET", "ClaudeCode", "stream_json_result"]

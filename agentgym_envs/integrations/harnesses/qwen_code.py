@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agentgym_envs.integrations.harnesses.base import MCP_NAME, Episode, Harness
+from agentgym_envs.integrations.harnesses.claude_code import stream_json_result
 
 
 class QwenCode(Harness):
@@ -83,19 +84,7 @@ class QwenCode(Harness):
         ]
 
     def result(self, episode: Episode, log: Path) -> dict[str, Any]:
-        for line in reversed(log.read_text(errors="replace").splitlines()):
-            if '"result"' not in line:
-                continue
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(event, dict) and event.get("type") == "result":
-                return {
-                    "harness_finish": event.get("subtype"),
-                    "harness_iterations": event.get("num_turns"),
-                }
-        return {}
+        return stream_json_result(log)
 
 
 HARNESS = QwenCode()
