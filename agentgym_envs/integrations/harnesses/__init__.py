@@ -1,4 +1,5 @@
-"""Pre-built agent harnesses (Cline, KiloCode, OpenHands, Hermes Agent, OpenClaw) on our envs.
+"""Pre-built agent harnesses (Cline, KiloCode, OpenHands, Hermes Agent, OpenClaw, Qwen Code,
+OpenCode, Pi, Claude Code, Codex CLI) on our envs.
 
 Each module declares one :class:`~agentgym_envs.integrations.harnesses.base.Harness`: its
 pinned package, where it is found, the configuration it gets for one episode (model at the
