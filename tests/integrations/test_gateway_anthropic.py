@@ -256,3 +256,96 @@ def _events_of(base: str, session: str, body: dict) -> list[tuple[str, dict]]:
             elif line.startswith("data:") and kind != "ping":
                 out.append((kind, json.loads(line[5:])))
     return out
+
+
+def test_the_translation_keeps_what_an_openai_upstream_can_take():
+    from agentgym_envs.integrations import anthropic_wire as wire
+
+    body = {
+        "model": "m",
+        "max_tokens": 9,
+        "system": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}],
+        "tools": [
+            {"name": "f", "input_schema": {"type": "object"}},
+            {"type": "web_search_20250305", "name": "web"},
+        ],
+        "tool_choice": {"type": "any", "disable_parallel_tool_use": True},
+        "stop_sequences": ["END"],
+        "thinking": {"type": "enabled", "budget_tokens": 100},
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "system", "content": [{"type": "text", "text": "mid"}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "x", "signature": "s"},
+                    {"type": "text", "text": "ok"},
+                    {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "and"},
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t1",
+                        "content": [{"type": "text", "text": "done"}],
+                    },
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": "image/png", "data": "AAA"},
+                    },
+                ],
+            },
+        ],
+    }
+    chat = wire.chat_request(body)
+    assert chat["messages"] == [
+        {"role": "system", "content": "one\n\ntwo"},
+        {"role": "user", "content": "hi"},
+        {"role": "system", "content": "mid"},
+        {
+            "role": "assistant",
+            "content": "ok",
+            "tool_calls": [
+                {"id": "t1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "t1", "content": "done"},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "and"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAA"}},
+            ],
+        },
+    ]
+    assert [t["function"]["name"] for t in chat["tools"]] == ["f"]
+    assert (chat["tool_choice"], chat["parallel_tool_calls"], chat["stop"]) == (
+        "required",
+        False,
+        ["END"],
+    )
+    assert "thinking" not in chat and chat["max_tokens"] == 9
+    cut = {
+        "choices": [{"message": {"content": "par"}, "finish_reason": "length"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 9},
+    }
+    reply = wire.message(cut, "m")
+    assert reply["stop_reason"] == "max_tokens" and reply["usage"] == {
+        "input_tokens": 3,
+        "output_tokens": 9,
+    }
+    bad_args = {
+        "choices": [
+            {
+                "message": {
+                    "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{oops"}}]
+                }
+            }
+        ]
+    }
+    assert wire.message(bad_args, "m")["content"] == [
+        {"type": "tool_use", "id": "c", "name": "f", "input": {}}
+    ]

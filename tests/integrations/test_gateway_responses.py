@@ -192,3 +192,78 @@ def test_bad_bodies_and_a_dead_upstream_are_clear_errors(tmp_path):
     assert "unreachable" in events[-1]["response"]["error"]["message"]
     calls = _read(tmp_path / "sessions" / "d.jsonl")
     assert len(calls) == 2 and all(c["response"] is None for c in calls)
+
+
+def test_a_custom_tool_is_a_one_string_function_and_its_call_comes_back_custom():
+    from agentgym_envs.integrations import responses_wire as wire
+
+    body = {
+        "model": "m",
+        "instructions": "sys",
+        "tools": [
+            {
+                "type": "custom",
+                "name": "apply_patch",
+                "description": "patch",
+                "format": {"type": "grammar"},
+            },
+            {"type": "web_search"},
+        ],
+        "input": [
+            {"type": "message", "role": "user", "content": "go"},
+            {"type": "reasoning", "summary": []},
+            {
+                "type": "custom_tool_call",
+                "call_id": "c1",
+                "name": "apply_patch",
+                "input": "*** Begin",
+            },
+            {"type": "custom_tool_call_output", "call_id": "c1", "output": "ok"},
+        ],
+        "max_output_tokens": 7,
+    }
+    chat = wire.chat_request(body)
+    assert chat["messages"] == [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "apply_patch", "arguments": '{"input": "*** Begin"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+    ]
+    assert [t["function"]["name"] for t in chat["tools"]] == ["apply_patch"] and chat[
+        "max_tokens"
+    ] == 7
+    upstream = {
+        "choices": [
+            {
+                "message": {
+                    "tool_calls": [
+                        {
+                            "id": "c2",
+                            "function": {
+                                "name": "apply_patch",
+                                "arguments": '{"input": "*** End"}',
+                            },
+                        }
+                    ]
+                },
+                "finish_reason": "tool_calls",
+            }
+        ]
+    }
+    item = wire.response(upstream, "m", wire.custom_tools(body))["output"][0]
+    assert (item["type"], item["call_id"], item["name"], item["input"]) == (
+        "custom_tool_call",
+        "c2",
+        "apply_patch",
+        "*** End",
+    )
