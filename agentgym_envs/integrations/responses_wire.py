@@ -343,16 +343,21 @@ class Events:
         return f"event: {kind}\ndata: {json.dumps(payload, ensure_ascii=False)}\n\n".encode()
 
 
-def started(events: Events, response_id: str, model: str) -> list[bytes]:
-    """``response.created`` and ``response.in_progress``, before the upstream has answered."""
-    shell = {
+def _shell(response_id: str, model: str, status: str) -> dict[str, Any]:
+    """A response with no output yet (or none at all), in ``status``."""
+    return {
         "id": response_id,
         "object": "response",
         "created_at": int(time.time()),
-        "status": "in_progress",
+        "status": status,
         "model": model,
         "output": [],
     }
+
+
+def started(events: Events, response_id: str, model: str) -> list[bytes]:
+    """``response.created`` and ``response.in_progress``, before the upstream has answered."""
+    shell = _shell(response_id, model, "in_progress")
     return [
         events("response.created", response=shell),
         events("response.in_progress", response=shell),
@@ -395,15 +400,8 @@ def response_events(events: Events, reply: dict[str, Any]) -> list[bytes]:
 
 def failed(events: Events, response_id: str, model: str, message: str) -> bytes:
     """``response.failed`` with ``message``."""
-    shell = {
-        "id": response_id,
-        "object": "response",
-        "created_at": int(time.time()),
-        "status": "failed",
-        "model": model,
-        "output": [],
-        "error": {"code": "server_error", "message": message},
-    }
+    shell = _shell(response_id, model, "failed")
+    shell["error"] = {"code": "server_error", "message": message}
     return events("response.failed", response=shell)
 
 
