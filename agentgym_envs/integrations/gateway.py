@@ -2,7 +2,9 @@
 model, that turns each harness session into a scored trajectory (``agentgym gateway``).
 
 The harness keeps its own prompts, tools and turn structure; it only points its model base URL
-at the gateway (``http://127.0.0.1:8790/s/<session>/v1``) and acts on the env through the
+at the gateway (``http://127.0.0.1:8790/s/<session>/v1``; a harness that speaks Anthropic's
+Messages API uses ``/s/<session>/v1/messages``, one that speaks only the Responses API
+``/s/<session>/v1/responses``, translated and recorded the same way) and acts on the env through the
 gateway too: MCP at ``/mcp?session=<session>`` (tools ``reset``, ``act`` and the family's), or
 plain HTTP at ``/s/<session>/env/reset`` and ``/s/<session>/env/step`` (``{"action": ...}`` ->
 ``{"observation", "reward", "done", "success", "score"}``). Every chat completion, streamed
@@ -365,20 +367,24 @@ class Gateway:
 
 
 def create_app(gateway: Gateway) -> Any:
-    """The gateway as a Starlette app (chat completions, models, MCP, env HTTP, finish); the
-    handlers are in :mod:`~agentgym_envs.integrations.gateway_routes`."""
+    """The gateway as a Starlette app (chat completions, Anthropic messages, responses, models,
+    MCP, env HTTP, finish); the handlers are in :mod:`~agentgym_envs.integrations.gateway_routes`,
+    :mod:`~agentgym_envs.integrations.gateway_anthropic` and
+    :mod:`~agentgym_envs.integrations.gateway_responses`."""
     require("starlette", "gateway")
     import httpx
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
+    from agentgym_envs.integrations.gateway_anthropic import ROUTES as MESSAGES
+    from agentgym_envs.integrations.gateway_responses import ROUTES as RESPONSES
     from agentgym_envs.integrations.gateway_routes import ROUTES
     from agentgym_envs.integrations.mcp import bounded, session_manager
     from agentgym_envs.metrics import instrument
 
     manager = session_manager(gateway.store.env_id, gateway.store)
     mcp = Mount("/mcp", app=bounded(manager.handle_request))
-    app = Starlette(routes=[*ROUTES, mcp], lifespan=_lifespan)
+    app = Starlette(routes=[*ROUTES, *MESSAGES, *RESPONSES, mcp], lifespan=_lifespan)
     env_id = gateway.store.env_id
     metrics = instrument(app, "gateway", live_sessions=gateway.live_sessions, envs=[env_id])
     gateway.episode_ended = lambda outcome: metrics.episode_ended(outcome, env=env_id)

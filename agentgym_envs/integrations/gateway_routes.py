@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -146,29 +146,10 @@ async def chat(request: Request) -> Response:
         token = _own(request, name)
     except _Refused as refused:
         return refused.response
-    gateway = request.app.state.gateway
-    log = gateway.session(name)
-    assert log is not None
-    if log.finished:
-        return _error(409, f"session {name!r} is finished: use a new session name")
-    if gateway.model:
-        body["model"] = gateway.model
-    started = time.perf_counter()
-    entry: dict[str, Any] = {
-        "time": time.time(),
-        "request": body,
-        "stream": bool(body.get("stream")),
-    }
-    if (
-        gateway.token_ids
-    ):  # ask the upstream for token ids and logprobs (recorded as the harness asked)
-        # vLLM: return_token_ids; llama.cpp returns logprobs only with top_logprobs set
-        body = {
-            **body,
-            "return_token_ids": True,
-            "logprobs": body.get("logprobs", True),
-            "top_logprobs": body.get("top_logprobs") or 1,
-        }
+    opened = _open_call(request, name, body)
+    if isinstance(opened, Response):
+        return opened
+    log, entry, body, started = opened
     if not body.get("stream"):
         return _owned(await _forward(request, body, log, entry, started), token)
     return _owned(
@@ -177,6 +158,65 @@ async def chat(request: Request) -> Response:
         ),
         token,
     )
+
+
+def _open_call(
+    request: Request, name: str, body: dict[str, Any]
+) -> Response | tuple[SessionLog, dict[str, Any], dict[str, Any], float]:
+    """Start recording one model call of session ``name`` whose chat-completion request is
+    ``body``: its log, its record (the request as the harness asked), the body to send
+    upstream (with the token-id options when the gateway asks for them) and its start time;
+    a 409 for a finished session."""
+    gateway = request.app.state.gateway
+    log = gateway.session(name)
+    assert log is not None
+    if log.finished:
+        return _error(409, f"session {name!r} is finished: use a new session name")
+    if gateway.model:
+        body["model"] = gateway.model
+    entry: dict[str, Any] = {
+        "time": time.time(),
+        "request": body,
+        "stream": bool(body.get("stream")),
+    }
+    if gateway.token_ids:  # ask the upstream for token ids and logprobs (recorded as asked)
+        # vLLM: return_token_ids; llama.cpp returns logprobs only with top_logprobs set
+        body = {
+            **body,
+            "return_token_ids": True,
+            "logprobs": body.get("logprobs", True),
+            "top_logprobs": body.get("top_logprobs") or 1,
+        }
+    return log, entry, body, time.perf_counter()
+
+
+async def _open_translated(
+    request: Request,
+    problem: Callable[[Any], str | None],
+    translate: Callable[[dict[str, Any]], dict[str, Any]],
+    client_api: str,
+) -> Response | tuple[dict[str, Any], str, SessionLog, dict[str, Any], dict[str, Any], float]:
+    """Start recording one model call made in another API (Anthropic's Messages, OpenAI's
+    Responses): the body read and checked (``problem``: what is wrong with it, one line),
+    the session claimed, the chat completion it becomes (``translate``) recorded as on the
+    chat route, with ``client_api``. Returns the body, the session's token, and what
+    :func:`_open_call` returns (the upstream request asking for a whole reply); or an error
+    response (OpenAI-shaped)."""
+    try:
+        body = await _body(request)
+        found = problem(body)
+        if found:
+            return _error(400, found)
+        name = _session_of(request)
+        token = _own(request, name)
+    except _Refused as refused:
+        return refused.response
+    opened = _open_call(request, name, translate(body))
+    if isinstance(opened, Response):
+        return opened
+    log, entry, upstream, started = opened
+    entry.update(stream=bool(body.get("stream")), client_api=client_api)
+    return body, token, log, entry, {**upstream, "stream": False}, started
 
 
 async def _forward(

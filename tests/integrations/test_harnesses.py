@@ -22,6 +22,7 @@ pytest.importorskip("mcp")
 pytest.importorskip("uvicorn")
 
 from agentgym_envs.agents.harness_expert import HarnessExpertServer, _unwrap
+from agentgym_envs.datasets.harness import harness_sft_row, row_problems
 from agentgym_envs.integrations.harnesses import get_harness, names
 from agentgym_envs.integrations.harnesses.cline import Cline
 from agentgym_envs.integrations.harnesses.install import missing_prerequisite
@@ -37,6 +38,11 @@ SIGNATURES = {
     "openhands": "OpenHands",
     "hermes-agent": "Hermes",
     "openclaw": "OpenClaw",
+    "qwen-code": "You are Qwen Code",
+    "opencode": "You are opencode",
+    "pi": "operating inside pi",
+    "claude-code": "Claude Agent SDK",
+    "codex": "running in the Codex CLI",
 }
 
 
@@ -115,6 +121,8 @@ def test_harness_reaches_the_experts_success(name, env_id, task, steps, expert, 
     assert len(ours) == steps and set(ours) <= set(offered) | set(_searched(chat))
     assert "The episode has already started" in traj["conversations"][0]["value"]
     assert records["sft"]["reward"] == 1.0 and any(records["sft"]["loss_mask"])
+    # the harness-format SFT row: its tool calls valid against the schemas it carries
+    assert row_problems(harness_sft_row(chat)) == []
     assert os.path.getsize(result.log) > 0
 
 

@@ -1,4 +1,5 @@
-"""Pre-built agent harnesses (Cline, KiloCode, OpenHands, Hermes Agent, OpenClaw) on our envs.
+"""Pre-built agent harnesses (Cline, KiloCode, OpenHands, Hermes Agent, OpenClaw, Qwen Code,
+OpenCode, Pi, Claude Code, Codex CLI) on our envs.
 
 Each module declares one :class:`~agentgym_envs.integrations.harnesses.base.Harness`: its
 pinned package, where it is found, the configuration it gets for one episode (model at the
@@ -31,6 +32,11 @@ HARNESSES = {
     "openhands": "agentgym_envs.integrations.harnesses.openhands",
     "hermes-agent": "agentgym_envs.integrations.harnesses.hermes",
     "openclaw": "agentgym_envs.integrations.harnesses.openclaw",
+    "qwen-code": "agentgym_envs.integrations.harnesses.qwen_code",
+    "opencode": "agentgym_envs.integrations.harnesses.opencode",
+    "pi": "agentgym_envs.integrations.harnesses.pi",
+    "claude-code": "agentgym_envs.integrations.harnesses.claude_code",
+    "codex": "agentgym_envs.integrations.harnesses.codex",
 }
 
 

@@ -40,6 +40,9 @@ class KiloCode(Harness):
     title = "KiloCode"
     package = "@kilocode/cli@7.7.7"
     binary = "kilo"
+    #: Its configuration file under the episode's ``XDG_CONFIG_HOME``, and that file's schema.
+    config = ("kilo", "kilo.json")
+    schema = "https://kilo.ai/config.json"
 
     def environment(self, episode: Episode) -> dict[str, str]:
         env = super().environment(episode)
@@ -51,10 +54,10 @@ class KiloCode(Harness):
         return env
 
     def configure(self, episode: Episode, executable: str) -> None:
-        folder = episode.home / ".config" / "kilo"
+        folder = episode.home / ".config" / self.config[0]
         folder.mkdir(parents=True, exist_ok=True)
         config = {
-            "$schema": "https://kilo.ai/config.json",
+            "$schema": self.schema,
             "autoupdate": False,
             "share": "disabled",
             "provider": {
@@ -72,7 +75,7 @@ class KiloCode(Harness):
             },
             "mcp": {MCP_NAME: {"type": "remote", "url": episode.mcp_url, "enabled": True}},
         }
-        (folder / "kilo.json").write_text(json.dumps(config, indent=2))
+        (folder / self.config[1]).write_text(json.dumps(config, indent=2))
 
     def command(self, episode: Episode, executable: str) -> list[str]:
         model = f"{MCP_NAME}/{episode.model}"
