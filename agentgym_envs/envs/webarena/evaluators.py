@@ -80,11 +80,13 @@ def must_include(ref: str, pred: str, tokenize: bool = False) -> float:
     return float(clean_ref in clean_pred)
 
 
-def fallback_fuzzy(ref: str, pred: str) -> float:
+def fallback_fuzzy(ref: str, pred: str, whole: str | None = None) -> float:
     """Deterministic stand-in for the LLM judge: every content token of the reference occurs in
     the answer (numbers compared as numbers), and the answer is not a dump: at most twice the
-    reference's content tokens plus :data:`FUZZY_SLACK` (a judge asked for semantic
-    equivalence refuses a list of everything the site says, too)."""
+    content tokens of ``whole`` (the task's whole reference: all items of a list reference,
+    each judged on its own against the same answer; default ``ref``) plus
+    :data:`FUZZY_SLACK` (a judge asked for semantic equivalence refuses a list of everything
+    the site says, too)."""
 
     def norm(text: str) -> list[str]:
         out = []
@@ -95,7 +97,8 @@ def fallback_fuzzy(ref: str, pred: str) -> float:
         return out
 
     ref_toks, pred_toks = norm(ref), norm(pred)
-    if len(set(pred_toks)) > 2 * len(set(ref_toks)) + FUZZY_SLACK:
+    budget = set(norm(whole)) if whole is not None else set(ref_toks)
+    if len(set(pred_toks)) > 2 * len(budget) + FUZZY_SLACK:
         return 0.0
     return float(bool(ref_toks) and set(ref_toks) <= set(pred_toks))
 
@@ -236,11 +239,13 @@ def string_match(config: dict[str, Any], answer: str, judge: LLMJudge | None) ->
                         intent, config["eval"].get("string_note", ""), answer
                     )
             else:
-                for ref in value if isinstance(value, list) else [value]:
+                items = value if isinstance(value, list) else [value]
+                whole = " ".join(str(ref) for ref in items)
+                for ref in items:
                     score *= (
                         judge.fuzzy(intent, str(ref), answer)
                         if judge is not None
-                        else fallback_fuzzy(str(ref), answer)
+                        else fallback_fuzzy(str(ref), answer, whole)
                     )
     return score
 

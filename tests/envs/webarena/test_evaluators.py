@@ -150,3 +150,12 @@ def test_llm_judge_unreachable_falls_back_to_the_deterministic_match():
     config = _config(["string_match"], reference_answers={"fuzzy_match": ["No, it is open"]})
     assert ev.evaluate(config, "no, it's still open", _Page("http://x/"), judge=judge) == 1.0
     assert ev.evaluate(config, "closed", _Page("http://x/"), judge=judge) == 0.0
+
+
+def test_fallback_judges_each_item_of_a_list_reference_against_the_whole_list():
+    repos = ["byteblaze/cloud-to-butt", "primer/logger-mail", "vinta/syntax", "metis/notes-cache"]
+    config = {"eval": {"reference_answers": {"fuzzy_match": repos}}, "agentgym_solution": []}
+    assert ev.string_match(config, ", ".join(repos), None) == 1.0
+    assert ev.string_match(config, ", ".join(repos[:3]), None) == 0.0  # one item missing
+    dump = ", ".join(repos) + " " + " ".join(f"word{i}" for i in range(40))
+    assert ev.string_match(config, dump, None) == 0.0  # still no dump of the page
