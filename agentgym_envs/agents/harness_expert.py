@@ -1,8 +1,9 @@
 """The family's expert answering in a harness's own tool-call format (the plumbing proof).
 
-A pre-built harness (Cline, KiloCode, OpenHands, Hermes Agent, OpenClaw) offers the env's MCP
-tools to its model under names of its own (``agentgym__move``, ``agentgym_act``,
-``mcp__agentgym__act`` ...) among its built-in tools, and ends its run when the model answers
+A pre-built harness (Cline, Kilo Code, OpenHands, Hermes Agent, OpenClaw, Qwen Code, OpenCode,
+Pi, Claude Code, Codex CLI) offers the env's MCP tools to its model under names of its own
+(``agentgym__move``, ``agentgym_act``, ``mcp__agentgym__act`` ...) among its built-in tools,
+and ends its run when the model answers
 without a tool call or calls its completion tool. :class:`HarnessExpertServer` is
 :class:`~agentgym_envs.agents.expert_server.ExpertChatServer` for that: it reads the episode
 back from the harness's conversation (its calls of the env's tools, whatever their prefix;
