@@ -231,7 +231,66 @@ def plots(results: dict, out: Path) -> list[Path]:
         written.append(out / "rl_reward_per_step.png")
         fig.savefig(written[-1])
         plt.close(fig)
+    harnesses = {
+        name: h["paired"]
+        for name, h in ((results.get("harness") or {}).get("harnesses") or {}).items()
+        if h.get("paired")
+    }
+    if harnesses:
+        written.append(harness_plot(harnesses, out / "harness_loop.png", plt))
     return written
+
+
+def harness_plot(harnesses: dict[str, dict], path: Path, plt: Any) -> Path:
+    """Held-out success and the episodes with a valid tool call, base vs trained, per harness,
+    with Wilson 95% intervals and the McNemar p-value of each change."""
+    fig, axes = plt.subplots(1, 2, figsize=(7, 3.2), dpi=100, sharey=True)
+    names = list(harnesses)
+    for ax, (key, ci, p, title) in zip(
+        axes,
+        (
+            ("success", "success_ci", "success_p", "held-out success"),
+            ("valid_call_rate", "valid_call_ci", "valid_call_p", "episodes with a valid tool call"),
+        ),
+        strict=True,
+    ):
+        for j, arm in enumerate(("before", "after")):
+            xs = [i + (j - 0.5) * 0.38 for i in range(len(names))]
+            ys = [harnesses[n][arm][key] or 0.0 for n in names]
+            lo = [max(0.0, y - harnesses[n][arm][ci][0]) for y, n in zip(ys, names, strict=True)]
+            hi = [max(0.0, harnesses[n][arm][ci][1] - y) for y, n in zip(ys, names, strict=True)]
+            label = "base" if arm == "before" else "trained (harness SFT)"
+            ax.bar(xs, ys, 0.38, yerr=[lo, hi], capsize=3, label=label)
+        ax.set_xticks(
+            range(len(names)), [f"{n}\np={harnesses[n][p]:.2g}" for n in names], fontsize=8
+        )
+        ax.set_title(title, fontsize=9)
+        ax.set_ylim(0, 1)
+    axes[0].set_ylabel(f"rate over {harnesses[names[0]]['items']} held-out tasks (95% CI)")
+    axes[0].legend(fontsize=7)
+    fig.suptitle("Persona B: SmolLM2-135M served to the real harness", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def harness_part(results: dict, folder: Path, settings: dict[str, Any]) -> dict:
+    """The harness loop (:func:`agentgym_envs.train.harness_loop.run`) into ``folder`` (it
+    resumes what is there), its per-harness entries merged into the ``harness`` section already
+    in ``results`` (a run of one harness keeps the others'), with the load sampled while it
+    ran."""
+    from agentgym_envs.train import harness_loop
+
+    started = time.perf_counter()
+    with LoadSampler() as load:
+        result = harness_loop.run(folder, **settings)
+    result["seconds_this_call"] = round(time.perf_counter() - started, 1)
+    result["load_average_this_call"] = load.summary()
+    merged = dict(results.get("harness") or {})
+    merged.update({k: v for k, v in result.items() if k != "harnesses"})
+    merged["harnesses"] = {**(merged.get("harnesses") or {}), **result["harnesses"]}
+    return merged
 
 
 def main() -> None:
@@ -246,6 +305,19 @@ def main() -> None:
         action="store_true",
         help="write results.json from the run folder's finished stages, running nothing",
     )
+    harness = parser.add_argument_group("harness part (Persona B)")
+    harness.add_argument(
+        "--harness-out", type=Path, default=None, help="its folder (resumes; <out>/harness-loop)"
+    )
+    harness.add_argument("--harnesses", default="cline", help="comma-separated harness names")
+    harness.add_argument("--harness-env", default="Wordle-v0")
+    harness.add_argument("--harness-train", type=int, default=16, help="teacher episodes")
+    harness.add_argument("--harness-heldout", type=int, default=20, help="held-out tasks per arm")
+    harness.add_argument("--harness-epochs", type=int, default=1)
+    harness.add_argument("--harness-lr", type=float, default=2e-4)
+    harness.add_argument("--harness-max-length", type=int, default=512, help="SFT tokens")
+    harness.add_argument("--harness-reply-tokens", type=int, default=48)
+    harness.add_argument("--harness-timeout", type=float, default=150.0, help="s per episode")
     defaults = TrainSettings()
     for f in fields(TrainSettings):
         if f.name in ("envs",):
@@ -271,8 +343,23 @@ def main() -> None:
     elif "persona-a" in parts:
         results.update(persona_a(out, run_dir, settings, args.concurrency))
         file.write_text(json.dumps(results, indent=2) + "\n")
+    if "harness" in parts and not args.report_only:
+        harness_settings = {
+            "harnesses": [h.strip() for h in args.harnesses.split(",") if h.strip()],
+            "env": args.harness_env,
+            "train": args.harness_train,
+            "heldout": args.harness_heldout,
+            "epochs": args.harness_epochs,
+            "lr": args.harness_lr,
+            "max_length": args.harness_max_length,
+            "reply_tokens": args.harness_reply_tokens,
+            "timeout": args.harness_timeout,
+        }
+        folder = args.harness_out or out / "harness-loop"
+        results["harness"] = harness_part(results, folder, harness_settings)
+        file.write_text(json.dumps(results, indent=2) + "\n")
     other = {"seed": settings.seed}
-    for part, key in (("harness", "harness_loop"), ("experience", "experience_loop")):
+    for part, key in (("experience", "experience_loop"),):
         if part in parts and not args.report_only:
             got = other_part(key, out, other)
             if got is not None:
