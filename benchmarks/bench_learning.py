@@ -287,9 +287,15 @@ def harness_part(results: dict, folder: Path, settings: dict[str, Any]) -> dict:
         result = harness_loop.run(folder, **settings)
     result["seconds_this_call"] = round(time.perf_counter() - started, 1)
     result["load_average_this_call"] = load.summary()
-    merged = dict(results.get("harness") or {})
-    merged.update({k: v for k, v in result.items() if k != "harnesses"})
-    merged["harnesses"] = {**(merged.get("harnesses") or {}), **result["harnesses"]}
+    return merge_harness(results.get("harness"), result)
+
+
+def merge_harness(old: dict | None, new: dict) -> dict:
+    """``new``'s harness loop result over ``old``'s: its settings and times, and its harnesses'
+    entries added to (or replacing) the ones ``old`` holds."""
+    merged = dict(old or {})
+    merged.update({k: v for k, v in new.items() if k != "harnesses"})
+    merged["harnesses"] = {**(merged.get("harnesses") or {}), **(new.get("harnesses") or {})}
     return merged
 
 
