@@ -20,20 +20,31 @@ validly.
    (the training template, ``<tool_call>`` blocks read back as tool calls, greedy, at most
    ``reply_tokens`` a reply) and play the *test* split's tasks ``0..heldout-1`` in the same
    harness; both arms go into the store (``smollm2-<harness>@base`` / ``@sft``) and are
-   compared paired (exact sign test on success, paired bootstrap on score).
+   compared paired (exact sign test on success, paired bootstrap on score; and per held-out
+   item, :func:`paired`: Wilson intervals and exact McNemar p-values for success and for the
+   episodes with at least one valid tool call).
+
+Serving a harness on CPU is bounded by its prompt (Cline's first request is ~6,500 tokens):
+the template renders the tools before the system prompt
+(:func:`~agentgym_envs.train.harness_sft.tools_first`), so the served model's prefix cache
+holds what every request of every episode shares, and :func:`warm` computes that prefix from
+a recorded teacher request before the first held-out episode.
 
 Every phase logs a progress line per episode or step with an ETA, and resumes: episodes
 already recorded in a phase's folder are not played again and a saved checkpoint is not
-trained again.
+trained again. ``arms=("base",)`` and ``arms=("sft",)`` play one arm each (two processes on
+the same ``out``); a later call with both arms compares them without playing again.
 
 The result (JSON-able): ``env``, ``model``, ``settings``, and per harness under
-``harnesses``: ``teacher`` (episodes, successes), ``sft`` (rows, rows whose tool calls all
-validate, examples, steps, first and last loss, seconds), ``before`` and ``after`` (episodes,
-successes, success rate, mean score, outcomes, and the tool-call counts of
+``harnesses``: ``teacher`` (episodes, successes, ``episode_seconds``), ``sft`` (rows, rows
+whose tool calls all validate, examples, steps, first and last loss, seconds), ``before`` and
+``after`` (episodes, ``episode_seconds`` -- total, min, median, max --, successes, success
+rate, mean score, outcomes, the tool-call counts of
 :func:`~agentgym_envs.datasets.harness.tool_call_stats`: ``model_calls``, ``tool_calls``,
-``valid_tool_calls``, ``text_only``, ``valid_rate``), ``ab`` (success and score rows:
-``a``, ``b``, ``diff``, ``low``, ``high``, ``p_value``, ``test``, ``significant``), and
-``seconds``; then ``seconds`` and ``load_average`` (before, after) for the whole run.
+``valid_tool_calls``, ``text_only``, ``valid_rate``, and ``episodes_by_item``), ``paired``
+(:func:`paired`), ``ab`` (success and score rows: ``a``, ``b``, ``diff``, ``low``, ``high``,
+``p_value``, ``test``, ``significant``), and ``seconds``; then ``seconds`` and
+``load_average`` (before, after) for the whole call.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 The rows are :func:`~agentgym_envs.datasets.harness.harness_sft_row` records: the harness's
 system prompt, tool schemas and tool calls as the gateway recorded them. Each is rendered with
-the tool-aware ChatML template the served model uses too (SmolLM2's special tokens, tools in
-the system turn, ``<tool_call>`` blocks), and the loss falls on the tokens of the row's
+the tool-aware ChatML template the served model uses too (SmolLM2's special tokens, the tools
+first in the system turn then the system prompt -- :func:`tools_first` --, ``<tool_call>``
+blocks), and the loss falls on the tokens of the row's
 ``loss`` messages only (the model's turns).
 
 The model is read once from the converted-model cache of the local server
