@@ -5,19 +5,27 @@ held-out test items, the expert's train-split episodes collected, behaviour clon
 again, GRPO, scored again -- then success and score per family and stage with 95% intervals
 (Wilson for success, bootstrap for score), the paired McNemar p-value of each change, and the
 RL reward per step. The other parts run through their modules' ``run(out, **settings)``:
-``harness`` (:mod:`agentgym_envs.train.harness_loop`, Persona B) and ``experience``
+``harness`` (:mod:`agentgym_envs.train.harness_loop`, Persona B: the ``--harness-*``
+options, its folder ``--harness-out``, default ``<out>/harness-loop``, resumed; its
+per-harness entries are merged into the ``harness`` key, so a run of one harness keeps the
+others' and Persona A's figures) and ``experience``
 (:mod:`agentgym_envs.train.experience_loop`); a part whose module is missing is skipped
 with a message.
 
 Writes ``<out>/results.json`` (keys ``families`` -> env id -> ``before`` / ``after_bc`` /
 ``after_rl``, ``rl_reward_per_step``, ``times``, ``load_average``, ``harness``,
-``experience``; parts not run keep what an earlier run wrote) and two plots,
-``success_per_stage.png`` and ``rl_reward_per_step.png``. The training run folder
+``experience``; parts not run keep what an earlier run wrote) and the plots
+``success_per_stage.png``, ``rl_reward_per_step.png`` and ``harness_loop.png``. The training run folder
 (``<out>/run`` by default) resumes: run the script again after an interruption.
 
     python benchmarks/bench_learning.py                          # every part, defaults
     python benchmarks/bench_learning.py --parts persona-a        # Persona A only
     python benchmarks/bench_learning.py --eval-items 90 --train-items 100 --rl-steps 20
+    python benchmarks/bench_learning.py --parts harness --harnesses cline   # Persona B only
+    # the two arms side by side (one process each), then the comparison:
+    python benchmarks/bench_learning.py --parts harness --harness-arms sft &
+    python benchmarks/bench_learning.py --parts harness --harness-arms base; wait
+    python benchmarks/bench_learning.py --parts harness
 """
 
 from __future__ import annotations
@@ -324,6 +332,11 @@ def main() -> None:
     harness.add_argument("--harness-max-length", type=int, default=512, help="SFT tokens")
     harness.add_argument("--harness-reply-tokens", type=int, default=48)
     harness.add_argument("--harness-timeout", type=float, default=150.0, help="s per episode")
+    harness.add_argument(
+        "--harness-arms",
+        default="base,sft",
+        help="base, sft or both: one arm per process on the same --harness-out, then both",
+    )
     defaults = TrainSettings()
     for f in fields(TrainSettings):
         if f.name in ("envs",):
@@ -360,6 +373,7 @@ def main() -> None:
             "max_length": args.harness_max_length,
             "reply_tokens": args.harness_reply_tokens,
             "timeout": args.harness_timeout,
+            "arms": tuple(a.strip() for a in args.harness_arms.split(",") if a.strip()),
         }
         folder = args.harness_out or out / "harness-loop"
         results["harness"] = harness_part(results, folder, harness_settings)
