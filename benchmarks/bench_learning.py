@@ -6,7 +6,7 @@ again, GRPO, scored again -- then success and score per family and stage with 95
 (Wilson for success, bootstrap for score), the paired McNemar p-value of each change, and the
 RL reward per step. The other parts run through their modules' ``run(out, **settings)``:
 ``harness`` (:mod:`agentgym_envs.train.harness_loop`, Persona B: the ``--harness-*``
-options, its folder ``--harness-out``, default ``<out>/harness-loop``, resumed; its
+options, its folder ``--harness-out``, default ``<out>/harness-loop`` (git-ignored), resumed; its
 per-harness entries are merged into the ``harness`` key, so a run of one harness keeps the
 others' and Persona A's figures) and ``experience``
 (:mod:`agentgym_envs.train.experience_loop`); a part whose module is missing is skipped
@@ -321,7 +321,7 @@ def main() -> None:
     )
     harness = parser.add_argument_group("harness part (Persona B)")
     harness.add_argument(
-        "--harness-out", type=Path, default=None, help="its folder (resumes; <out>/harness-loop)"
+        "--harness-out", type=Path, default=None, help="its folder (resumed; <out>/harness-loop)"
     )
     harness.add_argument("--harnesses", default="cline", help="comma-separated harness names")
     harness.add_argument("--harness-env", default="Wordle-v0")
