@@ -283,6 +283,17 @@ def harness_plot(harnesses: dict[str, dict], path: Path, plt: Any) -> Path:
     return path
 
 
+def task_ids(parser: argparse.ArgumentParser, text: str) -> list[int]:
+    """``0-7,10,12-13`` as task ids (a parser error names the bad part)."""
+    ids: list[int] = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        first, _, last = part.partition("-")
+        if not first.isdigit() or (last and not last.isdigit()):
+            parser.error(f"--harness-tasks {part!r}: use ids and ranges, e.g. 0-7,10-17")
+        ids += range(int(first), int(last or first) + 1)
+    return ids
+
+
 def harness_part(results: dict, folder: Path, settings: dict[str, Any]) -> dict:
     """The harness loop (:func:`agentgym_envs.train.harness_loop.run`) into ``folder`` (it
     resumes what is there), its per-harness entries merged into the ``harness`` section already
@@ -333,6 +344,9 @@ def main() -> None:
     harness.add_argument("--harness-reply-tokens", type=int, default=48)
     harness.add_argument("--harness-timeout", type=float, default=150.0, help="s per episode")
     harness.add_argument(
+        "--harness-tasks", default=None, help="held-out task ids instead, e.g. 0-7,10-17"
+    )
+    harness.add_argument(
         "--harness-arms",
         default="base,sft",
         help="base, sft or both: one arm per process on the same --harness-out, then both",
@@ -375,6 +389,8 @@ def main() -> None:
             "timeout": args.harness_timeout,
             "arms": tuple(a.strip() for a in args.harness_arms.split(",") if a.strip()),
         }
+        if args.harness_tasks:
+            harness_settings["heldout_tasks"] = task_ids(parser, args.harness_tasks)
         folder = args.harness_out or out / "harness-loop"
         results["harness"] = harness_part(results, folder, harness_settings)
         file.write_text(json.dumps(results, indent=2) + "\n")

@@ -346,6 +346,7 @@ def run(
     timeout: float = 240.0,
     teacher: str | None = None,
     arms: tuple[str, ...] | list[str] = ("base", "sft"),
+    heldout_tasks: list[int] | None = None,
 ) -> dict[str, Any]:
     """Run the harness loop into folder ``out`` (see the module docstring).
 
@@ -366,6 +367,7 @@ def run(
             it can run in a process of its own while another plays the teacher and trains);
             the store, the A/B and the harness's entry of the result come only from a call
             with both (which resumes what the others played and trained).
+        heldout_tasks: the test split's task ids to play instead of ``0..heldout-1``.
     """
     from agentgym_envs.benchmarks.hf_server import build_app
     from agentgym_envs.experience import import_path, open_store, register_version
@@ -383,6 +385,8 @@ def run(
     for h in harnesses:
         get_harness(h).require()  # one line with the install command, before any work
     out = Path(out)
+    train_tasks = list(range(train))
+    test_tasks = list(heldout_tasks) if heldout_tasks is not None else list(range(heldout))
     store = open_store(out / "experience.db")
     settings = {
         "train": train,
@@ -392,6 +396,7 @@ def run(
         "max_length": max_length,
         "reply_tokens": reply_tokens,
         "timeout": timeout,
+        "heldout_tasks": test_tasks,
     }
     result: dict[str, Any] = {
         "env": env_id,
@@ -400,7 +405,7 @@ def run(
         "harnesses": {},
     }
     base, tokenizer = load_base_model()
-    train_tasks, test_tasks = list(range(train)), list(range(heldout))
+
     for h in harnesses:
         h_started = time.perf_counter()
         root = out / h
