@@ -5,19 +5,27 @@ held-out test items, the expert's train-split episodes collected, behaviour clon
 again, GRPO, scored again -- then success and score per family and stage with 95% intervals
 (Wilson for success, bootstrap for score), the paired McNemar p-value of each change, and the
 RL reward per step. The other parts run through their modules' ``run(out, **settings)``:
-``harness`` (:mod:`agentgym_envs.train.harness_loop`, Persona B) and ``experience``
+``harness`` (:mod:`agentgym_envs.train.harness_loop`, Persona B: the ``--harness-*``
+options, its folder ``--harness-out``, default ``<out>/harness-loop`` (git-ignored), resumed; its
+per-harness entries are merged into the ``harness`` key, so a run of one harness keeps the
+others' and Persona A's figures) and ``experience``
 (:mod:`agentgym_envs.train.experience_loop`); a part whose module is missing is skipped
 with a message.
 
 Writes ``<out>/results.json`` (keys ``families`` -> env id -> ``before`` / ``after_bc`` /
 ``after_rl``, ``rl_reward_per_step``, ``times``, ``load_average``, ``harness``,
-``experience``; parts not run keep what an earlier run wrote) and two plots,
-``success_per_stage.png`` and ``rl_reward_per_step.png``. The training run folder
+``experience``; parts not run keep what an earlier run wrote) and the plots
+``success_per_stage.png``, ``rl_reward_per_step.png`` and ``harness_loop.png``. The training run folder
 (``<out>/run`` by default) resumes: run the script again after an interruption.
 
     python benchmarks/bench_learning.py                          # every part, defaults
     python benchmarks/bench_learning.py --parts persona-a        # Persona A only
     python benchmarks/bench_learning.py --eval-items 90 --train-items 100 --rl-steps 20
+    python benchmarks/bench_learning.py --parts harness --harnesses cline   # Persona B only
+    # the two arms side by side (one process each), then the comparison:
+    python benchmarks/bench_learning.py --parts harness --harness-arms sft &
+    python benchmarks/bench_learning.py --parts harness --harness-arms base; wait
+    python benchmarks/bench_learning.py --parts harness
 """
 
 from __future__ import annotations
@@ -231,7 +239,83 @@ def plots(results: dict, out: Path) -> list[Path]:
         written.append(out / "rl_reward_per_step.png")
         fig.savefig(written[-1])
         plt.close(fig)
+    harnesses = {
+        name: h["paired"]
+        for name, h in ((results.get("harness") or {}).get("harnesses") or {}).items()
+        if h.get("paired")
+    }
+    if harnesses:
+        written.append(harness_plot(harnesses, out / "harness_loop.png", plt))
     return written
+
+
+def harness_plot(harnesses: dict[str, dict], path: Path, plt: Any) -> Path:
+    """Held-out success and the episodes with a valid tool call, base vs trained, per harness,
+    with Wilson 95% intervals and the McNemar p-value of each change."""
+    fig, axes = plt.subplots(1, 2, figsize=(7, 3.2), dpi=100, sharey=True)
+    names = list(harnesses)
+    for ax, (key, ci, p, title) in zip(
+        axes,
+        (
+            ("success", "success_ci", "success_p", "held-out success"),
+            ("valid_call_rate", "valid_call_ci", "valid_call_p", "episodes with a valid tool call"),
+        ),
+        strict=True,
+    ):
+        for j, arm in enumerate(("before", "after")):
+            xs = [i + (j - 0.5) * 0.38 for i in range(len(names))]
+            ys = [harnesses[n][arm][key] or 0.0 for n in names]
+            lo = [max(0.0, y - harnesses[n][arm][ci][0]) for y, n in zip(ys, names, strict=True)]
+            hi = [max(0.0, harnesses[n][arm][ci][1] - y) for y, n in zip(ys, names, strict=True)]
+            label = "base" if arm == "before" else "trained (harness SFT)"
+            ax.bar(xs, ys, 0.38, yerr=[lo, hi], capsize=3, label=label)
+        ax.set_xticks(
+            range(len(names)), [f"{n}\np={harnesses[n][p]:.2g}" for n in names], fontsize=8
+        )
+        ax.set_title(title, fontsize=9)
+        ax.set_ylim(0, 1)
+    axes[0].set_ylabel(f"rate over {harnesses[names[0]]['items']} held-out tasks (95% CI)")
+    axes[0].legend(fontsize=7)
+    fig.suptitle("Persona B: SmolLM2-135M served to the real harness", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def task_ids(parser: argparse.ArgumentParser, text: str) -> list[int]:
+    """``0-7,10,12-13`` as task ids (a parser error names the bad part)."""
+    ids: list[int] = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        first, _, last = part.partition("-")
+        if not first.isdigit() or (last and not last.isdigit()):
+            parser.error(f"--harness-tasks {part!r}: use ids and ranges, e.g. 0-7,10-17")
+        ids += range(int(first), int(last or first) + 1)
+    return ids
+
+
+def harness_part(results: dict, folder: Path, settings: dict[str, Any]) -> dict:
+    """The harness loop (:func:`agentgym_envs.train.harness_loop.run`) into ``folder`` (it
+    resumes what is there), its per-harness entries merged into the ``harness`` section already
+    in ``results`` (a run of one harness keeps the others'), with the load sampled while it
+    ran."""
+    from agentgym_envs.train import harness_loop
+
+    started = time.perf_counter()
+    with LoadSampler() as load:
+        result = harness_loop.run(folder, **settings)
+    result["seconds_this_call"] = round(time.perf_counter() - started, 1)
+    result["load_average_this_call"] = load.summary()
+    return merge_harness(results.get("harness"), result)
+
+
+def merge_harness(old: dict | None, new: dict) -> dict:
+    """``new``'s harness loop result over ``old``'s: its settings and times, and its harnesses'
+    entries added to (or replacing) the ones ``old`` holds."""
+    merged = dict(old or {})
+    merged.update({k: v for k, v in new.items() if k != "harnesses"})
+    merged["harnesses"] = {**(merged.get("harnesses") or {}), **(new.get("harnesses") or {})}
+    return merged
 
 
 def main() -> None:
@@ -245,6 +329,27 @@ def main() -> None:
         "--report-only",
         action="store_true",
         help="write results.json from the run folder's finished stages, running nothing",
+    )
+    harness = parser.add_argument_group("harness part (Persona B)")
+    harness.add_argument(
+        "--harness-out", type=Path, default=None, help="its folder (resumed; <out>/harness-loop)"
+    )
+    harness.add_argument("--harnesses", default="cline", help="comma-separated harness names")
+    harness.add_argument("--harness-env", default="Wordle-v0")
+    harness.add_argument("--harness-train", type=int, default=16, help="teacher episodes")
+    harness.add_argument("--harness-heldout", type=int, default=20, help="held-out tasks per arm")
+    harness.add_argument("--harness-epochs", type=int, default=1)
+    harness.add_argument("--harness-lr", type=float, default=2e-4)
+    harness.add_argument("--harness-max-length", type=int, default=512, help="SFT tokens")
+    harness.add_argument("--harness-reply-tokens", type=int, default=48)
+    harness.add_argument("--harness-timeout", type=float, default=150.0, help="s per episode")
+    harness.add_argument(
+        "--harness-tasks", default=None, help="held-out task ids instead, e.g. 0-7,10-17"
+    )
+    harness.add_argument(
+        "--harness-arms",
+        default="base,sft",
+        help="base, sft or both: one arm per process on the same --harness-out, then both",
     )
     defaults = TrainSettings()
     for f in fields(TrainSettings):
@@ -271,8 +376,26 @@ def main() -> None:
     elif "persona-a" in parts:
         results.update(persona_a(out, run_dir, settings, args.concurrency))
         file.write_text(json.dumps(results, indent=2) + "\n")
+    if "harness" in parts and not args.report_only:
+        harness_settings = {
+            "harnesses": [h.strip() for h in args.harnesses.split(",") if h.strip()],
+            "env": args.harness_env,
+            "train": args.harness_train,
+            "heldout": args.harness_heldout,
+            "epochs": args.harness_epochs,
+            "lr": args.harness_lr,
+            "max_length": args.harness_max_length,
+            "reply_tokens": args.harness_reply_tokens,
+            "timeout": args.harness_timeout,
+            "arms": tuple(a.strip() for a in args.harness_arms.split(",") if a.strip()),
+        }
+        if args.harness_tasks:
+            harness_settings["heldout_tasks"] = task_ids(parser, args.harness_tasks)
+        folder = args.harness_out or out / "harness-loop"
+        results["harness"] = harness_part(results, folder, harness_settings)
+        file.write_text(json.dumps(results, indent=2) + "\n")
     other = {"seed": settings.seed}
-    for part, key in (("harness", "harness_loop"), ("experience", "experience_loop")):
+    for part, key in (("experience", "experience_loop"),):
         if part in parts and not args.report_only:
             got = other_part(key, out, other)
             if got is not None:

@@ -20,20 +20,31 @@ validly.
    (the training template, ``<tool_call>`` blocks read back as tool calls, greedy, at most
    ``reply_tokens`` a reply) and play the *test* split's tasks ``0..heldout-1`` in the same
    harness; both arms go into the store (``smollm2-<harness>@base`` / ``@sft``) and are
-   compared paired (exact sign test on success, paired bootstrap on score).
+   compared paired (exact sign test on success, paired bootstrap on score; and per held-out
+   item, :func:`paired`: Wilson intervals and exact McNemar p-values for success and for the
+   episodes with at least one valid tool call).
+
+Serving a harness on CPU is bounded by its prompt (Cline's first request is ~6,500 tokens):
+the template renders the tools before the system prompt
+(:func:`~agentgym_envs.train.harness_sft.tools_first`), so the served model's prefix cache
+holds what every request of every episode shares, and :func:`warm` computes that prefix from
+a recorded teacher request before the first held-out episode.
 
 Every phase logs a progress line per episode or step with an ETA, and resumes: episodes
 already recorded in a phase's folder are not played again and a saved checkpoint is not
-trained again.
+trained again. ``arms=("base",)`` and ``arms=("sft",)`` play one arm each (two processes on
+the same ``out``); a later call with both arms compares them without playing again.
 
 The result (JSON-able): ``env``, ``model``, ``settings``, and per harness under
-``harnesses``: ``teacher`` (episodes, successes), ``sft`` (rows, rows whose tool calls all
-validate, examples, steps, first and last loss, seconds), ``before`` and ``after`` (episodes,
-successes, success rate, mean score, outcomes, and the tool-call counts of
+``harnesses``: ``teacher`` (episodes, successes, ``episode_seconds``), ``sft`` (rows, rows
+whose tool calls all validate, examples, steps, first and last loss, seconds), ``before`` and
+``after`` (episodes, ``episode_seconds`` -- total, min, median, max --, successes, success
+rate, mean score, outcomes, the tool-call counts of
 :func:`~agentgym_envs.datasets.harness.tool_call_stats`: ``model_calls``, ``tool_calls``,
-``valid_tool_calls``, ``text_only``, ``valid_rate``), ``ab`` (success and score rows:
-``a``, ``b``, ``diff``, ``low``, ``high``, ``p_value``, ``test``, ``significant``), and
-``seconds``; then ``seconds`` and ``load_average`` (before, after) for the whole run.
+``valid_tool_calls``, ``text_only``, ``valid_rate``, and ``episodes_by_item``), ``paired``
+(:func:`paired`), ``ab`` (success and score rows: ``a``, ``b``, ``diff``, ``low``, ``high``,
+``p_value``, ``test``, ``significant``), and ``seconds``; then ``seconds`` and
+``load_average`` (before, after) for the whole call.
 """
 
 from __future__ import annotations
@@ -78,6 +89,15 @@ def _done(folder: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def _todo(env: str, tasks: list[int], out: Path, split: str) -> list[int]:
+    """The ``tasks`` of ``split`` whose episode ``out`` does not hold yet."""
+    from agentgym_envs.benchmarks.agenteval import agenteval_items
+
+    item_ids = {it.task_id: it.item_id for it in agenteval_items(env, split)}
+    have = {r.get("item_id") for r in _done(out)}
+    return [t for t in tasks if item_ids.get(t) not in have]
+
+
 def play(
     harness: str,
     env: str,
@@ -91,12 +111,9 @@ def play(
 ) -> list[dict[str, Any]]:
     """Play ``tasks`` of ``split`` in ``harness`` against the model at ``url``, skipping the
     tasks ``out`` already holds; a progress line per episode with an ETA. The records."""
-    from agentgym_envs.benchmarks.agenteval import agenteval_items
     from agentgym_envs.integrations.harnesses import run_harness
 
-    item_ids = {it.task_id: it.item_id for it in agenteval_items(env, split)}
-    have = {r.get("item_id") for r in _done(out)}
-    todo = [t for t in tasks if item_ids.get(t) not in have]
+    todo = _todo(env, tasks, out, split)
     started = time.perf_counter()
     for n, task in enumerate(todo, 1):
         r = run_harness(harness, env, task, url, out=out, split=split, timeout=timeout)
@@ -117,23 +134,103 @@ def play(
     return _done(out)
 
 
+def warm(chat: Any, sessions: Path) -> float:
+    """Compute the prefix every request of a harness shares (its tool schemas and system
+    prompt) into ``chat``'s key/value cache before any held-out episode, by answering the
+    first request the gateway recorded in ``sessions`` (a teacher's, train split) with one
+    token; the seconds it took (``0`` when nothing is recorded). Without it the first held-out
+    episode pays for the whole prompt (minutes on a busy CPU) and may run out of time for
+    that reason alone."""
+    for path in sorted(sessions.glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            entry = json.loads(line) if line.strip() else {}
+            request = entry.get("request")
+            if isinstance(request, dict) and request.get("messages"):
+                started = time.perf_counter()
+                chat.complete({**request, "stream": False, "max_tokens": 1})
+                return time.perf_counter() - started
+    return 0.0
+
+
+def _episode_calls(folder: Path, record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The gateway's entries of one episode (its session's file)."""
+    path = folder / "sessions" / f"{record.get('session')}.jsonl"
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def _arm_summary(records: list[dict[str, Any]], folder: Path) -> dict[str, Any]:
-    """Success, score, outcomes and the valid tool-call rate of one arm's episodes."""
+    """Success, score, outcomes and the valid tool-call rate of one arm's episodes, and per
+    held-out item (``episodes_by_item``): success, score, answered model calls and valid
+    tool calls."""
     from agentgym_envs.datasets.harness import tool_call_stats
 
-    calls = []
-    for path in sorted((folder / "sessions").glob("*.jsonl")):
-        calls += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    calls: list[dict[str, Any]] = []
+    by_item = {}
+    for r in records:
+        mine = _episode_calls(folder, r)
+        calls += mine
+        stats = tool_call_stats(mine)
+        by_item[str(r.get("item_id"))] = {
+            "success": bool(r.get("success")),
+            "score": float(r.get("score") or 0.0),
+            "outcome": str(r.get("outcome")),
+            "model_calls": stats["model_calls"],
+            "valid_tool_calls": stats["valid_tool_calls"],
+        }
     n = len(records)
     wins = sum(bool(r.get("success")) for r in records)
+    walls = [float(r.get("wall_time") or 0.0) for r in records]
     return {
         "episodes": n,
+        "episode_seconds": _spread(walls),
         "successes": wins,
         "success_rate": wins / n if n else None,
         "score": sum(float(r.get("score") or 0.0) for r in records) / n if n else None,
         "outcomes": dict(Counter(str(r.get("outcome")) for r in records)),
         **tool_call_stats(calls),
+        "episodes_by_item": by_item,
     }
+
+
+def _spread(values: list[float]) -> dict[str, float] | None:
+    """Total, min, median and max of ``values`` (seconds), or ``None`` when empty."""
+    import statistics
+
+    if not values:
+        return None
+    return {
+        "total": round(sum(values), 1),
+        "min": round(min(values), 1),
+        "median": round(statistics.median(values), 1),
+        "max": round(max(values), 1),
+    }
+
+
+def paired(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """Both arms on the held-out items they both played: success (Wilson 95% intervals, exact
+    McNemar p-value), mean score (bootstrap 95% intervals), and the episodes in which the model
+    made at least one valid tool call (the first milestone: Wilson intervals, McNemar)."""
+    from agentgym_envs.train.stats import mcnemar, summary, wilson
+
+    a, b = before["episodes_by_item"], after["episodes_by_item"]
+    items = sorted(set(a) & set(b))
+    out: dict[str, Any] = {"items": len(items)}
+    for arm, eps in (("before", a), ("after", b)):
+        rows = [eps[i] for i in items]
+        out[arm] = summary([r["success"] for r in rows], [r["score"] for r in rows])
+        called = sum(r["valid_tool_calls"] > 0 for r in rows)
+        out[arm]["valid_call_episodes"] = called
+        out[arm]["valid_call_rate"] = called / len(rows) if rows else None
+        out[arm]["valid_call_ci"] = list(wilson(called, len(rows)))
+    out["success_p"] = mcnemar([a[i]["success"] for i in items], [b[i]["success"] for i in items])
+    out["valid_call_p"] = mcnemar(
+        [a[i]["valid_tool_calls"] > 0 for i in items],
+        [b[i]["valid_tool_calls"] > 0 for i in items],
+    )
+    out["test"] = "exact McNemar (paired by held-out item)"
+    return out
 
 
 def _ab_row(row: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -141,6 +238,98 @@ def _ab_row(row: dict[str, Any] | None) -> dict[str, Any] | None:
         return None
     keys = ("a", "b", "diff", "low", "high", "p_value", "test", "significant")
     return {k: row.get(k) for k in keys}
+
+
+def _teach(
+    h: str,
+    env_id: str,
+    train_tasks: list[int],
+    teacher: str | None,
+    root: Path,
+    store: Any,
+    base: Any,
+    tokenizer: Any,
+    *,
+    timeout: float,
+    max_length: int,
+    epochs: int,
+    lr: float,
+) -> tuple[Any, dict[str, Any]]:
+    """Teacher episodes of harness ``h`` into the store, its harness-format SFT rows, and the
+    SFT of a copy of ``base`` on them (or the checkpoint of an earlier run): the trained model
+    and the SFT's summary."""
+    from agentgym_envs.agents.harness_expert import HarnessExpertServer
+    from agentgym_envs.datasets.harness import row_problems
+    from agentgym_envs.experience import import_path, register_version
+    from agentgym_envs.experience.harness_data import export_harness_sft
+    from agentgym_envs.train.harness_sft import sft_examples
+    from agentgym_envs.train.harness_sft import train as sft_train
+
+    # 1-2. teacher episodes in the harness, into the store
+    teacher_out = root / "teacher"
+    if teacher:
+        play(
+            h,
+            env_id,
+            train_tasks,
+            teacher,
+            teacher_out,
+            split="train",
+            timeout=timeout,
+            phase="teacher",
+        )
+    else:
+        with HarnessExpertServer([env_id], split="train") as expert:
+            play(
+                h,
+                env_id,
+                train_tasks,
+                expert.base_url,
+                teacher_out,
+                split="train",
+                timeout=timeout,
+                phase="teacher",
+            )
+    register_version(store, h, "teacher", model="teacher")
+    import_path(store, teacher_out / "agenttraj.jsonl", version=f"{h}@teacher")
+
+    # 3. the harness's own format, from the store's chosen episodes
+    rows = export_harness_sft(store, root / "sft-harness.jsonl", versions=[f"{h}@teacher"])
+    valid_rows = sum(not row_problems(r) for r in rows)
+    logger.info(
+        "[%s] %d harness-format SFT rows (%d with every tool call valid)",
+        h,
+        len(rows),
+        valid_rows,
+    )
+
+    # 4. SFT, or the checkpoint of an earlier run
+    checkpoint = root / "sft-model"
+    tuned = copy.deepcopy(base)
+    sft: dict[str, Any] = {"rows": len(rows), "valid_rows": valid_rows}
+    if (checkpoint / "model.safetensors").is_file():
+        from safetensors.torch import load_model
+
+        load_model(tuned, str(checkpoint / "model.safetensors"))
+        sft.update(json.loads((checkpoint / "sft.json").read_text()))
+        logger.info("[%s] SFT checkpoint reused: %s", h, checkpoint)
+    else:
+        examples = sft_examples(tokenizer, rows, max_length)
+        ran = sft_train(tuned, examples, epochs=epochs, lr=lr)
+        sft.update(
+            examples=len(examples),
+            steps=ran["steps"],
+            loss_first=ran["losses"][0] if ran["losses"] else None,
+            loss_last=ran["losses"][-1] if ran["losses"] else None,
+            seconds=round(ran["seconds"], 1),
+        )
+        from safetensors.torch import save_model
+
+        checkpoint.mkdir(parents=True, exist_ok=True)
+        save_model(tuned, str(checkpoint / "model.safetensors"))
+        (checkpoint / "sft.json").write_text(json.dumps(sft))
+
+    return tuned, sft
 
 
 def run(
@@ -156,6 +345,8 @@ def run(
     reply_tokens: int = 48,
     timeout: float = 240.0,
     teacher: str | None = None,
+    arms: tuple[str, ...] | list[str] = ("base", "sft"),
+    heldout_tasks: list[int] | None = None,
 ) -> dict[str, Any]:
     """Run the harness loop into folder ``out`` (see the module docstring).
 
@@ -172,25 +363,30 @@ def run(
         reply_tokens: most tokens of one served reply (short keeps CPU episodes short).
         timeout: one episode's deadline in seconds (then ``time_limit``).
         teacher: a teacher ``/v1`` URL instead of the harness expert.
+        arms: the arms this call plays (``("base",)`` needs no teacher episodes or SFT, so
+            it can run in a process of its own while another plays the teacher and trains);
+            the store, the A/B and the harness's entry of the result come only from a call
+            with both (which resumes what the others played and trained).
+        heldout_tasks: the test split's task ids to play instead of ``0..heldout-1``.
     """
-    from agentgym_envs.agents.harness_expert import HarnessExpertServer
     from agentgym_envs.benchmarks.hf_server import build_app
-    from agentgym_envs.datasets.harness import row_problems
     from agentgym_envs.experience import import_path, open_store, register_version
     from agentgym_envs.experience.ab import analyse
-    from agentgym_envs.experience.harness_data import export_harness_sft
     from agentgym_envs.experience.versions import version_records
     from agentgym_envs.integrations.harnesses import get_harness
     from agentgym_envs.integrations.harnesses.runner import ServedApp
     from agentgym_envs.spec import resolve_id
-    from agentgym_envs.train.harness_sft import load_base_model, sft_examples
-    from agentgym_envs.train.harness_sft import train as sft_train
+    from agentgym_envs.train.harness_sft import load_base_model
 
     started, load_before = time.perf_counter(), os.getloadavg()
+    if not arms or set(arms) - {"base", "sft"}:
+        raise ValueError(f"arms={list(arms)!r}: use base, sft or both")
     env_id = resolve_id(env)
     for h in harnesses:
         get_harness(h).require()  # one line with the install command, before any work
     out = Path(out)
+    train_tasks = list(range(train))
+    test_tasks = list(heldout_tasks) if heldout_tasks is not None else list(range(heldout))
     store = open_store(out / "experience.db")
     settings = {
         "train": train,
@@ -200,6 +396,7 @@ def run(
         "max_length": max_length,
         "reply_tokens": reply_tokens,
         "timeout": timeout,
+        "heldout_tasks": test_tasks,
     }
     result: dict[str, Any] = {
         "env": env_id,
@@ -208,80 +405,36 @@ def run(
         "harnesses": {},
     }
     base, tokenizer = load_base_model()
-    train_tasks, test_tasks = list(range(train)), list(range(heldout))
 
     for h in harnesses:
         h_started = time.perf_counter()
         root = out / h
-        # 1-2. teacher episodes in the harness, into the store
-        teacher_out = root / "teacher"
-        if teacher:
-            records = play(
+        tuned, sft, teacher_out = base, {}, root / "teacher"
+        if "sft" in arms:
+            tuned, sft = _teach(
                 h,
                 env_id,
                 train_tasks,
                 teacher,
-                teacher_out,
-                split="train",
+                root,
+                store,
+                base,
+                tokenizer,
                 timeout=timeout,
-                phase="teacher",
+                max_length=max_length,
+                epochs=epochs,
+                lr=lr,
             )
-        else:
-            with HarnessExpertServer([env_id], split="train") as expert:
-                records = play(
-                    h,
-                    env_id,
-                    train_tasks,
-                    expert.base_url,
-                    teacher_out,
-                    split="train",
-                    timeout=timeout,
-                    phase="teacher",
-                )
-        register_version(store, h, "teacher", model="teacher")
-        import_path(store, teacher_out / "agenttraj.jsonl", version=f"{h}@teacher")
-
-        # 3. the harness's own format, from the store's chosen episodes
-        rows = export_harness_sft(store, root / "sft-harness.jsonl", versions=[f"{h}@teacher"])
-        valid_rows = sum(not row_problems(r) for r in rows)
-        logger.info(
-            "[%s] %d harness-format SFT rows (%d with every tool call valid)",
-            h,
-            len(rows),
-            valid_rows,
-        )
-
-        # 4. SFT, or the checkpoint of an earlier run
-        checkpoint = root / "sft-model"
-        tuned = copy.deepcopy(base)
-        sft: dict[str, Any] = {"rows": len(rows), "valid_rows": valid_rows}
-        if (checkpoint / "model.safetensors").is_file():
-            from safetensors.torch import load_model
-
-            load_model(tuned, str(checkpoint / "model.safetensors"))
-            sft.update(json.loads((checkpoint / "sft.json").read_text()))
-            logger.info("[%s] SFT checkpoint reused: %s", h, checkpoint)
-        else:
-            examples = sft_examples(tokenizer, rows, max_length)
-            ran = sft_train(tuned, examples, epochs=epochs, lr=lr)
-            sft.update(
-                examples=len(examples),
-                steps=ran["steps"],
-                loss_first=ran["losses"][0] if ran["losses"] else None,
-                loss_last=ran["losses"][-1] if ran["losses"] else None,
-                seconds=round(ran["seconds"], 1),
-            )
-            from safetensors.torch import save_model
-
-            checkpoint.mkdir(parents=True, exist_ok=True)
-            save_model(tuned, str(checkpoint / "model.safetensors"))
-            (checkpoint / "sft.json").write_text(json.dumps(sft))
-
         # 5. both weights served to the same harness on held-out tasks
-        arms = {}
+        played = {}
         for arm, model in (("base", base), ("sft", tuned)):
+            if arm not in arms:
+                continue
             chat = chat_model(model, tokenizer, f"smollm2-{arm}", reply_tokens)
             folder = root / f"smollm2-{arm}"
+            if _todo(env_id, test_tasks, folder, "test"):
+                took = warm(chat, teacher_out / "sessions")
+                logger.info("[%s %s] shared prefix computed in %.0fs", h, arm, took)
             with ServedApp(build_app(chat)) as served:
                 try:
                     records = play(
@@ -296,10 +449,13 @@ def run(
                     )
                 finally:  # a stopped harness's last request must not run on into the next arm
                     chat.close()
-            label = f"smollm2-{h}@{arm}"
+            played[arm] = _arm_summary(records, folder)
+        if set(played) != {"base", "sft"}:
+            continue  # a partial call: the call with both arms compares them
+        for arm in played:
             register_version(store, f"smollm2-{h}", arm, model=f"SmolLM2-135M {arm}")
-            import_path(store, folder / "agenttraj.jsonl", version=label)
-            arms[arm] = _arm_summary(records, folder)
+            folder = root / f"smollm2-{arm}"
+            import_path(store, folder / "agenttraj.jsonl", version=f"smollm2-{h}@{arm}")
         compared = analyse(
             version_records(store, f"smollm2-{h}@base"),
             version_records(store, f"smollm2-{h}@sft"),
@@ -308,10 +464,14 @@ def run(
             "teacher": {
                 "episodes": len(_done(teacher_out)),
                 "successes": sum(bool(r.get("success")) for r in _done(teacher_out)),
+                "episode_seconds": _spread(
+                    [float(r.get("wall_time") or 0.0) for r in _done(teacher_out)]
+                ),
             },
             "sft": sft,
-            "before": arms["base"],
-            "after": arms["sft"],
+            "before": played["base"],
+            "after": played["sft"],
+            "paired": paired(played["base"], played["sft"]),
             "ab": {
                 "tasks": compared["tasks"],
                 "success": _ab_row(compared["success"]),
@@ -325,4 +485,4 @@ def run(
     return result
 
 
-__all__ = ["SERVED_CONTEXT", "chat_model", "play", "run"]
+__all__ = ["SERVED_CONTEXT", "chat_model", "paired", "play", "run", "warm"]

@@ -2,8 +2,9 @@
 
 The rows are :func:`~agentgym_envs.datasets.harness.harness_sft_row` records: the harness's
 system prompt, tool schemas and tool calls as the gateway recorded them. Each is rendered with
-the tool-aware ChatML template the served model uses too (SmolLM2's special tokens, tools in
-the system turn, ``<tool_call>`` blocks), and the loss falls on the tokens of the row's
+the tool-aware ChatML template the served model uses too (SmolLM2's special tokens, the tools
+first in the system turn then the system prompt -- :func:`tools_first` --, ``<tool_call>``
+blocks), and the loss falls on the tokens of the row's
 ``loss`` messages only (the model's turns).
 
 The model is read once from the converted-model cache of the local server
@@ -36,7 +37,7 @@ def load_base_model() -> tuple[Any, Any]:
     torch.set_num_threads(_default_threads("transformers"))
     started = time.perf_counter()
     tokenizer, model = load_model(smollm2_path())
-    tokenizer.chat_template = tool_chat_template()
+    tokenizer.chat_template = tools_first(tool_chat_template())
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model.generation_config.eos_token_id = tokenizer.convert_tokens_to_ids("<|im_end|>")
@@ -47,6 +48,44 @@ def load_base_model() -> tuple[Any, Any]:
         torch.get_num_threads(),
     )
     return model, tokenizer
+
+
+#: The system turn of TRL's Qwen2.5 template with tools: the system prompt, then the tools.
+_SYSTEM = (
+    "    {%- if messages[0]['role'] == 'system' %}\n"
+    "        {{- messages[0]['content'] }}\n"
+    "    {%- else %}\n"
+    "        {{- 'You are Qwen, created by Alibaba Cloud. You are a helpful assistant.' }}\n"
+    "    {%- endif %}\n"
+)
+_TOOLS_HEAD = '    {{- "\\n\\n# Tools\\n\\n'
+_TOOLS_END = '</tool_call><|im_end|>\\n" }}\n'
+
+
+def tools_first(template: str) -> str:
+    """``template`` (TRL's Qwen2.5 ChatML template with tools) with the tools rendered before
+    the system prompt in the system turn, not after it.
+
+    A harness sends the same tool schemas in every request of every episode, but its system
+    prompt names the episode's own working directory (Cline's ``Working Directory:
+    /tmp/agentgym-cline-XXXX/work``, about 250 tokens in): with the tools first, the prefix
+    every episode shares is the ~4,500 tokens of tools plus the system prompt up to that line,
+    and the served model's key/value cache (:class:`~agentgym_envs.benchmarks.hf_server.
+    ChatModel`) computes it once for the whole run instead of once per episode (as the order
+    of Anthropic's prompt cache: tools, system, messages). Training and serving use the same
+    template, so the model learns the order it is served. A template without that system turn
+    is a :class:`ValueError` (TRL changed it: update this function)."""
+    head = template.find(_TOOLS_HEAD)
+    end = template.find(_TOOLS_END, head)
+    if _SYSTEM not in template or head < 0 or end < 0 or template.find(_SYSTEM) > head:
+        raise ValueError("the chat template has no tools-then-system turn to reorder")
+    end += len(_TOOLS_END)
+    tools = template[head:end]
+    tools = tools.replace('"\\n\\n# Tools', '"# Tools', 1).replace(
+        '</tool_call><|im_end|>\\n" }}', '</tool_call>\\n\\n" }}', 1
+    )
+    reordered = tools + _SYSTEM + "    {{- '<|im_end|>\\n' }}\n"
+    return template[: template.find(_SYSTEM)] + reordered + template[end:]
 
 
 def sft_examples(
@@ -119,4 +158,4 @@ def train(
     return {"steps": len(losses), "losses": losses, "seconds": time.perf_counter() - started}
 
 
-__all__ = ["load_base_model", "sft_examples", "train"]
+__all__ = ["load_base_model", "sft_examples", "tools_first", "train"]

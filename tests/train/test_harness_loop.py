@@ -62,7 +62,8 @@ def test_the_loop_runs_in_the_real_harness_and_compares_both_arms(ran):
     out, result = ran
     json.dumps(result)  # JSON-able, as bench_learning writes it
     cline = result["harnesses"]["cline"]
-    assert cline["teacher"] == {"episodes": 1, "successes": 1}
+    assert cline["teacher"]["episodes"] == cline["teacher"]["successes"] == 1
+    assert cline["teacher"]["episode_seconds"]["total"] > 0
     assert cline["sft"]["rows"] == cline["sft"]["valid_rows"] == 1
     assert cline["sft"]["steps"] == 1 and cline["sft"]["loss_first"] > 0
     rows = [json.loads(line) for line in (out / "cline" / "sft-harness.jsonl").open()]
@@ -78,6 +79,14 @@ def test_the_loop_runs_in_the_real_harness_and_compares_both_arms(ran):
         assert summary["valid_tool_calls"] + summary["text_only"] <= n
         assert summary["valid_rate"] is None if n == 0 else 0 <= summary["valid_rate"] <= 1
     assert cline["ab"]["tasks"] == 1 and 0 <= cline["ab"]["success"]["p_value"] <= 1
+    paired = cline["paired"]
+    assert paired["items"] == 1 and 0 <= paired["success_p"] <= 1
+    for arm in ("before", "after"):
+        episode = next(iter(cline[arm]["episodes_by_item"].values()))
+        assert episode["model_calls"] == cline[arm]["model_calls"]  # one episode: its calls
+        assert paired[arm]["valid_call_episodes"] == (episode["valid_tool_calls"] > 0)
+        low, high = paired[arm]["success_ci"]
+        assert low <= paired[arm]["success"] <= high
     assert (out / "cline" / "sft-model" / "model.safetensors").is_file()
     labels = {v["label"]: v["episodes"] for v in list_versions(open_store(out / "experience.db"))}
     assert labels == {"cline@teacher": 1, "smollm2-cline@base": 1, "smollm2-cline@sft": 1}

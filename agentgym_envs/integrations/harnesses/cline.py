@@ -4,8 +4,8 @@ Per episode, under the episode's own home (``--data-dir``, so Cline runs sandbox
 backend, and ``CLINE_SESSION_BACKEND_MODE=local``: no hub daemon outlives the run): Cline's own
 ``cline auth -p openai-compatible -b <gateway>/v1`` writes the provider, and
 ``settings/cline_mcp_settings.json`` names our MCP server (streamable HTTP) as ``agentgym``.
-The run is ``cline --json --auto-approve true -c <workdir> --data-dir <dir> -t <timeout>
-<prompt>``: Cline's own system prompt and built-in tools, plus the env's tools from MCP, sent
+The run is ``cline --json --auto-approve true -c . --data-dir <dir> -t <timeout> <prompt>``
+in the episode's workdir: Cline's own system prompt and built-in tools, plus the env's tools from MCP, sent
 with native tool calling. Its JSON events go to the harness log; the run's ``finishReason``
 and ``iterations`` are read from the last ``run_result`` event.
 """
@@ -66,8 +66,11 @@ class Cline(Harness):
             "--json",
             "--auto-approve",
             "true",
+            # the runner starts Cline in the workdir: "." keeps its system prompt's "Working
+            # Directory" line the same in every episode, so a local model's prefix cache
+            # serves the whole first request of every episode after the first
             "-c",
-            str(episode.workdir),
+            ".",
             "--data-dir",
             str(_data_dir(episode)),
             "-t",
