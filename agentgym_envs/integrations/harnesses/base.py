@@ -282,7 +282,7 @@ def _imports(python: str, module: str) -> bool:
         done = subprocess.run(
             [python, "-c", probe],
             capture_output=True,
-            timeout=60,
+            timeout=300,  # an import probe; a loaded machine must not read as "not installed"
         )
     except (OSError, subprocess.TimeoutExpired):
         return False

@@ -54,9 +54,16 @@ class Cline(Harness):
         # the provider is written by Cline's own ``auth`` command
         auth = [executable, "auth", "-p", "openai-compatible", "-k", episode.api_key]
         auth += ["-m", episode.model, "-b", episode.model_url, "--data-dir", str(data)]
-        done = subprocess.run(
-            auth, env=self.environment(episode), capture_output=True, text=True, timeout=120
-        )
+        limit = max(120.0, float(episode.timeout))  # a loaded machine is slow to start Node
+        try:
+            done = subprocess.run(
+                auth, env=self.environment(episode), capture_output=True, text=True, timeout=limit
+            )
+        except subprocess.TimeoutExpired:
+            raise HarnessError(
+                f"cline auth took over {limit:.0f} s (the machine may be overloaded): "
+                "give the episode a longer --timeout"
+            ) from None
         if done.returncode != 0:
             raise HarnessError(f"cline auth failed: {(done.stderr or done.stdout)[-300:]}")
 
