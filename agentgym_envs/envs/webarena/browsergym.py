@@ -184,6 +184,19 @@ def gym_id(task_set: str, split: str, task_id: int) -> str:
     return f"agentgym.{task_set}.{split}.{task_id}"
 
 
+def close_playwright() -> None:
+    """Stop the Playwright BrowserGym keeps for the whole process (``browsergym.core`` starts
+    one sync Playwright on first use and never stops it). While it runs, its event loop counts
+    as running in this thread, so ``asyncio.run()`` and other sync Playwright users here fail
+    ("cannot be called from a running event loop"): call this once BrowserGym's envs are
+    closed. Idempotent; BrowserGym starts a fresh one when it is next needed."""
+    import browsergym.core as core
+
+    playwright, core._PLAYWRIGHT = core._PLAYWRIGHT, None
+    if playwright is not None:
+        playwright.stop()
+
+
 def register() -> list[str]:
     """Register every task of both task sets (sizes from the registry: no data is built);
     returns the ids (``browsergym/...``). Called on import; idempotent."""

@@ -3,6 +3,7 @@ package's sites, played in real Chromium; and the same tasks as BrowserGym tasks
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import threading
@@ -181,7 +182,11 @@ def browsergym():
         pytest.skip("BrowserGym tasks need browsergym-core")
     from agentgym_envs.envs.webarena import browsergym as bg
 
-    return bg
+    yield bg
+    # BrowserGym's process-wide sync Playwright leaves its loop "running" in this thread: every
+    # later asyncio.run() in this test worker failed until it was stopped
+    bg.close_playwright()
+    asyncio.run(asyncio.sleep(0))
 
 
 @pytest.mark.parametrize("site", ["shopping", "shopping_admin", "gitlab", "reddit"])
