@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -73,8 +74,17 @@ def resolve_config(config: dict[str, Any], urls: dict[str, str]) -> dict[str, An
 def generated_configs() -> tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]]:
     """``(train, test)`` configs from every template over the built sites' data (see
     :mod:`.templates`); deterministic, built once per process."""
-    from agentgym_envs.envs.webarena.sites.build import build
     from agentgym_envs.envs.webarena.templates import instantiate
+
+    return split_instances(instantiate)
+
+
+def split_instances(
+    instantiate: Callable[[sqlite3.Connection], list[dict[str, Any]]],
+) -> tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]]:
+    """``(train, test)``: the configs ``instantiate`` makes from the built sites' database
+    (read only), split by their ``agentgym_test`` flag and numbered per split."""
+    from agentgym_envs.envs.webarena.sites.build import build
 
     db = sqlite3.connect(f"file:{build().seed_db}?mode=ro", uri=True)
     db.row_factory = sqlite3.Row

@@ -225,20 +225,9 @@ def instantiate(db: sqlite3.Connection) -> list[dict[str, Any]]:
 @lru_cache(maxsize=1)
 def webarena_configs() -> tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]]:
     """``(train, test)`` configs of the ``webarena`` task set; built once per process."""
-    from agentgym_envs.envs.webarena.sites.build import build
+    from agentgym_envs.envs.webarena.tasks import split_instances
 
-    db = sqlite3.connect(f"file:{build().seed_db}?mode=ro", uri=True)
-    db.row_factory = sqlite3.Row
-    try:
-        configs = instantiate(db)
-    finally:
-        db.close()
-    train = [c for c in configs if not c.get("agentgym_test")]
-    test = [c for c in configs if c.get("agentgym_test")]
-    for split in (train, test):
-        for task_id, config in enumerate(split):
-            config["task_id"] = task_id
-    return tuple(train), tuple(test)
+    return split_instances(instantiate)
 
 
 class WebArenaTemplateTasks(TaskSource):
