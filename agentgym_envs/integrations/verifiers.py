@@ -1,29 +1,46 @@
-"""verifiers (Prime Intellect's Environments Hub): any id as a multi-turn verifiers environment.
+"""verifiers (Prime Intellect's Environments Hub): any id as a verifiers 0.4 taskset and env.
 
-:func:`load_environment` is the hub's entry point: it returns a :class:`AgentGymVerifiersEnv`,
-a ``verifiers`` ``MultiTurnEnv`` (the ``verifiers.legacy`` API of ``verifiers==0.3.1``, the
-one ``vf-eval``, prime-rl and the hub's ``load_environment`` contract use) whose
+verifiers 0.4 (``verifiers.v1``) loads an environment as an installed *taskset package*: a
+top-level module whose ``__all__`` exports one :class:`verifiers.v1.Taskset` subclass and, when
+the rollout is not a single reply, one :class:`verifiers.v1.Env` subclass; ``vf-eval <id>`` and
+prime-rl import it by name (``agentgym-maze-v0`` -> ``agentgym_maze_v0``). The legacy
+``load_environment`` contract of 0.3 is gone from 0.4 (no ``verifiers.legacy``), so this module
+targets ``verifiers.v1`` only. Its parts:
 
-* dataset is the id's task list: one row per task of the split, ``prompt`` the family's
-  instructions with the ReAct reply format and the first observation, ``info`` the
-  ``{"env_id", "split", "task_id", "seed"}`` row;
-* turns are the model's replies, read as AgentGym's client for the family reads them
-  (:class:`~agentgym_envs.wrappers.ReAct`, ``parser="agentgym"``); each env observation comes
-  back as the next user message, and the last one ends the rollout;
-* rubric is the env's graded ``score`` (AgentGym's reward, weight 1), with ``success`` and
-  ``turns`` as metrics. When the environment, not the model, failed (``reward_valid`` false)
-  the rollout carries ``state["error"]`` (a ``verifiers`` ``InfraError``), which is how
-  verifiers and prime-rl leave a rollout out.
+* :class:`AgentGymTaskset` (config :class:`AgentGymTasksetConfig`): one
+  :class:`AgentGymTask` per task of the id's split; the task's ``prompt`` is the family's
+  instructions with the ReAct reply format and the first observation, its data the
+  ``{env_id, split, task_id, seed}`` row. Tasks are made lazily (``vf-eval -n 5`` resets five).
+* :class:`AgentGymEnv` (config :class:`AgentGymEnvConfig`): the env plays the user. Its one
+  seat, ``player``, is the model under evaluation on verifiers' ``null`` harness (a plain chat
+  loop) in the ``subprocess`` runtime; each reply is read as AgentGym's client reads it
+  (:class:`~agentgym_envs.wrappers.ReAct`, ``parser="agentgym"``) and the next observation is
+  the next user turn, until the env ends the episode (success, failure or AgentGym's turn
+  limit). A reply with no action is answered with feedback and the episode goes on.
+* :class:`AgentGymTask` scores the trace: the reward is the env's graded ``score`` (AgentGym's
+  reward, weight 1), ``agentgym_success`` and ``agentgym_turns`` are metrics, and
+  ``trace.info["agentgym"]`` holds the episode's end (outcome, ``reward_valid``, step rewards,
+  the final observation). When the environment, not the model, failed (``reward_valid`` false,
+  or a task that cannot reset), the episode fails with the env's error, which is how verifiers
+  and prime-rl leave a rollout out (``episode.ok`` false; ``vf-eval --resume`` redoes it).
 
-``vf-eval agentgym_envs.integrations.verifiers --env-args '{"env": "AgentGym/Maze-v0"}'
--m <model> -b <base_url>`` evaluates a model on it (``vf-eval`` passes its own ``env_id``, the
-module name, so the id goes in as ``env``).
+:func:`taskset_module_source` writes the per-id module (what ``agentgym export --to prime``
+ships); :func:`load_environment` builds the env for an id in Python. From the shell, after
+``agentgym export AgentGym/Maze-v0 --to prime DIR`` and installing the folder::
+
+    vf-eval agentgym-maze-v0 -m <model> --client.base-url <base_url> \\
+        --client.api-key-var <KEY_VAR> -n 5 --no-push
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
+import importlib.util
 import logging
+import sys
+import types
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -31,33 +48,113 @@ from agentgym_envs.errors import require
 from agentgym_envs.integrations import hubs
 from agentgym_envs.integrations.session import EnvSession
 
-require("verifiers.legacy", "verifiers")
+require("verifiers.v1", "verifiers")
 
-import verifiers.legacy as vf
+import verifiers.v1 as vf
 
 logger = logging.getLogger(__name__)
 
+__all__ = [
+    "AgentGymData",
+    "AgentGymEnv",
+    "AgentGymEnvConfig",
+    "AgentGymTask",
+    "AgentGymTaskset",
+    "AgentGymTasksetConfig",
+    "load_environment",
+    "taskset_module_source",
+]
 
-def _dataset(env_id: str, rows: list[dict[str, Any]], env_kwargs: dict[str, Any]) -> Any:
-    """The rows as a ``datasets.Dataset``: the first observation of each task is its prompt."""
-    from datasets import Dataset
 
-    env = hubs.react_env(env_id, None, env_kwargs)
-    prompts = []
-    try:
-        for row in rows:
-            options = {"task_id": row["task_id"], "split": row["split"]}
-            obs, _ = env.reset(seed=row["seed"], options=options)
-            prompts.append([{"role": "user", "content": obs}])
-    finally:
-        env.close()
-    return Dataset.from_dict(
-        {
-            "prompt": prompts,
-            "answer": [""] * len(rows),
-            "info": rows,
+class AgentGymTasksetConfig(vf.TasksetConfig):
+    """Which tasks of which id (``--env.taskset.<field>`` on ``vf-eval``)."""
+
+    env_id: str = ""
+    """A registered id, e.g. ``AgentGym/Maze-v0`` (an exported package sets its own)."""
+    split: str = "test"
+    """The split whose tasks the taskset yields (``test`` is AgentEval's)."""
+    num_tasks: int | None = None
+    """Only the first ``num_tasks`` tasks (default: all; ``vf-eval -n`` also picks)."""
+    max_turns: int | None = None
+    """The turn limit (default: AgentGym's max rounds for the id)."""
+    seed: int = 0
+    """The reset seed of every task."""
+    env_kwargs: dict[str, Any] = {}
+    """Keyword arguments for ``gymnasium.make``."""
+
+
+class AgentGymData(vf.TaskData):
+    """One task's row: the id, split, task id and reset seed that replay it."""
+
+    env_id: str
+    split: str
+    task_id: int
+    seed: int = 0
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "env_id": self.env_id,
+            "split": self.split,
+            "task_id": self.task_id,
+            "seed": self.seed,
         }
-    )
+
+
+def _record(trace: Any) -> dict[str, Any]:
+    return trace.info.get("agentgym") or {}
+
+
+class AgentGymTask(vf.Task[AgentGymData, vf.State, vf.TaskConfig]):
+    """A task of an id; its reward is the episode's graded score, read off the trace."""
+
+    @vf.reward
+    async def agentgym_score(self, trace) -> float:
+        """The env's graded final score (AgentGym's reward); 0 until the episode ends."""
+        return float(_record(trace).get("score", 0.0))
+
+    @vf.metric
+    async def agentgym_success(self, trace) -> float:
+        """1 when the task was solved."""
+        return float(bool(_record(trace).get("success", False)))
+
+    @vf.metric
+    async def agentgym_turns(self, trace) -> float:
+        """Actions the env received."""
+        return float(_record(trace).get("turns", 0))
+
+
+class AgentGymTaskset(vf.Taskset[AgentGymTask, AgentGymTasksetConfig]):
+    """The id's tasks: each prompt is the first observation of a reset to the task."""
+
+    def load(self) -> Iterator[AgentGymTask]:
+        from agentgym_envs.spec import resolve_id
+
+        config = self.config
+        if not config.env_id:
+            raise ValueError(
+                "name the id: --env.taskset.env-id AgentGym/Maze-v0 "
+                "(or export a package per id: agentgym export ID --to prime DIR)"
+            )
+        env_id = resolve_id(config.env_id)
+        rows = hubs.task_rows(env_id, config.split, config.num_tasks, config.seed)
+        env = hubs.react_env(env_id, None, dict(config.env_kwargs))
+        try:
+            for row in rows:
+                options = {"task_id": row["task_id"], "split": row["split"]}
+                first, _ = env.reset(seed=row["seed"], options=options)
+                data = AgentGymData(
+                    id=f"{env_id}:{row['split']}:{row['task_id']}", prompt=first, **row
+                )
+                yield AgentGymTask(data, config.task)
+        finally:
+            env.close()
+
+
+class AgentGymEnvConfig(vf.EnvConfig):
+    """The env's one seat: the model under evaluation, on a plain chat loop run locally."""
+
+    player: vf.AgentConfig = vf.AgentConfig(harness={"id": "null"}, runtime={"type": "subprocess"})
+    """``--env.player.*``: the harness (``null``: chat, no tools), runtime and limits."""
 
 
 class _Episode:
@@ -76,125 +173,109 @@ class _Episode:
         self.thread.shutdown(wait=False)
 
 
-def _text(message: Any) -> str:
-    """A chat message's text: a dict or verifiers' message object, string or content parts."""
-    if isinstance(message, str):
-        return message
-    content = (
-        message.get("content") if isinstance(message, dict) else getattr(message, "content", "")
-    )
-    if isinstance(content, list):
-        parts = [p if isinstance(p, dict) else getattr(p, "__dict__", {}) for p in content]
-        return "".join(str(p.get("text") or "") for p in parts)
-    return content if isinstance(content, str) else ""
+class AgentGymEnvError(RuntimeError):
+    """The environment, not the model, failed: the episode's reward is not valid."""
 
 
-class AgentGymVerifiersEnv(vf.MultiTurnEnv):
-    """A verifiers ``MultiTurnEnv`` playing an agentgym-envs id (see the module docstring).
+class AgentGymEnv(vf.Env[AgentGymEnvConfig]):
+    """The env as the run's user: each model reply is an action, each observation the next
+    user turn (see the module docstring)."""
 
-    Args:
-        env_id: a registered id.
-        split: the split whose tasks make the dataset (``"test"`` is AgentEval's).
-        num_tasks: only the first ``num_tasks`` tasks (default: all).
-        max_turns: turn limit (default: AgentGym's max rounds for the id).
-        seed: the reset seed of every task.
-        env_kwargs: keyword arguments for ``gymnasium.make``.
-        **kwargs: passed to ``verifiers`` ``MultiTurnEnv``.
-    """
-
-    def __init__(
-        self,
-        env_id: str,
-        split: str = "test",
-        num_tasks: int | None = None,
-        max_turns: int | None = None,
-        seed: int = 0,
-        env_kwargs: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        from agentgym_envs.spec import env_info, resolve_id
-
-        env_id = resolve_id(env_id)
-        self.agentgym_id = env_id
-        self.agentgym_kwargs = dict(env_kwargs or {})
-        self.agentgym_max_turns = max_turns
-        rows = hubs.task_rows(env_id, split, num_tasks, seed)
-        rubric = vf.Rubric(funcs=[self.agentgym_score], weights=[1.0])
-        rubric.add_metric(self.agentgym_success)
-        rubric.add_metric(self.agentgym_turns)
-        limit = max_turns or env_info(env_id).max_rounds
-        dataset = _dataset(env_id, rows, self.agentgym_kwargs)
-        super().__init__(
-            dataset=dataset,
-            eval_dataset=dataset,
-            rubric=rubric,
-            max_turns=limit + 1,  # the env ends the rollout; this is a backstop
-            **kwargs,
-        )
-        self._episodes: dict[str, _Episode] = {}
-
-    # -- rollout --------------------------------------------------------------------------------
-    async def setup_state(self, state: vf.State) -> vf.State:
-        row = dict(state["info"])
-        episode = _Episode(self.agentgym_id, self.agentgym_max_turns, self.agentgym_kwargs)
-        self._episodes[state["trajectory_id"]] = episode
-        await episode.run(hubs.start, episode.session, row)
-        state["agentgym"] = hubs.end_metadata(episode.session) | {"rewards": []}
-        if episode.session.done:  # the env failed to start
-            self._failed(state, episode)
-        return state
-
-    async def env_response(self, messages: vf.Messages, state: vf.State, **kwargs: Any):
-        episode = self._episodes[state["trajectory_id"]]
-        reply = _text(messages[-1]) if messages else ""
-        obs, reward, done = await episode.run(episode.session.step, reply)
-        record = state["agentgym"]
-        record.update(hubs.end_metadata(episode.session))
-        record["rewards"].append(reward)
-        answer = [{"role": "user", "content": obs}]
-        if done:
-            state["final_env_response"] = answer
-            if not episode.session.reward_valid:
-                self._failed(state, episode)
-        return answer
-
-    def _failed(self, state: vf.State, episode: _Episode) -> None:
-        error = episode.session.error or f"outcome {episode.session.outcome}"
-        state["error"] = vf.InfraError(f"{self.agentgym_id}: the environment failed ({error})")
-
-    @vf.cleanup
-    async def close_agentgym_env(self, state: vf.State) -> None:
-        episode = self._episodes.pop(state.get("trajectory_id"), None)
-        if episode is not None:
+    async def run(self, task: AgentGymTask, agents: vf.Agents) -> None:
+        config = self.taskset.config
+        data = task.data
+        episode = _Episode(data.env_id, config.max_turns, dict(config.env_kwargs))
+        try:
+            await episode.run(hubs.start, episode.session, data.row())
+            if episode.session.done:  # the task does not reset: no model turn is owed
+                raise _failure(data, episode)
+            async with agents.player.interaction(task) as interaction:
+                record = hubs.end_metadata(episode.session) | {"rewards": []}
+                interaction.trace.info["agentgym"] = record
+                segment = await interaction.turn()  # the prompt speaks first
+                while not segment.terminated:
+                    step = await episode.run(episode.session.step, segment.last_reply)
+                    obs, reward, done = step
+                    record.update(hubs.end_metadata(episode.session))
+                    record["rewards"].append(float(reward))
+                    if done:
+                        record["final_observation"] = obs
+                        if not episode.session.reward_valid:
+                            raise _failure(data, episode)
+                        break
+                    segment = await interaction.turn(obs)
+        finally:
             await episode.close()
 
-    # -- rubric ---------------------------------------------------------------------------------
-    async def agentgym_score(self, state: vf.State) -> float:
-        """The env's graded final score (AgentGym's reward); 0 until the episode ends."""
-        return float(state.get("agentgym", {}).get("score", 0.0))
 
-    async def agentgym_success(self, state: vf.State) -> float:
-        """1 when the task was solved."""
-        return float(bool(state.get("agentgym", {}).get("success", False)))
-
-    async def agentgym_turns(self, state: vf.State) -> float:
-        """Actions the env received."""
-        return float(state.get("agentgym", {}).get("turns", 0))
+def _failure(data: AgentGymData, episode: _Episode) -> AgentGymEnvError:
+    session = episode.session
+    error = session.error or f"outcome {session.outcome}"
+    return AgentGymEnvError(
+        f"{data.env_id}: the environment failed on {data.split} task {data.task_id} ({error})"
+    )
 
 
-def load_environment(
-    env_id: str | None = None, *, env: str | None = None, **kwargs: Any
-) -> AgentGymVerifiersEnv:
-    """The verifiers environment for an id (the hub's and ``vf-eval``'s entry point).
+def module_name(env_id: str) -> str:
+    """The taskset package's module for an id: ``AgentGym/Maze-v0`` -> ``agentgym_maze_v0``
+    (what ``vf-eval agentgym-maze-v0`` imports)."""
+    return hubs.env_slug(env_id).replace("-", "_")
+
+
+def _class_prefix(env_id: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in module_name(env_id).split("_"))
+
+
+def taskset_module_source(env_id: str) -> str:
+    """The source of the taskset package module for ``env_id``: a config whose ``env_id``
+    defaults to the id, the taskset on it, and :class:`AgentGymEnv`, exported by ``__all__``
+    as verifiers' loader wants them."""
+    from agentgym_envs.spec import resolve_id
+
+    env_id = resolve_id(env_id)
+    prefix = _class_prefix(env_id)
+    return (
+        f'"""{env_id} (agentgym-envs) as a verifiers taskset: ``vf-eval '
+        f'{hubs.env_slug(env_id)}``."""\n\n'
+        "import verifiers.v1 as vf\n\n"
+        "from agentgym_envs.integrations.verifiers import (\n"
+        "    AgentGymEnv,\n"
+        "    AgentGymTask,\n"
+        "    AgentGymTaskset,\n"
+        "    AgentGymTasksetConfig,\n"
+        ")\n\n\n"
+        f"class {prefix}Config(AgentGymTasksetConfig):\n"
+        f'    """Tasks of {env_id} (``--env.taskset.split``, ``num-tasks``, ``max-turns``, '
+        '``seed``, ``env-kwargs``)."""\n\n'
+        f'    env_id: str = "{env_id}"\n\n\n'
+        f"class {prefix}Taskset(AgentGymTaskset, vf.Taskset[AgentGymTask, {prefix}Config]):\n"
+        f'    """The tasks of {env_id}, one per task of the split."""\n\n\n'
+        f'__all__ = ["AgentGymEnv", "{prefix}Taskset"]\n'
+    )
+
+
+def taskset_id(env_id: str) -> str:
+    """The taskset id of ``env_id``'s package, importable from here on: the installed export
+    when there is one, else the module made from :func:`taskset_module_source` in memory."""
+    name = module_name(env_id)
+    if name not in sys.modules and importlib.util.find_spec(name) is None:
+        module = types.ModuleType(name)
+        module.__file__ = f"<agentgym-envs {name}>"
+        exec(compile(taskset_module_source(env_id), module.__file__, "exec"), module.__dict__)
+        sys.modules[name] = module
+    return name
+
+
+def load_environment(env_id: str, **taskset: Any) -> AgentGymEnv:
+    """The verifiers env playing ``env_id`` (Python; ``vf-eval`` needs the exported package).
 
     Args:
         env_id: a registered id, e.g. ``"AgentGym/Maze-v0"``.
-        env: the same, by the name ``vf-eval --env-args`` can pass (verifiers keeps
-            ``env_id`` for the module name).
-        **kwargs: :class:`AgentGymVerifiersEnv`'s arguments (``split``, ``num_tasks``,
+        **taskset: :class:`AgentGymTasksetConfig` fields (``split``, ``num_tasks``,
             ``max_turns``, ``seed``, ``env_kwargs``).
     """
-    chosen = env_id if env is None else env
-    if not chosen or (env is not None and env_id not in (None, env)):
-        raise ValueError('name one env: load_environment("AgentGym/Maze-v0") or env="..."')
-    return AgentGymVerifiersEnv(chosen, **kwargs)
+    from agentgym_envs.spec import resolve_id
+
+    env_id = resolve_id(env_id)
+    config = {"taskset": {"id": taskset_id(env_id), "env_id": env_id, **taskset}}
+    return vf.load_environment(vf.resolve_env_config(config))
