@@ -8,8 +8,8 @@ per adapter and family.
 ``--ecosystems ors openenv verifiers nemo-gym`` adds the ecosystem adapters (#30), each played
 by its own client inside its own venv (``benchmarks/ecosystem_rollouts.py``) on the expert's
 actions, against the in-process ``session`` baseline of the same episodes in the same run
-(verifiers' row is ``vf-eval`` end to end against the expert chat server, its start-up
-included; NeMo Gym's is its ``gym eval run`` command per id through its simple agent, the
+(verifiers' row is verifiers 0.4's episode loop, ``Env.run_slot``, against the expert chat
+server, one ``null`` chat harness process per turn; NeMo Gym's is its ``gym eval run`` command per id through its simple agent, the
 expert chat server as the model, its servers started once outside the timing, and its
 ``(in-process)`` row the same collection code called in-process, without the command's
 start-up).

@@ -3,8 +3,9 @@ expert episodes through that ecosystem's own client and print episodes/s per id 
 
 * ``ors``: the ``openreward`` SDK's client against our ORS server (HTTP + SSE);
 * ``openenv``: our typed ``EnvClient`` over one OpenEnv WebSocket session;
-* ``verifiers``: the env's ``evaluate`` (verifiers' rollout loop) against the expert chat
-  server, one rollout at a time;
+* ``verifiers``: verifiers 0.4's episode loop (``Env.run_slot``: its interception server and
+  ``null`` chat harness, one harness process per turn) against the expert chat server, one
+  rollout at a time;
 * ``nemo-gym``: NeMo Gym's ``gym eval run`` (its rollout collection, one rollout at a time)
   through its ``simple_agent`` and ``vllm_model`` servers, the expert chat server as the model,
   against our resources server; one ``gym env start`` serves every id (its start-up, Ray and
@@ -91,22 +92,30 @@ def verifiers(families: dict[str, list[dict]]) -> dict[str, tuple[float, list[fl
 
 
 def _verifiers(env_id: str, episodes: list[dict]) -> tuple[float, list[float]]:
-    from openai import AsyncOpenAI
-    from verifiers.legacy.clients import OpenAIChatCompletionsClient
+    import os
+
+    import verifiers.v1 as vf
+    from verifiers.v1.env import RunSlot
 
     from agentgym_envs.agents.expert_server import ExpertChatServer
     from agentgym_envs.integrations.verifiers import load_environment
 
     env = load_environment(env_id, num_tasks=len(episodes))
+    tasks = list(env.taskset)
+    os.environ.setdefault("AGENTGYM_EXPERT_KEY", "none")
+
+    async def play_all(base_url: str) -> list[float]:
+        client = vf.EvalClientConfig(base_url=base_url, api_key_var="AGENTGYM_EXPERT_KEY")
+        ctx = vf.ModelContext(model="expert", client=client)
+        async with env.serving():
+            played = [await env.run_slot(RunSlot(task), ctx) for task in tasks]
+        return [episode.traces[0].reward if episode.traces else 0.0 for episode in played]
+
     with ExpertChatServer([env_id]) as server:
-        client = OpenAIChatCompletionsClient(AsyncOpenAI(base_url=server.base_url, api_key="x"))
         start = time.perf_counter()
-        results = env.evaluate_sync(
-            client, "expert", num_examples=len(episodes), rollouts_per_example=1, max_concurrent=1
-        )
+        rewards = asyncio.run(play_all(server.base_url))
         seconds = time.perf_counter() - start
-    outputs = results["outputs"] if isinstance(results, dict) else results.outputs
-    return seconds, [float(o["reward"]) for o in outputs]
+    return seconds, rewards
 
 
 def nemo_gym(families: dict[str, list[dict]]) -> dict[str, tuple[float, list[float], float]]:

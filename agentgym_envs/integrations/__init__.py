@@ -9,8 +9,9 @@
 Ecosystem adapters (each behind its own extra, kept out of ``all`` because their pins clash;
 :mod:`~agentgym_envs.integrations.venvs` makes a venv per ecosystem):
 
-* :mod:`~agentgym_envs.integrations.verifiers` -- ``load_environment(env_id)`` for verifiers and
-  the Prime Environments Hub;
+* :mod:`~agentgym_envs.integrations.verifiers` -- a verifiers 0.4 taskset and env (and, per id,
+  the taskset package ``agentgym export --to prime`` writes) for prime-rl and the Prime
+  Environments Hub;
 * :mod:`~agentgym_envs.integrations.openenv` -- an OpenEnv server and its typed client;
 * :mod:`~agentgym_envs.integrations.openreward` -- an ORS (OpenReward) server;
 * :mod:`~agentgym_envs.integrations.export` -- ``agentgym export``: hub packages of one id.

@@ -10,12 +10,13 @@ no index serving agentgym-envs. Each family's data is in the wheel (or generated
 With ``--release`` the package pins the PyPI release instead (checked to be there) and ships no
 wheel. Its README carries the id's row of the env table. Per hub:
 
-* ``prime`` (the Prime Environments Hub, verifiers): ``pyproject.toml`` (hatchling, ``tags``,
-  ``[tool.verifiers.eval]`` defaults) and ``<module>.py`` whose ``load_environment(**kwargs)``
-  returns :func:`agentgym_envs.integrations.verifiers.load_environment` for the id. Install
-  with ``prime env install <name> -p DIR`` (or ``uv pip install DIR/<module>``), evaluate with
-  ``vf-eval <name>``, publish with ``prime env push`` (then ``prime eval run <owner>/<name>
-  --hosted``: Prime's CLI evaluates only on its platform since 0.18).
+* ``prime`` (the Prime Environments Hub, verifiers 0.4): a taskset package as ``vf-init``
+  lays one out -- ``pyproject.toml`` (hatchling, ``tags``, ``verifiers>=0.4.0``) and the
+  package ``<module>/`` whose ``__all__`` exports the id's taskset and
+  :class:`~agentgym_envs.integrations.verifiers.AgentGymEnv`. Install with ``prime env install
+  <name> -p DIR`` (or ``uv pip install DIR/<module>``), evaluate with ``vf-eval <name>``,
+  publish with ``prime env push`` (then ``prime eval run <owner>/<name> --hosted``: Prime's
+  CLI evaluates only on its platform since 0.18).
 * ``openenv`` (Hugging Face Spaces): ``openenv.yaml``, ``pyproject.toml`` with the ``server``
   script, ``uv.lock`` (written by ``uv lock`` when uv is installed), ``server/app.py``
   (``main()``), ``server/Dockerfile`` on OpenEnv's base image (``uv sync --frozen``) and
@@ -49,6 +50,9 @@ HUBS = {"prime": "verifiers", "openenv": "openenv", "ors": "openreward", "nemo-g
 WHEELS = "wheels"
 #: OpenEnv's base image (its ``openenv init`` template builds on it).
 OPENENV_BASE_IMAGE = "ghcr.io/huggingface/openenv-base:latest"
+#: Prime's Hub reads the verifiers API a package targets from its verifiers requirement (a
+#: lower bound of 0.2.0 or newer: the ``verifiers.v1`` API, which 0.4 alone keeps).
+VERIFIERS = "verifiers>=0.4.0"
 #: OpenEnv's validator wants its core named among an env's own dependencies.
 OPENENV_CORE = "openenv-core>=0.3.0,<0.4"
 #: Hub name -> how the README names it.
@@ -108,6 +112,7 @@ def _find_links(wheel: str | None) -> str:
 
 def _prime(env_id: str, name: str, module: str, wheel: str | None) -> dict[str, str]:
     from agentgym_envs import __version__
+    from agentgym_envs.integrations.verifiers_package import taskset_module_source
     from agentgym_envs.spec import env_info
 
     info = env_info(env_id)
@@ -120,41 +125,39 @@ def _prime(env_id: str, name: str, module: str, wheel: str | None) -> dict[str, 
     usage = (
         "From the folder holding this one:\n\n"
         "```bash\n"
-        f"prime env install {name} -p .          # or: uv pip install ./{module}\n"
+        f"prime env install {name} -p .          # uv pip install -e ./{module}\n"
         f"# or: {pip}\n"
-        f"EXPERT_KEY=... vf-eval {name} -m <model> -b <base_url> -k EXPERT_KEY -n 5\n"
-        f"prime env push -p {module}                # publish (needs a Prime login)\n"
+        f"MODEL_KEY=... vf-eval {name} -m <model> --client.base-url <base_url> \\\n"
+        "    --client.api-key-var MODEL_KEY -n 5 --no-push\n"
+        f"prime env push -p {module}                # publish (needs `prime login`)\n"
         f"prime eval run <owner>/{name} --hosted -n 5   # Prime runs it (prime 0.18+ evaluates "
         "only hosted; locally, vf-eval)\n"
         "```\n\n"
-        "Arguments of `load_environment`: `split` (default `test`), `num_tasks`, "
-        "`max_turns` (default AgentGym's max rounds), `seed`, `env_kwargs`."
+        f"`{module}` is a verifiers 0.4 taskset package: its `__all__` exports the taskset and "
+        "`AgentGymEnv`, the env that plays the user (each reply an action, each observation the "
+        "next user turn) with one seat, `player`, on verifiers' `null` chat harness in the "
+        "`subprocess` runtime. Options: `--env.taskset.split` (default `test`), "
+        "`--env.taskset.num-tasks`, `--env.taskset.max-turns` (default AgentGym's max rounds), "
+        "`--env.taskset.seed`, `--env.taskset.env-kwargs`; the seat: `--env.player.harness.id`, "
+        "`--env.player.runtime.type`. The reward is the env's graded score; "
+        "`agentgym_success` and `agentgym_turns` are metrics."
     )
     return {
         "pyproject.toml": (
             "[project]\n"
             f'name = "{name}"\n'
             f'version = "{__version__}"\n'
-            f'description = "{info.id} (agentgym-envs) as a verifiers environment"\n'
+            f'description = "{info.id} (agentgym-envs) as a verifiers taskset"\n'
             f"tags = {json.dumps(tags)}\n"
             'requires-python = ">=3.11"\n'
-            f'dependencies = ["{requirement(env_id, "prime")}"]\n\n'
+            f'dependencies = ["{requirement(env_id, "prime")}", "{VERIFIERS}"]\n\n'
             "[build-system]\n"
             'requires = ["hatchling"]\n'
             'build-backend = "hatchling.build"\n\n'
-            "[tool.hatch.build]\n"
-            f'include = ["{module}.py"]\n' + _uv_source(wheel) + "\n[tool.verifiers.eval]\n"
-            "num_examples = 5\n"
-            "rollouts_per_example = 1\n"
+            "[tool.hatch.build.targets.wheel]\n"
+            f'packages = ["{module}"]\n' + _uv_source(wheel)
         ),
-        f"{module}.py": (
-            f'"""{info.id} as a verifiers environment (agentgym-envs)."""\n\n'
-            "from agentgym_envs.integrations.verifiers import AgentGymVerifiersEnv\n"
-            "from agentgym_envs.integrations.verifiers import load_environment as _load\n\n\n"
-            "def load_environment(**kwargs) -> AgentGymVerifiersEnv:\n"
-            f'    """The verifiers environment playing {info.id}."""\n'
-            f'    return _load("{info.id}", **kwargs)\n'
-        ),
+        f"{module}/__init__.py": taskset_module_source(env_id),
         "README.md": readme(env_id, "prime", usage, wheel),
     }
 

@@ -47,6 +47,7 @@ from typing import Any
 from agentgym_envs.errors import require
 from agentgym_envs.integrations import hubs
 from agentgym_envs.integrations.session import EnvSession
+from agentgym_envs.integrations.verifiers_package import module_name, taskset_module_source
 
 require("verifiers.v1", "verifiers")
 
@@ -213,44 +214,6 @@ def _failure(data: AgentGymData, episode: _Episode) -> AgentGymEnvError:
     error = session.error or f"outcome {session.outcome}"
     return AgentGymEnvError(
         f"{data.env_id}: the environment failed on {data.split} task {data.task_id} ({error})"
-    )
-
-
-def module_name(env_id: str) -> str:
-    """The taskset package's module for an id: ``AgentGym/Maze-v0`` -> ``agentgym_maze_v0``
-    (what ``vf-eval agentgym-maze-v0`` imports)."""
-    return hubs.env_slug(env_id).replace("-", "_")
-
-
-def _class_prefix(env_id: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in module_name(env_id).split("_"))
-
-
-def taskset_module_source(env_id: str) -> str:
-    """The source of the taskset package module for ``env_id``: a config whose ``env_id``
-    defaults to the id, the taskset on it, and :class:`AgentGymEnv`, exported by ``__all__``
-    as verifiers' loader wants them."""
-    from agentgym_envs.spec import resolve_id
-
-    env_id = resolve_id(env_id)
-    prefix = _class_prefix(env_id)
-    return (
-        f'"""{env_id} (agentgym-envs) as a verifiers taskset: ``vf-eval '
-        f'{hubs.env_slug(env_id)}``."""\n\n'
-        "import verifiers.v1 as vf\n\n"
-        "from agentgym_envs.integrations.verifiers import (\n"
-        "    AgentGymEnv,\n"
-        "    AgentGymTask,\n"
-        "    AgentGymTaskset,\n"
-        "    AgentGymTasksetConfig,\n"
-        ")\n\n\n"
-        f"class {prefix}Config(AgentGymTasksetConfig):\n"
-        f'    """Tasks of {env_id} (``--env.taskset.split``, ``num-tasks``, ``max-turns``, '
-        '``seed``, ``env-kwargs``)."""\n\n'
-        f'    env_id: str = "{env_id}"\n\n\n'
-        f"class {prefix}Taskset(AgentGymTaskset, vf.Taskset[AgentGymTask, {prefix}Config]):\n"
-        f'    """The tasks of {env_id}, one per task of the split."""\n\n\n'
-        f'__all__ = ["AgentGymEnv", "{prefix}Taskset"]\n'
     )
 
 

@@ -200,11 +200,16 @@ def offline_venv(name: str, install: list[str], where: Path, cwd: Path | None = 
 
 
 def run_offline_driver(
-    python: Path, driver: str, job: dict[str, Any], timeout: float = 900
+    python: Path,
+    driver: str,
+    job: dict[str, Any],
+    timeout: float = 900,
+    env: dict[str, str] | None = None,
 ) -> dict:
     """Like :func:`run_driver`, but with only the drivers importable: agentgym-envs comes from
-    what ``python``'s venv installed, never from this checkout."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    what ``python``'s venv installed, never from this checkout. ``env`` (e.g.
+    :func:`offline_env`) replaces the process environment."""
+    env = {k: v for k, v in (os.environ if env is None else env).items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(DRIVERS)
     done = subprocess.run(
         [str(python), str(DRIVERS / f"{driver}.py"), json.dumps(job)],

@@ -47,7 +47,7 @@ WHEEL = f"wheels/agentgym_envs-{__version__}-py3-none-any.whl"
 
 def test_each_package_pins_us_ships_our_wheel_and_carries_the_env_table_row(packages):
     expected = {
-        "prime": ({"pyproject.toml", f"{MODULE}.py"}, "verifiers", "pyproject.toml"),
+        "prime": ({"pyproject.toml", f"{MODULE}/__init__.py"}, "verifiers", "pyproject.toml"),
         "openenv": (
             {
                 "openenv.yaml",
@@ -109,21 +109,36 @@ def test_prime_package_installs_offline_with_prime_env_install_and_vf_eval_score
     packages, tmp_path
 ):
     package = packages["prime"]
+    pyproject = (package / "pyproject.toml").read_text()
+    # a verifiers 0.4 taskset package: the Hub reads the v1 API off the verifiers floor
+    assert '"verifiers>=0.4.0"' in pyproject and f'packages = ["{MODULE}"]' in pyproject
+    assert (
+        '"AgentGymEnv", "AgentGymMazeV0Taskset"' in (package / MODULE / "__init__.py").read_text()
+    )
     venv = tmp_path / "venv"
     python = offline_venv("verifiers", [], venv)  # empty: `prime env install` fills it
-    env = dict(offline_env("verifiers"), VIRTUAL_ENV=str(venv))
-    cmd = [str(_prime_cli(tmp_path)), "env", "install", NAME, "-p", str(package.parent)]
+    offline = offline_env("verifiers")
+    prime = _prime_cli(tmp_path)
+    cmd = [str(prime), "env", "install", NAME, "-p", str(package.parent)]
+    env = dict(offline, VIRTUAL_ENV=str(venv))
     installed = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
     # prime 0.18 exits 0 when an install fails: its output says so
     output = installed.stdout + installed.stderr
     assert installed.returncode == 0 and "Installation failed" not in output, output[-3000:]
+    # vf-eval, and the chat harness's own uv script, run with no index either
     job = dict(reference(ENV_ID, 0), hub="prime", package=str(package), vf_env=NAME)
-    out = run_offline_driver(python, "export_play", job)
+    out = run_offline_driver(python, "export_play", job, env=offline)
     _played_from_the_wheel(out, venv)
     run = out["vf_eval"]
     assert run["returncode"] == 0, run["stderr"]
-    assert [row["reward"] for row in run["rows"]] == [1.0]
-    assert "No local endpoint registry" not in run["stderr"]
+    (row,) = run["rows"]
+    assert row["reward"] == 1.0 and row["ok"] and row["agentgym"]["outcome"] == "success"
+    # Prime's own CLI evaluates only on its platform: `prime eval run` says so and where to go
+    local = subprocess.run(
+        [str(prime), "eval", "run", NAME], capture_output=True, text=True, timeout=600, env=env
+    )
+    assert local.returncode != 0
+    assert "no longer runs evaluations locally" in " ".join((local.stdout + local.stderr).split())
 
 
 def test_openenv_package_installs_offline_validates_and_plays(packages, tmp_path):

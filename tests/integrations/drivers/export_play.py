@@ -1,8 +1,9 @@
 """Play one episode of an ``agentgym export`` package inside a fresh venv it was installed
 into offline (agentgym-envs from the package's own ``wheels/``), with the hub's own client.
 
-* ``prime``: ``vf-eval <vf_env>`` (the installed package's ``load_environment``) against the
-  expert chat server, with the flags that keep it quiet (no TUI, the key variable named).
+* ``prime``: ``vf-eval <vf_env>`` (the installed taskset package) against the expert chat
+  server, with the flags a user without a Prime login runs it with (the endpoint and its key
+  variable named, ``--no-push``, ``--no-rich``).
 * ``openenv``: ``openenv validate`` on the folder (``uv.lock`` included) and on the running
   server, whose app is the installed package's ``server.app``; the package's own typed client
   plays the expert's actions.
@@ -35,7 +36,7 @@ def _origin() -> str:
 def prime(spec: dict) -> dict:
     from vf_episode import vf_eval
 
-    return {"vf_eval": vf_eval(spec, {}, module=spec["vf_env"])}
+    return {"vf_eval": vf_eval(spec, spec["vf_env"])}
 
 
 async def _openenv_play(module: str, url: str, actions: list[str]) -> dict:
