@@ -47,6 +47,8 @@ def test_vf_eval_scores_the_expert_endpoint(vf_python, package):
     ref = reference(ENV_ID, 0)
     run = _vf_eval(vf_python, package, num_examples=2)
     assert run["returncode"] == 0, run["stderr"]
+    # endpoint and key variable named, --no-push: no notice about Prime auth or uploads
+    assert "WARNING" not in run["stderr"], run["stderr"]
     rows = sorted(run["rows"], key=lambda r: r["task"]["task_id"])
     assert [r["task"]["task_id"] for r in rows] == [0, 1]
     for row in rows:
