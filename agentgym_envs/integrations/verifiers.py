@@ -37,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import importlib.util
-import logging
 import sys
 import types
 from collections.abc import Iterator
@@ -52,8 +51,6 @@ from agentgym_envs.integrations.verifiers_package import module_name, taskset_mo
 require("verifiers.v1", "verifiers")
 
 import verifiers.v1 as vf
-
-logger = logging.getLogger(__name__)
 
 __all__ = [
     "AgentGymData",
