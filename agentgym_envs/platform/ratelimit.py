@@ -16,8 +16,8 @@ Guessing spread over many addresses is slowed per address only; each guess still
 Argon2 verification and passwords have at least 8 characters.
 
 The client address is the one uvicorn reports: behind a reverse proxy it is the
-``X-Forwarded-For`` address, trusted only from ``--forwarded-allow-ips`` (uvicorn's setting,
-``127.0.0.1`` by default).
+``X-Forwarded-For`` address, trusted only from the proxies in ``$FORWARDED_ALLOW_IPS``
+(uvicorn's setting, ``127.0.0.1`` by default).
 
 Counts live in process memory (``memory://``): ``agentgym platform serve`` is one process, whose
 worker threads share them. Several processes or replicas behind one address would each count
