@@ -52,7 +52,6 @@ def create_app(
     from agentgym_envs.platform.db import TenantStore, check_app_role, make_engine, sessionmaker_for
     from agentgym_envs.platform.deps import tenant_session
     from agentgym_envs.platform.embeddings import embedder_from_env
-    from agentgym_envs.platform.ratelimit import AuthLimits
 
     engine = make_engine(database_url, pool_size=pool_size, max_overflow=pool_size)
     if check_role:
@@ -77,7 +76,9 @@ def create_app(
     )
     app.state.platform_sessions = sessions
     app.state.idempotency_retention = api.idempotency_retention(idempotency_hours)
-    app.state.auth_limits = AuthLimits()  # failed logins and keys (platform.ratelimit)
+    from agentgym_envs.platform.ratelimit import AuthLimits
+
+    app.state.auth_limits = AuthLimits()  # failed logins and keys
     app.state.engine = engine
 
     @app.get("/healthz", include_in_schema=False)
