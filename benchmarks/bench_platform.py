@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import shutil
 import sys
@@ -46,6 +47,41 @@ def _stats(name: str, lat: list[float]) -> str:
     )
 
 
+class _RetryCount(logging.Handler):
+    """Counts the SDK's retries (its debug line per retried request)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.n = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.n += record.getMessage().startswith("retrying")
+
+
+def _server_side(url: str) -> str:
+    """The service's own histogram of the executions route (its ``/metrics``): how many
+    requests took over 1 s and over 10 s from when the service read them."""
+    import httpx
+
+    buckets: dict[float, float] = {}
+    for line in httpx.get(url + "/metrics", timeout=60).text.splitlines():
+        if not line.startswith("agentgym_http_request_duration_seconds_bucket"):
+            continue
+        if "executions" not in line or 'method="POST"' not in line:
+            continue
+        le = line.split('le="')[1].split('"')[0]
+        bound = float("inf") if le == "+Inf" else float(le)
+        buckets[bound] = buckets.get(bound, 0.0) + float(line.rsplit(" ", 1)[1])
+    if not buckets:
+        return "histogram not found"
+    total = buckets[float("inf")]
+
+    def over(x: float) -> float:
+        return total - max((v for k, v in buckets.items() if k <= x), default=0.0)
+
+    return f"n={total:.0f}, over 1 s: {over(1.0):.0f}, over 10 s: {over(10.0):.0f}"
+
+
 def _load() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f}"
@@ -58,7 +94,9 @@ async def record_load(url: str, key: str, clients: int, seconds: float) -> dict:
     latencies: list[float] = []
     returned: list[str] = []
     failures: list[str] = []
+    trace: list[tuple[int, int, float, float]] = []  # client, call, start offset, latency
     end = time.monotonic() + seconds
+    t0 = time.perf_counter()
 
     async def one(i: int) -> None:
         async with AsyncClient(api_key=key, base_url=url, timeout=120) as gym:
@@ -77,6 +115,7 @@ async def record_load(url: str, key: str, clients: int, seconds: float) -> dict:
                 else:
                     returned.append(r.execution_id)
                     latencies.append(time.perf_counter() - t)
+                    trace.append((i, n, t - t0, latencies[-1]))
                 n += 1
 
     start = time.monotonic()
@@ -86,6 +125,7 @@ async def record_load(url: str, key: str, clients: int, seconds: float) -> dict:
         "latencies": latencies,
         "returned": returned,
         "failures": failures,
+        "trace": trace,
         "wall": time.monotonic() - start,
     }
 
@@ -149,6 +189,13 @@ def main() -> None:
     ap.add_argument("--split-requests", type=int, default=10_000)
     ap.add_argument("--flip-seconds", type=float, default=20.0)
     ap.add_argument("--out", type=Path, default=None, help="Also write the report to this file.")
+    ap.add_argument(
+        "--trace",
+        type=Path,
+        default=None,
+        help="Write each recorded call (client, call, start, latency) here as TSV.",
+    )
+    ap.add_argument("--record-only", action="store_true", help="Skip the split and flip phases.")
     args = ap.parse_args()
 
     from tests.experience.conftest import _Postgres
@@ -174,7 +221,15 @@ def main() -> None:
         org = make_org(owner, "bench")
         proc, url = serve(app, root / "serve.log")
 
+        retries = _RetryCount()
+        logging.getLogger("agentgym_envs.platform.client").addHandler(retries)
+        logging.getLogger("agentgym_envs.platform.client").setLevel(logging.DEBUG)
         res = asyncio.run(record_load(url, org.key, args.clients, args.seconds))
+        if args.trace:
+            args.trace.write_text(
+                "client\tcall\tstart_s\tlatency_s\n"
+                + "".join(f"{c}\t{n}\t{s:.3f}\t{lat:.3f}\n" for c, n, s, lat in res["trace"])
+            )
         rows = count(
             owner,
             f"SELECT count(*) FROM episodes e JOIN runs r ON r.id = e.run_id WHERE r.source_key LIKE 'live:{res['agent_id']}:%'",
@@ -190,11 +245,19 @@ def main() -> None:
             f"record: in the database {rows} rows, {distinct} distinct ids; lost {len(returned) - distinct}, "
             f"duplicated {rows - distinct}",
             _stats("record execute_with_feedback", res["latencies"]),
+            _stats(
+                "record, first call of each client",
+                [lat for _, n, _, lat in res["trace"] if n == 0],
+            ),
+            _stats("record, later calls", [lat for _, n, _, lat in res["trace"] if n > 0]),
+            f"record: {retries.n} requests retried by the SDK; server-side {_server_side(url)}",
             f"after record: {_load()}",
         ]
         if res["failures"]:
             lines.append(f"first failure: {res['failures'][0]}")
         print("\n".join(lines[1:]), flush=True)
+        if args.record_only:
+            return
 
         sp = asyncio.run(split_accuracy(url, org.key, args.split_requests, 0.3))
         lines += [

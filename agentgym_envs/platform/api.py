@@ -4,7 +4,8 @@ data, and (for admins) users and API keys.
 Every handler runs in the caller's tenant session (:mod:`~agentgym_envs.platform.deps`):
 another organisation's agent, execution or key is not found (404), exactly like an id that
 does not exist. Writes take an ``Idempotency-Key`` header: a retried request with the same key
-gets the first answer and records nothing again (:func:`idempotent`).
+gets the first answer and records nothing again, for the retention of keys (24 h by default,
+``$AGENTGYM_PLATFORM_IDEMPOTENCY_HOURS``; :func:`idempotent`).
 """
 
 from __future__ import annotations
@@ -55,12 +56,61 @@ async def body_of(request: Request) -> dict[str, Any]:
 JsonBody = Annotated[dict, Depends(body_of)]
 
 
+#: How long an ``Idempotency-Key`` is remembered by default (hours): a retry within it gets the
+#: first answer; after it the key is forgotten (and its row pruned).
+IDEMPOTENCY_HOURS = 24.0
+#: Environment variable that sets the retention of ``agentgym platform serve`` (hours).
+IDEMPOTENCY_ENV = "AGENTGYM_PLATFORM_IDEMPOTENCY_HOURS"
+#: Expired keys deleted at most per write (bounded work; each write prunes again).
+PRUNE_BATCH = 100
+
+
+def idempotency_retention(hours: float | str | None = None) -> dt.timedelta:
+    """The retention of idempotency keys: ``hours``, else ``$AGENTGYM_PLATFORM_IDEMPOTENCY_HOURS``,
+    else :data:`IDEMPOTENCY_HOURS`; a one-line error for anything but a positive number."""
+    import os
+
+    raw = hours if hours is not None else os.environ.get(IDEMPOTENCY_ENV) or IDEMPOTENCY_HOURS
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise AgentGymError(
+            f"idempotency retention {raw!r}: give a positive number of hours "
+            f"(${IDEMPOTENCY_ENV}, default {IDEMPOTENCY_HOURS:g})"
+        )
+    return dt.timedelta(hours=value)
+
+
+def prune_idempotency_keys(s, cutoff: dt.datetime, limit: int = PRUNE_BATCH) -> int:
+    """Delete at most ``limit`` of the tenant's keys made before ``cutoff`` (oldest first;
+    rows another transaction holds are skipped, so concurrent writes never wait on each other
+    here); returns how many."""
+    from sqlalchemy import delete, tuple_
+
+    old = (
+        select(IdempotencyKey.org_id, IdempotencyKey.key)
+        .where(IdempotencyKey.created_at < cutoff)
+        .order_by(IdempotencyKey.created_at)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    gone = s.execute(
+        delete(IdempotencyKey).where(tuple_(IdempotencyKey.org_id, IdempotencyKey.key).in_(old))
+    )
+    return gone.rowcount or 0
+
+
 def idempotent(
     s, request: Request, body: dict[str, Any], make: Callable[[], tuple[int, Any]]
 ) -> JSONResponse:
-    """Run ``make`` (the write) once per ``Idempotency-Key``: the key is claimed in the write's
-    own transaction, so a concurrent retry waits for the first and then gets its answer, and a
-    failed first attempt leaves no claim behind."""
+    """Run ``make`` (the write) once per ``Idempotency-Key`` within the service's retention
+    (:func:`idempotency_retention`): the key is claimed in the write's own transaction, so a
+    concurrent retry waits for the first and then gets its answer, and a failed first attempt
+    leaves no claim behind. The same key with another method, path or body is a 422. A key
+    older than the retention is claimed again as new; each new claim prunes a bounded batch of
+    the tenant's expired keys."""
     key = request.headers.get("idempotency-key", "").strip()
     if not key:
         status, data = make()
@@ -70,21 +120,36 @@ def idempotent(
     digest = hashlib.sha256(
         f"{request.method} {request.url.path}\n{json.dumps(body, sort_keys=True, default=str)}".encode()
     ).hexdigest()
+    retention = getattr(request.app.state, "idempotency_retention", None)
+    retention = retention or idempotency_retention(IDEMPOTENCY_HOURS)
+    now = utcnow()
+    cutoff = now - retention
+    fresh = {"request_hash": digest, "created_at": now, "status_code": None, "response": None}
     claimed = s.execute(
         insert(IdempotencyKey)
-        .values(key=key, request_hash=digest, created_at=utcnow())
-        .on_conflict_do_nothing()
+        .values(key=key, request_hash=digest, created_at=now)
+        .on_conflict_do_update(
+            index_elements=["org_id", "key"],
+            set_=fresh,
+            where=IdempotencyKey.created_at < cutoff,  # an expired key is claimed anew
+        )
         .returning(IdempotencyKey.key)
     ).scalar()
     if claimed is None:
         row = s.scalars(select(IdempotencyKey).where(IdempotencyKey.key == key)).one()
         if row.request_hash != digest:
-            raise HTTPException(422, "this Idempotency-Key was used for another request")
+            hours = retention.total_seconds() / 3600
+            raise HTTPException(
+                422,
+                f"Idempotency-Key {key[:60]!r} was used in the last {hours:g} h for another "
+                "request (method, path or body): send a new key for a new request",
+            )
         return JSONResponse(
             row.response,
             status_code=row.status_code or 200,
             headers={"Idempotent-Replayed": "true"},
         )
+    prune_idempotency_keys(s, cutoff)
     status, data = make()
     data = jsonable(data)
     row = s.scalars(select(IdempotencyKey).where(IdempotencyKey.key == key)).one()
@@ -533,4 +598,16 @@ def update_user(user_id: str, request: Request, s: TenantDB, body: JsonBody):
     return user_dict(user)
 
 
-__all__ = ["agent_dict", "current_of", "get_agent", "idempotent", "new_key", "router", "version_of"]
+__all__ = [
+    "IDEMPOTENCY_ENV",
+    "IDEMPOTENCY_HOURS",
+    "agent_dict",
+    "current_of",
+    "get_agent",
+    "idempotency_retention",
+    "idempotent",
+    "new_key",
+    "prune_idempotency_keys",
+    "router",
+    "version_of",
+]

@@ -28,6 +28,7 @@ def create_app(
     extra_routers: Sequence = (),
     check_role: bool = True,
     pool_size: int = 20,
+    idempotency_hours: float | None = None,
 ):
     """The platform app over the database at ``database_url`` (connect as the service's role,
     a member of ``agentgym_tenant``: :func:`~agentgym_envs.platform.db.check_app_role` refuses
@@ -39,6 +40,8 @@ def create_app(
         extra_routers: more FastAPI routers, mounted before the dashboard.
         check_role: refuse a superuser/owner connection (keep it on outside tests of it).
         pool_size: database connections kept open (as many again may be opened under load).
+        idempotency_hours: how long an ``Idempotency-Key`` is remembered (default
+            ``$AGENTGYM_PLATFORM_IDEMPOTENCY_HOURS``, else 24).
     """
     fastapi = require("fastapi", "platform")
     require("argon2", "platform")
@@ -72,6 +75,10 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.platform_sessions = sessions
+    app.state.idempotency_retention = api.idempotency_retention(idempotency_hours)
+    from agentgym_envs.platform.ratelimit import AuthLimits
+
+    app.state.auth_limits = AuthLimits()  # failed logins and keys
     app.state.engine = engine
 
     @app.get("/healthz", include_in_schema=False)

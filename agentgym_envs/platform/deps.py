@@ -14,6 +14,9 @@ that session, so a handler answers 404 for them like for any unknown id.
 At most :data:`MAX_SESSIONS` requests hold a session at once (one ``Depends`` object, shared by
 every handler): a request waits for its turn without holding a worker thread or a connection,
 so a burst of requests queues instead of starving the connection pool.
+
+Failed API keys count against the client's address; over the limit a key is answered 429 with
+``Retry-After`` before it is looked up (:mod:`~agentgym_envs.platform.ratelimit`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from sqlalchemy.orm import Session
 
 from agentgym_envs.platform import auth
 from agentgym_envs.platform.models import ApiKey, LoginSession, User
+from agentgym_envs.platform.ratelimit import address_of
 
 #: The dashboard's login cookie.
 COOKIE = "agentgym_session"
@@ -101,10 +105,34 @@ def _unauthorised(message: str) -> HTTPException:
     return HTTPException(401, message, headers={"WWW-Authenticate": "Bearer"})
 
 
+def key_limit(request, kind: str | None) -> None:
+    """Refuse (429, ``Retry-After``) a key from an address over its failed-key limit
+    (:mod:`~agentgym_envs.platform.ratelimit`)."""
+    limits = getattr(request.app.state, "auth_limits", None)
+    if kind != "key" or limits is None:
+        return
+    blocked = limits.key_blocked(address_of(request))
+    if blocked is not None:
+        raise HTTPException(
+            429,
+            f"too many failed API keys from this address: try again in {blocked.retry_after} s",
+            headers=blocked.headers(),
+        )
+
+
+def key_failed(request, kind: str | None) -> None:
+    """Count a failed key against the client's address."""
+    limits = getattr(request.app.state, "auth_limits", None)
+    if kind == "key" and limits is not None:
+        limits.key_failed(address_of(request))
+
+
 def _session(request: Request, permission: str | None) -> Iterator[Session]:
     kind, text = credential(request)
+    key_limit(request, kind)
     parsed = org_of(kind, text)
     if parsed is None:
+        key_failed(request, kind)
         raise _unauthorised(
             "send an API key (Authorization: Bearer agk_...) or log in at /login"
             if kind is None
@@ -115,6 +143,7 @@ def _session(request: Request, permission: str | None) -> Iterator[Session]:
         s.info["org_id"] = parsed[0]
         principal = principal_in(s, kind, parsed)
         if principal is None:
+            key_failed(request, kind)
             raise _unauthorised("that credential is not valid (unknown, revoked or expired)")
         endpoint = request.scope.get("endpoint")
         needed = permission or getattr(endpoint, PERMISSION_ATTR, None)
@@ -176,6 +205,8 @@ __all__ = [
     "Caller",
     "TenantDB",
     "credential",
+    "key_failed",
+    "key_limit",
     "needs",
     "principal",
     "principal_in",

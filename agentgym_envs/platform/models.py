@@ -22,6 +22,7 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -122,9 +123,11 @@ class Agent(PlatformBase):
 
 
 class IdempotencyKey(PlatformBase):
-    """A write already done: a retry with the same key gets the stored answer."""
+    """A write already done: a retry with the same key gets the stored answer (for the
+    service's retention, 24 h by default; expired rows are pruned on write)."""
 
     __tablename__ = "idempotency_keys"
+    __table_args__ = (Index("ix_idempotency_keys_org_created", "org_id", "created_at"),)
 
     org_id: Mapped[uuid.UUID] = mapped_column(
         UUID(as_uuid=True), primary_key=True, server_default=text(CURRENT_ORG)

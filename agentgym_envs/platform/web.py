@@ -10,6 +10,10 @@ needs ``annotator`` (the ``feedback`` permission), promoting a version needs ``a
 Cross-site writes -- the login form included -- are refused before any of this by the
 dashboard's own guard (:mod:`~agentgym_envs.experience.dashboard_guard`), which the service
 wraps around everything it serves.
+
+Failed logins are limited per account and client address, and per address
+(:mod:`~agentgym_envs.platform.ratelimit`): over a limit the login page answers 429 with
+``Retry-After`` without checking the password.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import logging
 import uuid
 from urllib.parse import parse_qs, quote
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy import select
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -29,8 +33,16 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from agentgym_envs.experience.models import utcnow
 from agentgym_envs.platform import auth
 from agentgym_envs.platform.db import current_org
-from agentgym_envs.platform.deps import COOKIE, credential, org_of, principal_in
+from agentgym_envs.platform.deps import (
+    COOKIE,
+    credential,
+    key_failed,
+    key_limit,
+    org_of,
+    principal_in,
+)
 from agentgym_envs.platform.models import LoginSession, Organisation, User
+from agentgym_envs.platform.ratelimit import account_of, address_of
 
 logger = logging.getLogger(__name__)
 router = APIRouter(tags=["login"])
@@ -89,6 +101,25 @@ def _login(request: Request, form: dict[str, str]):
     email = form.get("email", "").strip().lower()
     password = form.get("password", "")
     next_path = _safe_next(form.get("next"))
+    limits = getattr(request.app.state, "auth_limits", None)
+    account, address = account_of(org_slug, email), address_of(request)
+    blocked = limits.login_blocked(account, address) if limits is not None else None
+    if blocked is not None:
+        logger.warning(
+            "login of %r from %s refused: over its %s limit", account, address, blocked.what
+        )
+        page = _page(
+            "Log in",
+            _login_form(
+                next_path,
+                f"Too many failed logins from your address: try again in {blocked.retry_after} s.",
+                org_slug,
+                email,
+            ),
+            status=429,
+        )
+        page.headers.update(blocked.headers())
+        return page
     sessions = request.app.state.platform_sessions
     with sessions() as s:
         org = s.scalars(select(Organisation).where(Organisation.slug == org_slug)).first()
@@ -104,6 +135,8 @@ def _login(request: Request, form: dict[str, str]):
             ok = auth.verify_password(user.password_hash, password)
         if not ok:
             logger.info("failed login for %r at %r", email, org_slug)
+            if limits is not None:
+                limits.login_failed(account, address)
             return _page(
                 "Log in",
                 _login_form(next_path, "Wrong organisation, email or password.", org_slug, email),
@@ -119,6 +152,8 @@ def _login(request: Request, form: dict[str, str]):
         )
         s.add(login_row)
         s.commit()
+    if limits is not None:
+        limits.login_succeeded(account, address)
     response = RedirectResponse(next_path, status_code=303)
     response.set_cookie(
         COOKIE,
@@ -178,10 +213,17 @@ class LoginGate:
 
         request = StarletteRequest(scope)
         kind, text = credential(request)
+        try:
+            key_limit(request, kind)
+        except HTTPException as exc:
+            await _json(exc.status_code, exc.detail, exc.headers)(scope, receive, send)
+            return
         parsed = org_of(kind, text)
         who = None
         if parsed is not None:
             who = await anyio.to_thread.run_sync(self._principal, kind, parsed)
+        if who is None:
+            key_failed(request, kind)
         path = scope["path"]
         if who is None:
             if scope["method"] == "GET" and not path.startswith("/api/"):
@@ -208,11 +250,14 @@ class LoginGate:
             current_org.reset(token)
 
 
-def _json(status: int, message: str):
+def _json(status: int, message: str, headers: dict[str, str] | None = None):
     from starlette.responses import Response
 
     return Response(
-        json.dumps({"error": message}), status_code=status, media_type="application/json"
+        json.dumps({"error": message}),
+        status_code=status,
+        media_type="application/json",
+        headers=headers,
     )
 
 

@@ -108,3 +108,40 @@ def test_login_csrf_and_logout_in_chromium(platform):
         finally:
             browser.close()
             evil.close()
+
+
+def test_failed_logins_are_limited_in_chromium(platform):
+    """Five wrong passwords through the login form, then the page says to wait (429 with
+    Retry-After); a browser at another address logs in to the same account at once."""
+    from tests.platform.test_ratelimit import GOOD, LOGIN_TRIES, _address, _user
+
+    email = _user(platform)
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=list(CHROMIUM_ARGS)
+        )
+        try:
+            for address, tries in ((_address(), LOGIN_TRIES), (_address(), 0)):
+                context = browser.new_context(extra_http_headers={"X-Forwarded-For": address})
+                page = context.new_page()
+                page.goto(f"{platform.url}/login")
+                page.fill("input[name=org]", "org-a")
+                page.fill("input[name=email]", email)
+                for _ in range(tries):
+                    page.fill("input[name=password]", "not the password")
+                    with page.expect_response(lambda r: r.url.endswith("/login")) as answer:
+                        page.click("button")
+                    assert answer.value.status == 401
+                page.fill("input[name=password]", GOOD)
+                with page.expect_response(lambda r: r.url.endswith("/login")) as answer:
+                    page.click("button")
+                if tries:  # the attacker's browser: told to wait, the password not even checked
+                    assert answer.value.status == 429
+                    assert int(answer.value.headers["retry-after"]) > 0
+                    assert "Too many failed logins" in page.content()
+                else:  # the user's browser elsewhere: logged in
+                    page.wait_for_url(f"{platform.url}/")
+                    assert any(c["name"] == "agentgym_session" for c in context.cookies())
+                context.close()
+        finally:
+            browser.close()

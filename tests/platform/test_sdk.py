@@ -217,3 +217,22 @@ def test_bad_input_is_one_line(platform):
         assert r.status_code == 400 and "number" in r.json()["detail"]
     with pytest.raises(Exception, match="api_key"):
         AgentGym(api_key="", base_url=platform.url)
+
+
+def test_clients_share_one_tls_context(platform):
+    """Making a client does not load the CA bundle again (it cost ~40-65 ms of CPU each, and
+    200 clients made in one event loop held every first call for seconds); each still works."""
+
+    async def main():
+        clients = [AsyncClient(api_key=platform.a.key, base_url=platform.url) for _ in range(3)]
+        try:
+            contexts = {id(c._http._transport._pool._ssl_context) for c in clients}
+            agents = await asyncio.gather(*(c.list_agents() for c in clients))
+        finally:
+            await asyncio.gather(*(c.aclose() for c in clients))
+        return contexts, agents
+
+    contexts, agents = asyncio.run(main())
+    assert len(contexts) == 1 and all(isinstance(a, list) for a in agents)
+    with Client(api_key=platform.a.key, base_url=platform.url, verify=False) as gym:
+        assert isinstance(gym.list_agents(), list)  # verify= is still the caller's to set
