@@ -74,7 +74,7 @@ def test_templates_come_from_the_installed_package_and_keep_webarena_eval_types(
     configs = [*train, *test]
     ids = {c["intent_template_id"] for c in configs}
     assert len(ids) == len(test) >= 100  # one test task per template id
-    assert not ids & set(wt.needs_map_site())
+    assert not ids & set(wt.unplayable())
     for config in configs:
         template = catalog[config["intent_template_id"]]
         assert config["intent"] == wt.fill(template.intent_template, config["instantiation_dict"])
