@@ -559,30 +559,29 @@ class City:
         return Route(mode, round(meters, 1), round(seconds, 1), tuple(nodes), tuple(steps))
 
 
-_HOURS = (
-    "Mo-Fr 09:00-17:00",
-    "Mo-Sa 08:00-20:00",
-    "Mo-Su 07:00-22:00",
-    "Tu-Su 10:00-18:00",
-    "We-Su 10:00-17:00",
-    "Mo-Fr 07:30-15:00; Sa 08:00-12:00",
-    "24/7",
-)
+#: Opening hours are made of a days pattern, an opening and a closing time (OSM's syntax).
+_DAYS = ("Mo-Fr", "Mo-Sa", "Mo-Su", "Tu-Su", "We-Su", "Tu-Sa", "Th-Mo")
+_OPENS = ("06:30", "07:00", "07:30", "08:00", "09:00", "10:00", "11:00", "11:30")
+_CLOSES = ("14:00", "15:30", "17:00", "18:00", "19:30", "21:00", "22:00", "23:30")
 
 
 def _with_tags(place: Place, seed: int) -> Place:
-    """The place with its postcode (from its block of the grid) and, for some places, a phone
-    number, a website and opening hours (from a generator of its own, so the places' names and
-    positions do not depend on these tags)."""
+    """The place with its postcode (from its 4 x 4 block of the grid: 42 postcodes) and, for
+    some places, a phone number, a website and opening hours (from a generator of its own, so
+    the places' names and positions do not depend on these tags)."""
     rng = random.Random(f"{seed}-tags-{place.id}")
     r, c = divmod(place.node, COLS)
     slug = re.sub(r"[^a-z0-9]+", "", place.name.lower())[:24]
     return replace(
         place,
-        postcode=f"152{1 + (r // 8) * 4 + c // 7:02d}",
+        postcode=f"152{1 + (r // 4) * 7 + c // 4:02d}",
         phone=f"412{rng.randrange(2000000, 9999999)}" if rng.random() < 0.6 else "",
         website=f"https://www.{slug}.example.org/" if rng.random() < 0.5 else "",
-        opening_hours=rng.choice(_HOURS) if rng.random() < 0.5 else "",
+        opening_hours=(
+            f"{rng.choice(_DAYS)} {rng.choice(_OPENS)}-{rng.choice(_CLOSES)}"
+            if rng.random() < 0.5
+            else ""
+        ),
     )
 
 
