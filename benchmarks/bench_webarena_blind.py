@@ -76,7 +76,7 @@ def map_frequent_strings(k: int = 30) -> list[str]:
 
     counts: Counter[str] = Counter()
     for p in city().places:
-        number, street = p.address.split(",")[0].split(" ", 1)
+        street = p.address.split(",")[0].split(" ", 1)[1]
         values = (p.category, street, p.postcode, p.opening_hours, p.address.split(", ")[-1])
         counts.update(v for v in values if v)
     return [s for s, _ in counts.most_common(k)]

@@ -189,7 +189,7 @@ def browsergym():
     asyncio.run(asyncio.sleep(0))
 
 
-@pytest.mark.parametrize("site", ["shopping", "shopping_admin", "gitlab", "reddit"])
+@pytest.mark.parametrize("site", ["shopping", "shopping_admin", "gitlab", "reddit", "map"])
 def test_browsergym_env_plays_one_task_per_site(browsergym, site):
     import gymnasium as gym
 
