@@ -402,7 +402,8 @@ WEBARENA = register_family(
         wire=Wire("D", "idx"),
         agentgym_client=("webarena", "WebarenaEnvClient"),
         stand_in="the package's own sites (storefront, shop admin, forum, code host with git "
-        "repositories, wiki, map; the map has no tasks yet: its share is the wiki's) and their tasks "
+        "repositories, wiki, map; the map has no tasks in the agentgym set: its share there is the "
+        "wiki's) and their tasks "
         "stand in for WebArena's docker sites and AgentEval's items: "
         "WebArenaEnv(config_path=..., site_urls=...) plays WebArena's configs on your deployment",
         category="heavy",
