@@ -272,7 +272,7 @@ def _directions(engine: str, route: str, from_text: str, to_text: str):
         )
         result = (
             f'<div id="routing_summary"><h2>Directions</h2><p>From {esc(start.name)} to '
-            f"{esc(end.name)} by {ENGINES[engine]} ({esc(ENGINE_LABELS[engine])}).</p>"
+            f"{esc(end.name)} by {ENGINES[engine]}.</p>"
             f"<p>Distance: {found.distance_text}. Time: {found.time_text}.</p></div>"
             f'<table class="turn-by-turn"><caption>Turn-by-turn</caption>{steps}'
             f"<tr><td>{len(found.steps) + 1}.</td><td>Reach destination</td><td></td></tr>"
