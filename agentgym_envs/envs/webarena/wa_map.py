@@ -181,17 +181,28 @@ def pairs(template_id: int, n: int, mode: str, low: int = 2, high: int = 90) -> 
     return out
 
 
+#: Meters a place may be from its street corner, at both ends of a route (a route runs
+#: corner to corner, so it may be this much shorter than the straight line between places).
+CORNER_SLACK = 150.0
+
+
 def nearest_clear(category: str, anchor: Place, mode: str = "foot") -> Place | None:
     """The place of ``category`` nearest ``anchor`` in the search's order, when it is also
-    clearly the nearest by ``mode``'s route (the second is 25% farther either way)."""
+    clearly the nearest by ``mode``'s route: the second is 25% farther either way (every
+    place whose straight line could make a shorter route is routed)."""
     c = city()
-    found = c.nearest(category, anchor, 4)
+    found = c.nearest(category, anchor)
     if len(found) < 2:
         return None
     line = [haversine(anchor.lat, anchor.lon, p.lat, p.lon) for p in found]
-    routes = [c.route(anchor, p, mode).meters for p in found]
-    if line[1] < 1.25 * line[0] or min(routes[1:]) < 1.25 * routes[0]:
+    if line[1] < 1.25 * line[0]:
         return None
+    first = c.route(anchor, found[0], mode).meters
+    for p, far in zip(found[1:], line[1:], strict=True):
+        if far - CORNER_SLACK >= 1.25 * first:
+            break
+        if c.route(anchor, p, mode).meters < 1.25 * first:
+            return None
     return found[0]
 
 
@@ -577,12 +588,12 @@ def hotel_in_vicinity(db) -> Iterator[Instance]:
 
 
 def found_first(instances: Iterator[Instance]) -> list[Instance]:
-    """The instances with the first one that finds something moved to the front (the test
-    task), the rest in their order."""
+    """The instances with the first one whose answer names places (not "N/A", not "There is
+    no ...") moved to the front (the test task), the rest in their order."""
     made = list(instances)
-    for k, (_values, ev, _plan) in enumerate(made):
-        refs = ev.get("reference_answers") or {}
-        if refs.get("fuzzy_match") != "N/A" and "fuzzy_match" not in refs:
+    for k, (_values, _ev, plan) in enumerate(made):
+        answer = str(plan[-1][1])
+        if answer != "N/A" and not answer.startswith("There is no"):
             return [made[k], *made[:k], *made[k + 1 :]]
     return made
 
