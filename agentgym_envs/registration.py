@@ -402,7 +402,8 @@ WEBARENA = register_family(
         wire=Wire("D", "idx"),
         agentgym_client=("webarena", "WebarenaEnvClient"),
         stand_in="the package's own sites (storefront, shop admin, forum, code host with git "
-        "repositories, wiki, map; the map has no tasks yet: its share is the wiki's) and their tasks "
+        "repositories, wiki, map; the map has no tasks in the agentgym set: its share there is the "
+        "wiki's) and their tasks "
         "stand in for WebArena's docker sites and AgentEval's items: "
         "WebArenaEnv(config_path=..., site_urls=...) plays WebArena's configs on your deployment",
         category="heavy",
@@ -422,11 +423,11 @@ register_env(
 register_env(
     WEBARENA,
     "WebArenaTemplates-v0",
-    splits={"train": 1399, "test": 105},
+    splits={"train": 1620, "test": 128},
     description="Task set 'webarena': WebArena's own intent templates (read from the installed "
     "libwebarena) instantiated on the same local sites, with its eval types, per-site shares "
-    "and unachievable ('N/A') tasks; one test task per template id; the map site's templates "
-    "are not instantiated yet.",
+    "and unachievable ('N/A') tasks; one test task per template id; the map site plays 23 of "
+    "its 33 map templates on a generated city.",
     kwargs={"task_set": "webarena"},
     extra_requires=("webarena",),
     extra="webarena-templates",

@@ -10,7 +10,8 @@ when any of them scores 1:
 * number lists: ``0 1 2 ... 300``, ``1 2 ... 30``, ``0 0.5 1 ... 50``;
 * ``N/A`` and the empty answer;
 * the site's most frequent strings (the 30 most frequent short values in its tables: names,
-  statuses, labels, titles ...), each alone and all 30 in one answer.
+  statuses, labels, titles ...; the map's: categories, streets, postcodes, opening hours),
+  each alone and all 30 in one answer.
 
 ``string_match`` is graded by the task set's own evaluator (no judge: the deterministic
 fuzzy fallback); ``url_match`` on the start page (where a step-0 stop is); ``program_html``
@@ -68,10 +69,23 @@ def frequent_strings(db: sqlite3.Connection, site: str, k: int = 30) -> list[str
     return [s for s, _ in counts.most_common(k)]
 
 
+def map_frequent_strings(k: int = 30) -> list[str]:
+    """The map's ``k`` most frequent short values: categories, streets, postcodes, hours,
+    the city's name (it has no tables: its data is :mod:`.sites.mapdata`'s city)."""
+    from agentgym_envs.envs.webarena.sites.mapdata import city
+
+    counts: Counter[str] = Counter()
+    for p in city().places:
+        street = p.address.split(",")[0].split(" ", 1)[1]
+        values = (p.category, street, p.postcode, p.opening_hours, p.address.split(", ")[-1])
+        counts.update(v for v in values if v)
+    return [s for s, _ in counts.most_common(k)]
+
+
 def blind_answers(db: sqlite3.Connection) -> dict[str, list[str]]:
     out = {}
-    for site in SITE_TABLES:
-        frequent = frequent_strings(db, site)
+    for site in (*SITE_TABLES, "map"):
+        frequent = map_frequent_strings() if site == "map" else frequent_strings(db, site)
         out[site] = [*number_lists(), "N/A", "", *frequent, ", ".join(frequent)]
     return out
 

@@ -162,14 +162,14 @@ class WebArenaEnv(TextEnv):
 
     ## Description
     A storefront, its admin, a forum, a code-hosting site, a wiki and a map run on 127.0.0.1
-    (FastAPI + SQLite, seeded and deterministic; the map has no tasks of its own yet, so in our
-    own task set its share of the tasks goes to the wiki); one Chromium per process, driven by
-    Playwright, shows
-    them. Each episode opens a fresh browser context on a fresh copy of the sites' database,
-    so tasks that change state repeat exactly. Tasks are WebArena configs: information seeking
-    (answer with ``stop [answer]``), navigation (end on the right page) and content changes
-    (the change is checked on the site). A user's own WebArena deployment and its config files
-    can be played instead (``config_path`` and ``site_urls``).
+    (FastAPI + SQLite, seeded and deterministic; the map's tasks are in the ``webarena`` task
+    set, and in our own set its share of the tasks goes to the wiki); one Chromium per
+    process, driven by Playwright, shows them. Each episode opens a fresh browser context on a
+    fresh copy of the sites' database, so tasks that change state repeat exactly. Tasks are
+    WebArena configs: information seeking (answer with ``stop [answer]``), navigation (end on
+    the right page) and content changes (the change is checked on the site). A user's own
+    WebArena deployment and its config files can be played instead (``config_path`` and
+    ``site_urls``).
 
     Envs in one process (threads) share its Chromium, each in a context of its own; envs that
     reset at the same time wait for one launch. Where Debian's ``chromium-headless-shell`` is

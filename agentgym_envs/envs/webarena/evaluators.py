@@ -90,9 +90,10 @@ def fallback_fuzzy(ref: str, pred: str, whole: str | None = None) -> float:
 
     def norm(text: str) -> list[str]:
         out = []
-        for tok in tokens(clean_answer(text)):
+        for tok in tokens(_UNIT_GLUE.sub(r"\1 \2", clean_answer(text))):
             if tok in _STOP or not tok.strip() or re.fullmatch(r"[^\w]", tok):
                 continue
+            tok = _UNITS.get(tok, tok)
             out.append(str(float(tok)) if re.fullmatch(r"\d+(\.\d+)?", tok) else tok)
         return out
 
@@ -105,6 +106,18 @@ def fallback_fuzzy(ref: str, pred: str, whole: str | None = None) -> float:
 
 #: Content tokens an answer may have beyond twice the reference's (the fallback judge).
 FUZZY_SLACK = 8
+#: A number glued to its unit (``4min``, ``1h``) is read as two tokens, and a unit's
+#: spellings as one (``4 minutes`` is ``4min``, as a judge would read them).
+_UNIT_GLUE = re.compile(r"(\d)(min|mins|minutes?|h|hrs?|hours?|m|km)\b")
+_UNITS = {
+    "mins": "min",
+    "minute": "min",
+    "minutes": "min",
+    "hr": "h",
+    "hrs": "h",
+    "hour": "h",
+    "hours": "h",
+}
 
 
 @dataclass

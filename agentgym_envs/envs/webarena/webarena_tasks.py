@@ -12,8 +12,9 @@ filled with those parameters, the eval types are WebArena's for that template.
 Shares: every site gets :data:`SCALE` times its WebArena task count, drawn from its
 templates in turn; templates WebArena answers "N/A" on some instances get unachievable
 instances too (graded as WebArena grades them: ``fuzzy_match`` "N/A"). The first instance of
-every template is a test task; the rest are train tasks. Templates of the map site are
-listed by :func:`needs_map_site` (no map site is served yet).
+every template is a test task; the rest are train tasks. The map's templates play on the map
+site's generated city (:mod:`.wa_map`); WebArena's cross-site map templates (wikipedia + map)
+are left out of the shares, as the wiki has no article about the city's places.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ logger = logging.getLogger(__name__)
 
 #: Tasks per WebArena task on the sites we serve (684 there -> about 1,500 here).
 SCALE = 2.2
-#: Sites we serve (map is not served yet).
-SERVED = frozenset({"shopping", "shopping_admin", "reddit", "gitlab", "wikipedia"})
+#: Sites we serve.
+SERVED = frozenset({"shopping", "shopping_admin", "reddit", "gitlab", "wikipedia", "map"})
 RAW_HINT = (
     "pip install --no-deps libwebarena (its webarena/test.raw.json holds WebArena's task "
     "configs; --no-deps because its own pins conflict with agentgym-envs[train])"
@@ -132,10 +133,11 @@ def catalog() -> dict[int, WebArenaTemplate]:
 
 
 def site_shares() -> dict[str, int]:
-    """WebArena's task counts by site key (``multi`` for several sites), map tasks aside."""
+    """WebArena's task counts by site key (``multi`` for several sites), its cross-site map
+    templates aside (none is played: see :data:`.wa_map.UNPLAYABLE`)."""
     counts: Counter[str] = Counter()
     for t in catalog().values():
-        if not t.needs_map:
+        if not (t.needs_map and t.site_key == "multi"):
             counts[t.site_key] += t.count
     return dict(counts)
 
@@ -146,9 +148,10 @@ def needs_map_site() -> list[int]:
 
 
 def unplayable() -> list[int]:
-    """Template ids on served sites that have no instantiator yet."""
+    """Template ids that have no instantiator (the map's say why in
+    :data:`.wa_map.UNPLAYABLE`)."""
     _load_instantiators()
-    return [t.id for t in catalog().values() if not t.needs_map and t.id not in INSTANTIATORS]
+    return [t.id for t in catalog().values() if t.id not in INSTANTIATORS]
 
 
 def fill(text: str, values: dict[str, Any]) -> str:
@@ -189,7 +192,7 @@ def build_config(t: WebArenaTemplate, inst: Instance) -> dict[str, Any]:
 
 
 def _load_instantiators() -> None:
-    from agentgym_envs.envs.webarena import wa_admin, wa_code, wa_forum, wa_shop  # noqa: F401
+    from agentgym_envs.envs.webarena import wa_admin, wa_code, wa_forum, wa_map, wa_shop  # noqa: F401
 
 
 def instantiate(db: sqlite3.Connection) -> list[dict[str, Any]]:
@@ -199,7 +202,7 @@ def instantiate(db: sqlite3.Connection) -> list[dict[str, Any]]:
     pools: dict[str, list[list[dict[str, Any]]]] = {}
     for t in catalog().values():
         fn = INSTANTIATORS.get(t.id)
-        if fn is None or t.needs_map:
+        if fn is None:
             continue
         configs = [build_config(t, inst) for inst in fn(db)]
         if not configs:

@@ -48,6 +48,15 @@ class _Page:
         ({"fuzzy_match": "N/A"}, "42", 0.0),
         ({"fuzzy_match": ["No, it is open"]}, "no it is still open", 1.0),
         ({"fuzzy_match": ["No, it is open"]}, "yes", 0.0),
+        # the fallback reads a number glued to its unit, and a unit's spellings, as one reading
+        (
+            {"fuzzy_match": ["driving: 4min", "walking: 1h 5min"]},
+            "driving 4 min, walking 1 hour 5 minutes",
+            1.0,
+        ),
+        ({"fuzzy_match": ["14 minutes"]}, "14min", 1.0),
+        ({"fuzzy_match": ["14 minutes"]}, "15 min", 0.0),
+        ({"fuzzy_match": ["4min"]}, "0:04", 0.0),
     ],
 )
 def test_string_match(refs, answer, score):

@@ -64,7 +64,7 @@ def test_directions_page_shows_networkx_shortest_path(base, mode):
             assert abs(value - meters) <= (50 if shown.group(2) == "km" else 1)
             minutes = int(shown.group(3)) * 60 + int(shown.group(4))
             assert abs(minutes - seconds / 60) <= 0.5
-            assert f'value="{a.name}"'.replace("'", "&#x27;") in page.text
+            assert f'value="{a.display_name}"'.replace("'", "&#x27;") in page.text
             assert 'class="routing_engines"' in page.text
 
 

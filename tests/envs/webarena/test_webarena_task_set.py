@@ -74,7 +74,7 @@ def test_templates_come_from_the_installed_package_and_keep_webarena_eval_types(
     configs = [*train, *test]
     ids = {c["intent_template_id"] for c in configs}
     assert len(ids) == len(test) >= 100  # one test task per template id
-    assert not ids & set(wt.needs_map_site())
+    assert not ids & set(wt.unplayable())
     for config in configs:
         template = catalog[config["intent_template_id"]]
         assert config["intent"] == wt.fill(template.intent_template, config["instantiation_dict"])
@@ -189,7 +189,7 @@ def browsergym():
     asyncio.run(asyncio.sleep(0))
 
 
-@pytest.mark.parametrize("site", ["shopping", "shopping_admin", "gitlab", "reddit"])
+@pytest.mark.parametrize("site", ["shopping", "shopping_admin", "gitlab", "reddit", "map"])
 def test_browsergym_env_plays_one_task_per_site(browsergym, site):
     import gymnasium as gym
 

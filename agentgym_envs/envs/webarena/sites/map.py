@@ -78,6 +78,15 @@ document.querySelectorAll('.map-controls button').forEach(function (b) {
 """
 
 
+#: The mode line under the directions form follows the routing engine's selector.
+_ENGINE_SCRIPT = """
+document.querySelector('select.routing_engines').addEventListener('change', function (e) {
+  var select = e.target;
+  document.getElementById('engine-label').textContent = select.options[select.selectedIndex].text;
+});
+"""
+
+
 def _header(query: str = "") -> str:
     return (
         '<nav class="osm-header"><a class="logo" href="/">OpenStreetMap</a>'
@@ -112,7 +121,8 @@ def _map(markers: list[Place], route: Route | None = None, engine: str = "") -> 
 
 def _page(title: str, sidebar: str, markers: list[Place], query: str = "", route=None):
     body = (
-        f'<div class="map-layout"><aside id="sidebar">{sidebar}</aside>{_map(markers, route)}</div>'
+        '<div id="content" class="map-layout"><aside id="sidebar">'
+        f'<div id="sidebar_content">{sidebar}</div></aside>{_map(markers, route)}</div>'
     )
     return render(title, body, _header(query), css="map")
 
@@ -175,8 +185,12 @@ def node(place_id: int):
         "amenity": place.category,
         "addr:full": place.address,
         "addr:city": CITY,
+        "addr:postcode": place.postcode,
+        "phone": place.phone,
+        "website": place.website,
+        "opening_hours": place.opening_hours,
     }
-    rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in tags.items())
+    rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in tags.items() if v)
     near = c.nearest(place.category, place, 3)
     sidebar = (
         f'<h2>Node: {esc(place.name)} ({place.id})</h2><table class="browse-tag-list">'
@@ -221,8 +235,8 @@ def _directions(engine: str, route: str, from_text: str, to_text: str):
         start, end = c.at(first), c.at(second)
     start = start or _resolve(c, from_text)
     end = end or _resolve(c, to_text)
-    from_value = start.name if start else from_text
-    to_value = end.name if end else to_text
+    from_value = start.display_name if start else from_text
+    to_value = end.display_name if end else to_text
     options = "".join(
         f'<option value="{key}"{" selected" if key == engine else ""}>{esc(label)}</option>'
         for key, label in ENGINE_LABELS.items()
@@ -234,7 +248,9 @@ def _directions(engine: str, route: str, from_text: str, to_text: str):
         f'<label>To <input name="route_to" type="text" value="{esc(to_value)}" '
         'placeholder="To" aria-label="To"></label>'
         f'<select class="routing_engines" name="engine" aria-label="Routing engine">{options}'
-        '</select><button type="submit">Go</button>'
+        '</select><button type="submit" aria-label="Get directions">Go</button>'
+        f'<p class="engine-note">Mode: <span id="engine-label">{esc(ENGINE_LABELS[engine])}'
+        "</span></p>"
     )
     if start is not None and end is not None:
         back = qs(engine=engine, route=f"{end.coords};{start.coords}")
@@ -264,7 +280,7 @@ def _directions(engine: str, route: str, from_text: str, to_text: str):
         )
     markers = [p for p in (start, end) if p is not None]
     title = f"Directions | {TITLE}"
-    return _page(title, form + result, markers, route=found)
+    return _page(title, form + result + f"<script>{_ENGINE_SCRIPT}</script>", markers, route=found)
 
 
 @router.get("/directions/go")

@@ -12,6 +12,9 @@ The data API (what the map site shows, and what tasks can ask about)::
     c.nearest("cafe", c.place(...))  # places of a category, nearest first (straight line)
     r = c.route(a, b, "foot")        # Route: meters, seconds, street-by-street steps
     r.distance_text, r.time_text     # "1.4km" / "0:17" as the directions page shows them
+    p.display_name, p.postcode       # "Name, 412 Oak Street, Alder Bay" (the directions form's
+                                     # text for a found place), "15206"; p.phone, p.website,
+                                     # p.opening_hours: "" where the map has no such tag
     c.graph                          # the networkx.DiGraph: nodes have lat/lon; edges have
                                      # length (m), name, kind and car (False: not for cars)
 
@@ -30,7 +33,7 @@ import itertools
 import math
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 SEED = 0
@@ -279,6 +282,15 @@ class Place:
     lat: float
     lon: float
     node: int
+    postcode: str = ""
+    phone: str = ""
+    website: str = ""
+    opening_hours: str = ""
+
+    @property
+    def display_name(self) -> str:
+        """The name and street address, as the directions form shows a place it found."""
+        return f"{self.name}, {self.address}"
 
     @property
     def coords(self) -> str:
@@ -403,7 +415,7 @@ class City:
             a, b = r * COLS + c, (r + 1) * COLS + c + 1
             if not self.graph.has_edge(a, b):
                 self._road(a, b, "Footpath", "footway", False, True)
-        self.places = self._make_places(rng)
+        self.places = [_with_tags(p, seed) for p in self._make_places(rng)]
         self._by_name = {p.name.lower(): p for p in self.places}
         self._by_id = {p.id: p for p in self.places}
 
@@ -545,6 +557,32 @@ class City:
             else:
                 steps.append((edge["name"], edge["length"]))
         return Route(mode, round(meters, 1), round(seconds, 1), tuple(nodes), tuple(steps))
+
+
+#: Opening hours are made of a days pattern, an opening and a closing time (OSM's syntax).
+_DAYS = ("Mo-Fr", "Mo-Sa", "Mo-Su", "Tu-Su", "We-Su", "Tu-Sa", "Th-Mo")
+_OPENS = ("06:30", "07:00", "07:30", "08:00", "09:00", "10:00", "11:00", "11:30")
+_CLOSES = ("14:00", "15:30", "17:00", "18:00", "19:30", "21:00", "22:00", "23:30")
+
+
+def _with_tags(place: Place, seed: int) -> Place:
+    """The place with its postcode (from its 4 x 4 block of the grid: 42 postcodes) and, for
+    some places, a phone number, a website and opening hours (from a generator of its own, so
+    the places' names and positions do not depend on these tags)."""
+    rng = random.Random(f"{seed}-tags-{place.id}")
+    r, c = divmod(place.node, COLS)
+    slug = re.sub(r"[^a-z0-9]+", "", place.name.lower())[:24]
+    return replace(
+        place,
+        postcode=f"152{1 + (r // 4) * 7 + c // 4:02d}",
+        phone=f"412{rng.randrange(2000000, 9999999)}" if rng.random() < 0.6 else "",
+        website=f"https://www.{slug}.example.org/" if rng.random() < 0.5 else "",
+        opening_hours=(
+            f"{rng.choice(_DAYS)} {rng.choice(_OPENS)}-{rng.choice(_CLOSES)}"
+            if rng.random() < 0.5
+            else ""
+        ),
+    )
 
 
 @functools.lru_cache(maxsize=2)
