@@ -336,9 +336,17 @@ def _fit_sft(
     trajs, _ = split_invalid(
         trajectories(store, select_episodes(store, outcome="success", **filters))
     )
-    envs = tuple(sorted({t.extra.get("env_id", "") for t in trajs} - {""}))
+    for traj in trajs:  # an execution's id is a UUID; AgentTraj wants '<prefix>_<index>'
+        if not _is_item_id(traj.item_id):
+            traj.extra["execution_id"] = traj.item_id
+            traj.item_id = f"platform_{traj.extra['episode_id']}"
+    # the run folder's envs are what a pipeline would evaluate on: the gym envs among the
+    # executions' (an SDK-recorded agent's are 'platform/<agent>', no env: the default stays)
+    envs = tuple(sorted(e for e in {t.extra.get("env_id", "") for t in trajs} if _is_env(e)))
     settings = TrainSettings(
-        envs=envs, model=str(checkpoint), **{f"sft_{k}": v for k, v in params["sft"].items()}
+        **({"envs": envs} if envs else {}),
+        model=str(checkpoint),
+        **{f"sft_{k}": v for k, v in params["sft"].items()},
     )
     with RunFolder(folder / "run", settings) as run:
         save_agenttraj(trajs, run.stage_dir("collect") / TRAJECTORIES)
@@ -347,6 +355,26 @@ def _fit_sft(
     config = {"checkpoint": str(trained), "base_model": base, "sft": params["sft"]}
     keep = ("episodes", "tokens", "steps", "loss_first", "loss_last")
     return f"sft of {base}", config, {"weights": str(trained), **{k: figures[k] for k in keep}}
+
+
+def _is_item_id(item_id: str) -> bool:
+    from agentgym_envs.datasets.items import parse_item_id
+
+    try:
+        parse_item_id(item_id)
+    except AgentGymError:
+        return False
+    return True
+
+
+def _is_env(env_id: str) -> bool:
+    from agentgym_envs.spec import resolve_id
+
+    try:
+        resolve_id(env_id)
+    except AgentGymError:
+        return False
+    return True
 
 
 # -- recovering the jobs of dead workers ----------------------------------------------------

@@ -41,7 +41,7 @@ def test_recorded_executions_train_a_version_that_the_live_split_serves(platform
     finally:
         code, log = stop_worker(worker)
     assert code == 0, log[-2000:]  # SIGTERM: a graceful stop
-    assert done["status"] == "succeeded", (done, log[-2000:])
+    assert done["status"] == "succeeded", (done["error"], log[-2000:])
     assert done["stage"] == "done" and done["progress"] == 1.0 and done["attempts"] == 1
     assert [j["progress"] for j in seen] == sorted(j["progress"] for j in seen)
     assert seen[-1]["status"] == "succeeded"
@@ -199,7 +199,7 @@ def test_a_killed_workers_job_is_resumed_without_redoing_its_finished_stage(plat
         done = gym.wait_for_job(job["id"], timeout=600, every=0.5)
     finally:
         code, log = stop_worker(rescuer)
-    assert done["status"] == "succeeded", (done, log[-2000:])
+    assert done["status"] == "succeeded", (done["error"], log[-2000:])
     assert done["attempts"] == 2 and done["error"] is None
     assert done["result"]["skipped"] == ["export"]  # resumed: the export was not redone
     assert records.stat().st_mtime_ns == exported
