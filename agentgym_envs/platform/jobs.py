@@ -140,18 +140,16 @@ def enqueue_training(session, app, request: dict[str, Any], *, created_by: str =
         JobNotFound: no such agent (or parent version) in this organisation.
         JobConflict: the agent has that version already.
     """
-    from sqlalchemy import select, text
+    from sqlalchemy import text
 
-    from agentgym_envs.experience.models import AgentVersion
     from agentgym_envs.platform.models import Agent
+    from agentgym_envs.platform.training_data import agent_versions
 
     params = check_request(request)
     agent = session.get(Agent, uuid.UUID(params["agent_id"]))
     if agent is None:
         raise JobNotFound(f"no agent {params['agent_id']}")
-    versions = list(
-        session.scalars(select(AgentVersion.version).where(AgentVersion.name == agent.name))
-    )
+    versions = agent_versions(session, agent.name)
     if params["version"] in versions:
         raise JobConflict(
             f"agent {agent.name!r} has version {params['version']!r} already: name a new one"

@@ -215,9 +215,14 @@ def _stages(
 
 
 def _export(job: _Job, params: dict[str, Any], folder: Path) -> dict[str, Any]:
-    from agentgym_envs.platform.training_data import agent_records
+    from agentgym_envs.platform.training_data import agent_records, agent_versions
 
     with job.session() as s:
+        if params["version"] in agent_versions(s, params["agent"]):
+            raise JobError(
+                f"agent {params['agent']!r} got version {params['version']!r} after the job "
+                "was queued: queue it again with another version"
+            )
         records = agent_records(s, params["agent"], "sft", feedback=params.get("feedback"))
     if not records:
         raise JobError(

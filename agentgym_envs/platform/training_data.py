@@ -13,12 +13,20 @@ from agentgym_envs.experience.training import export_training, select_episodes
 from agentgym_envs.platform.db import SessionStore
 
 
+def agent_versions(s, agent_name: str) -> list[str]:
+    """The versions of an agent (``1.0.0``), oldest first."""
+    return list(
+        s.scalars(
+            select(AgentVersion.version)
+            .where(AgentVersion.name == agent_name)
+            .order_by(AgentVersion.id)
+        )
+    )
+
+
 def agent_labels(s, agent_name: str) -> list[str]:
     """The ``name@version`` labels of an agent's versions, oldest first."""
-    rows = s.scalars(
-        select(AgentVersion).where(AgentVersion.name == agent_name).order_by(AgentVersion.id)
-    )
-    return [v.label for v in rows]
+    return [f"{agent_name}@{v}" for v in agent_versions(s, agent_name)]
 
 
 def agent_records(
@@ -46,4 +54,4 @@ def agent_records(
     )
 
 
-__all__ = ["agent_labels", "agent_records"]
+__all__ = ["agent_labels", "agent_records", "agent_versions"]

@@ -224,3 +224,41 @@ def test_bad_requests_are_refused_with_the_mend():
         with pytest.raises(JobError, match=match):
             check_request(bad)
     assert check_request({"agent_id": agent, "version": "2"})["trainer"] == "bc-table"
+
+
+def test_a_job_whose_workers_keep_dying_fails_with_the_reason(platform, tmp_path):
+    import psycopg
+
+    gym = AgentGym(api_key=platform.a.key, base_url=platform.url)
+    agent_id = judged_agent(gym, "Doomed Support")
+    job = gym.queue_training(agent_id, "2.0.0")
+    # what a job looks like when its worker was killed during its third run: its queue job
+    # taken ('doing') by a worker that is gone, its row running its third attempt
+    with psycopg.connect(platform.owner_url.replace("postgresql+psycopg://", "postgresql://")) as c:
+        c.execute(
+            "UPDATE training_jobs SET status = 'running', attempts = 3, stage = 'train', "
+            "progress = 0.4 WHERE id = %s",
+            (job["id"],),
+        )
+        c.execute(
+            "UPDATE procrastinate_jobs SET status = 'doing', worker_id = NULL "
+            "WHERE args->>'job_id' = %s",
+            (job["id"],),
+        )
+    worker = start_worker(platform.app_url, tmp_path / "artifacts", "--stalled-after", "8")
+    try:
+        done = gym.wait_for_job(job["id"], timeout=600, every=0.5)
+    finally:
+        code, log = stop_worker(worker)
+    assert done["status"] == "failed", (done["error"], log[-2000:])
+    assert "stopped (killed, or out of memory) 3 times, last in stage train" in done["error"]
+    assert done["finished_at"] and done["attempts"] == 3
+    left = count(
+        platform.owner_url,
+        f"SELECT count(*) FROM procrastinate_jobs WHERE status = 'failed' "
+        f"AND args->>'job_id' = '{job['id']}'",
+    )
+    assert left == 1  # the queue's job is finished too: no worker takes it again
+    assert gym.get_agent(agent_id)["versions"] == ["1.0.0"]
+    assert code == 0, log[-2000:]
+    gym.close()
