@@ -91,6 +91,7 @@ def create_app(
     for router in extra_routers:
         app.include_router(router)
     board = dashboard.create_app(TenantStore(sessions), allowed_hosts=hosts)
+    board.state.templates.globals["extra_links"] = [("/jobs", "jobs")]  # the jobs page
     app.mount("/", web.LoginGate(board, sessions))
     app.add_middleware(DashboardGuard, allowed_hosts=hosts)
     return app

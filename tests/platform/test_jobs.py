@@ -92,8 +92,10 @@ def test_recorded_executions_train_a_version_that_the_live_split_serves(platform
     # the dashboard shows the jobs and their progress
     with login(platform.url, "org-a", platform.a.admin) as c:
         page = c.get("/jobs")
+        board = c.get("/")
     assert page.status_code == 200
     assert "Jobs Support" in page.text and "succeeded" in page.text and "<progress" in page.text
+    assert '<a href="/jobs">jobs</a>' in board.text  # the dashboard links to it
 
 
 def test_jobs_answer_only_their_organisation(platform):
