@@ -1,6 +1,6 @@
 """The experience platform as a service: organisations (tenants), users with roles, API keys,
-dashboard logins, tenant isolation by PostgreSQL row-level security, an SDK and live traffic
-splitting.
+dashboard logins, tenant isolation by PostgreSQL row-level security, an SDK, live traffic
+splitting and training jobs (``agentgym platform worker`` runs them).
 
 Needs the extra: ``pip install "agentgym-envs[platform]"``. The service:
 ``agentgym platform serve``; the SDK::

@@ -27,12 +27,13 @@ from agentgym_envs.errors import AgentGymError
 from agentgym_envs.experience import dashboard_queries as queries
 from agentgym_envs.experience.feedback import add_feedback, list_feedback
 from agentgym_envs.experience.models import AgentVersion, Episode, Promotion, Run, utcnow
-from agentgym_envs.experience.training import FORMATS, export_training, select_episodes
+from agentgym_envs.experience.training import FORMATS
 from agentgym_envs.platform import auth
 from agentgym_envs.platform.db import SessionStore
 from agentgym_envs.platform.deps import TenantDB, needs
 from agentgym_envs.platform.executions import record_execution
 from agentgym_envs.platform.models import Agent, ApiKey, IdempotencyKey, User
+from agentgym_envs.platform.training_data import agent_records
 
 router = APIRouter(prefix="/v1", tags=["platform"])
 
@@ -423,22 +424,9 @@ def training_data(
     agent = get_agent(s, agent_id)
     if fmt not in FORMATS:
         raise HTTPException(400, f"fmt {fmt!r}: use one of {', '.join(FORMATS)}")
-    labels = [v.label for v in versions_of(s, agent)]
-    if not labels:
-        return []
-    store = SessionStore(s)
     try:
-        ids = select_episodes(store, versions=labels, outcome=outcome, feedback=feedback)
-        if not ids:
-            return []
-        runs = sorted(set(s.scalars(select(Episode.run_id).where(Episode.id.in_(ids)))))
-        records = export_training(
-            store,
-            fmt,
-            include_failed=include_failed,
-            runs=runs,
-            outcome=outcome,
-            feedback=feedback,
+        records = agent_records(
+            s, agent.name, fmt, outcome=outcome, feedback=feedback, include_failed=include_failed
         )
     except AgentGymError as exc:
         raise HTTPException(400, str(exc)) from None

@@ -1,4 +1,4 @@
-"""``agentgym platform``: migrate the database, create organisations, serve the platform."""
+"""``agentgym platform``: migrate the database, create organisations, serve the platform, run\nits training workers."""
 
 from __future__ import annotations
 
@@ -119,6 +119,58 @@ def serve_command(
     url = _url(database_url, URL_ENV, "the service's database URL")
     console.print(f"agentgym platform at http://{host}:{port}/ (Ctrl-C stops)")
     serve(url, host=host, port=port, allowed_hosts=extra)
+
+
+@platform_app.command("worker")
+def worker_command(
+    artifacts: Annotated[
+        str, typer.Option("--artifacts", help="Folder for trained weights (the workers share it).")
+    ],
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            "--database-url",
+            help=f"The service role's PostgreSQL URL (default: ${URL_ENV}); not the owner's.",
+            show_default=False,
+        ),
+    ] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Jobs run at once.")] = 1,
+    stalled_after: Annotated[
+        float,
+        typer.Option(
+            "--stalled-after",
+            help="Seconds without a heartbeat after which a worker counts as dead: its job is "
+            "queued again (up to 3 runs), then failed with the reason.",
+        ),
+    ] = 60.0,
+    model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model",
+            metavar="NAME=CHECKPOINT",
+            help="A base model sft jobs may name (a save_pretrained folder); repeatable.",
+        ),
+    ] = None,
+    once: Annotated[bool, typer.Option("--once", help="Stop when the queue is empty.")] = False,
+) -> None:
+    """Run training jobs queued with /v1/jobs (SIGTERM or Ctrl-C: finish the running jobs and
+    stop; a second signal stops at once)."""
+    import logging
+
+    from agentgym_envs.platform.jobs_worker import parse_models, worker
+
+    url = _url(database_url, URL_ENV, "the service's database URL")
+    models = parse_models(model or [])
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    console.print(f"training worker (concurrency {concurrency}); Ctrl-C stops after its jobs")
+    worker(
+        url,
+        artifacts,
+        models=models,
+        concurrency=concurrency,
+        stalled_after=stalled_after,
+        wait=not once,
+    )
 
 
 def register_cli(app: typer.Typer) -> None:

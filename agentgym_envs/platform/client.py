@@ -331,6 +331,28 @@ class _Base:
         a = yield _Req("POST", f"/v1/agents/{agent_id}/route", {"user": str(user)})
         return Assignment(a["version"], a["revision"], a["route_id"])
 
+    def _f_jobs(self, agent_id, status, limit) -> Flow:
+        given = (("agent_id", agent_id), ("status", status), ("limit", limit))
+        data = yield _Req("GET", "/v1/jobs", params={k: v for k, v in given if v is not None})
+        return data["jobs"]
+
+    def _f_wait_job(self, job_id, timeout, every, on_progress) -> Flow:
+        from agentgym_envs.platform.jobs import FINISHED, not_finished
+
+        deadline = time.monotonic() + timeout
+        last = None
+        while True:
+            job = yield _Req("GET", f"/v1/jobs/{job_id}")
+            now = (job["status"], job["stage"], job["progress"])
+            if now != last and on_progress is not None:
+                yield _Call(on_progress, (job,), {})
+            last = now
+            if job["status"] in FINISHED:
+                return job
+            if time.monotonic() > deadline:
+                raise not_finished(job, timeout)
+            yield _Call(self._sleep, (every,), {})
+
     @staticmethod
     def _f_one(req: _Req) -> Flow:
         return (yield req)
@@ -522,6 +544,52 @@ _METHODS: list[tuple[str, str, Callable[..., Flow]]] = [
             _Req("GET", f"/v1/agents/{agent_id}/split/analysis", params={"alpha": alpha})
         ),
     ),
+    (
+        "queue_training",
+        "Queue a training job: fine-tune agent ``agent_id`` on its judged executions and register\n"
+        "the result as its ``version`` (``parent``: one of its versions, default the current\n"
+        "one; ``trainer`` bc-table or sft with ``base_model`` and ``sft``; ``feedback`` good,\n"
+        "human or no-bad). Returns the queued job (``id``, ``status``, ``stage``, ``progress``).",
+        lambda self, agent_id, version, *, parent=None, trainer="bc-table", **fields: self._f_one(
+            _Req(
+                "POST",
+                "/v1/jobs",
+                {
+                    "agent_id": agent_id,
+                    "version": version,
+                    "trainer": trainer,
+                    **({"parent": parent} if parent is not None else {}),
+                    **fields,
+                },
+            )
+        ),
+    ),
+    (
+        "get_job",
+        "One training job: ``status`` (queued, running, succeeded, failed, cancelled), ``stage``,\n"
+        "``progress`` (0..1), ``result`` or ``error``.",
+        lambda self, job_id: self._f_one(_Req("GET", f"/v1/jobs/{job_id}")),
+    ),
+    (
+        "list_jobs",
+        "The organisation's training jobs, newest first (of one agent, in one status).",
+        lambda self, agent_id=None, status=None, limit=100: self._f_jobs(agent_id, status, limit),
+    ),
+    (
+        "cancel_job",
+        "Cancel a queued or running training job (a running one stops at its next stage and\n"
+        "registers nothing); the cancelled job.",
+        lambda self, job_id: self._f_one(_Req("POST", f"/v1/jobs/{job_id}/cancel", {})),
+    ),
+    (
+        "wait_for_job",
+        "Poll a training job until it has finished (``on_progress(job)`` on each change of\n"
+        "status, stage or progress; a coroutine function with the async client); the finished\n"
+        "job. Raises an error when it is still not finished after ``timeout`` seconds.",
+        lambda self, job_id, *, timeout=3600.0, every=1.0, on_progress=None: self._f_wait_job(
+            job_id, timeout, every, on_progress
+        ),
+    ),
 ]
 
 
@@ -585,6 +653,8 @@ class Client(_Base):
                     flow.close()
                     raise
                 error = exc
+
+    _sleep = staticmethod(time.sleep)
 
     def close(self) -> None:
         self._http.close()
@@ -661,6 +731,12 @@ class AsyncClient(_Base):
                     value = await value
             except Exception as exc:
                 error = exc
+
+    @staticmethod
+    async def _sleep(seconds: float) -> None:
+        import asyncio
+
+        await asyncio.sleep(seconds)
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -114,38 +111,3 @@ def tenant_dependency(engine):
             yield s
 
     return tenant_session
-
-
-def judged_store(path: Path, run: Path) -> Path:
-    """An experience store at ``path`` holding a judged expert run of Maze (6 tasks, version
-    ``agent@0``; a person judged one episode's first action ``bad``)."""
-    from agentgym_envs.benchmarks import expert_spec, run_benchmark
-    from agentgym_envs.experience import add_feedback, import_path, open_store
-    from agentgym_envs.experience.training import select_episodes
-
-    run_benchmark("Maze-v0", expert_spec(), out=run, limit=6, reports=False)
-    store = open_store(path)
-    import_path(store, run, version="agent@0")
-    add_feedback(store, select_episodes(store)[0], author="reviewer", step_index=0, label="bad")
-    store.close()
-    return path
-
-
-def empty_store(path: Path) -> Path:
-    from agentgym_envs.experience import open_store
-
-    open_store(path).close()
-    return path
-
-
-def start_worker(db_url: str, artifacts: Path, *options: str) -> subprocess.Popen:
-    """A real training-queue worker process (``python -m agentgym_envs.platform.jobs``)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "agentgym_envs.platform.jobs", "worker", "--db", db_url]
-    return subprocess.Popen(
-        [*cmd, "--artifacts", str(artifacts), *options],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )

@@ -62,8 +62,8 @@ def test_alembic_command_line_upgrades_heads(pg_server):
         [sys.executable, "-m", "alembic", "-c", str(ini), "heads"],
         capture_output=True, text=True, timeout=300, env=env, cwd=REPO, check=False,
     )  # fmt: skip
-    assert r.stdout.strip().splitlines() == [r.stdout.strip()]  # one head (p0002)
-    assert r.stdout.split()[0] == "p0002" and {"platform", "ops"} <= set(
+    assert r.stdout.strip().splitlines() == [r.stdout.strip()]  # one head (p0002, after jobs_0001)
+    assert r.stdout.split()[0] == "p0002" and {"platform", "ops", "jobs"} <= set(
         r.stdout.split("(")[1].rstrip(") ").replace(",", " ").split()
     )
     org = make_org(owner, "alembic-org")

@@ -1,5 +1,5 @@
 """Tenant isolation: organisation B cannot read, write or even detect organisation A's agents,
-versions, executions (episodes), feedback, splits, keys or users -- through the API (every
+versions, executions (episodes), feedback, splits, training jobs, keys or users -- through the API (every
 endpoint that takes an id), the SDK and the dashboard -- and the database enforces it on its
 own (row-level security), not only the handlers."""
 
@@ -39,6 +39,7 @@ def a_data(platform):
     gym.feedback_outcome(agent_id, ex.execution_id, "bad", comment="too curt")
     gym.create_ab_test(agent_id, {"1.0.0": 50, "1.1.0": 50})
     routed = gym.execute_with_feedback(agent_id=agent_id, input_data="again", context=[], user="u1")
+    job = gym.queue_training(agent_id, "2.0.0")  # no worker runs in this module: it stays queued
     with as_key(platform.url, platform.a.key) as c:
         key = c.post("/v1/keys", json={"name": "second", "scopes": ["read"]}).json()
         user = c.post(
@@ -68,6 +69,7 @@ def a_data(platform):
         "key_id": key["id"],
         "key": key["key"],
         "user_id": user["id"],
+        "job_id": job["id"],
         "label": "Secret Support@1.1.0",  # B registers its own 1.0.0
     }
 
@@ -80,8 +82,10 @@ def _ids(d, missing: bool) -> dict[str, str]:
             "key_id": MISSING_UUID,
             "user_id": MISSING_UUID,
             "episode_id": MISSING_UUID,
+            "job_id": MISSING_UUID,
         }
-    return {k: d[k] for k in ("agent_id", "execution_id", "key_id", "user_id", "episode_id")}
+    keys = ("agent_id", "execution_id", "key_id", "user_id", "episode_id", "job_id")
+    return {k: d[k] for k in keys}
 
 
 #: A body for each write (valid for the owner of the ids).
@@ -135,6 +139,7 @@ def test_b_gets_404_for_every_endpoint_given_a_ids_as_for_ids_that_do_not_exist(
         assert not any("B was here" in e["comment"] for e in fb["entries"])
         assert len(a.get(f"/v1/agents/{a_data['agent_id']}/executions").json()) == 2
         assert a.get("/v1/me").status_code == 200
+        assert a.get(f"/v1/jobs/{a_data['job_id']}").json()["status"] == "queued"  # not cancelled
     with as_key(platform.url, a_data["key"]) as second:  # B could not revoke or rotate it
         assert second.get("/v1/agents").status_code == 200
 
@@ -144,6 +149,8 @@ def test_b_lists_none_of_a(platform, a_data):
         assert all(x["id"] != a_data["agent_id"] for x in b.get("/v1/agents").json())
         assert all(k["id"] != a_data["key_id"] for k in b.get("/v1/keys").json())
         assert all(u["email"].endswith("@org-b.example") for u in b.get("/v1/users").json())
+        assert all(j["id"] != a_data["job_id"] for j in b.get("/v1/jobs").json()["jobs"])
+        assert b.get("/v1/jobs", params={"agent_id": a_data["agent_id"]}).json() == {"jobs": []}
 
 
 def test_the_sdk_of_b_cannot_see_or_touch_a(platform, a_data):
@@ -160,6 +167,10 @@ def test_the_sdk_of_b_cannot_see_or_touch_a(platform, a_data):
         lambda: gym.promote(a_data["agent_id"], "1.1.0"),
         lambda: gym.ab_test_results(a_data["agent_id"]),
         lambda: gym.execute_with_feedback(a_data["agent_id"], "x", agent=lambda q, c: "y"),
+        lambda: gym.queue_training(a_data["agent_id"], "3.0.0"),
+        lambda: gym.get_job(a_data["job_id"]),
+        lambda: gym.cancel_job(a_data["job_id"]),
+        lambda: gym.wait_for_job(a_data["job_id"], timeout=0),
     ]
     for call in calls:
         with pytest.raises(PlatformError) as err:
@@ -208,15 +219,25 @@ def test_the_dashboard_of_b_answers_a_ids_as_missing_ones(platform, a_data):
         real = b.post("/versions/promote", data={"label": a_data["label"]})
         fake = b.post("/versions/promote", data={"label": "Nobody@1"})
         assert real.status_code == fake.status_code == 400
-        for listing in ("/", "/api/runs", "/api/versions", "/feedback?source=", "/api/feedback"):
+        listings = (
+            "/",
+            "/api/runs",
+            "/api/versions",
+            "/feedback?source=",
+            "/api/feedback",
+            "/jobs",
+        )
+        for listing in listings:
             body = b.get(listing).text
-            for secret in ("Secret Support@1.1.0", "where is my order", "too curt", "right tool"):
+            secrets = ("Secret Support@1.1.0", "where is my order", "too curt", "right tool")
+            for secret in (*secrets, a_data["job_id"][:8]):
                 assert secret not in body, (listing, secret)
     # and A sees its own in the same dashboard
     with login(platform.url, "org-a", platform.a.admin) as a:
         assert a.get(f"/episodes/{a_data['episode_id']}").status_code == 200
         assert "Secret Support" in a.get("/api/versions").text
         assert "too curt" in a.get(f"/api/feedback?episode_id={a_data['episode_id']}").text
+        assert "Secret Support" in a.get("/jobs").text
 
 
 def test_the_database_itself_isolates_tenants(platform, a_data):
@@ -236,6 +257,7 @@ def test_the_database_itself_isolates_tenants(platform, a_data):
                 "api_keys",
                 "users",
                 "routes",
+                "training_jobs",
             ):
                 assert c.execute(text(f"SELECT count(*) FROM {table}")).scalar() == 0, table
         with engine.begin() as c:

@@ -2,7 +2,7 @@
 expired keys reads only those (bounded batches, on write).
 
 Revision ID: p0002
-Revises: ops_0002
+Revises: jobs_0001
 Create Date: 2026-11-29
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "p0002"
-down_revision = "ops_0002"
+down_revision = "jobs_0001"
 branch_labels = None
 depends_on = None
 
