@@ -22,6 +22,8 @@ Writes ``<out>/results.json`` (keys ``families`` -> env id -> ``before`` / ``aft
     python benchmarks/bench_learning.py --parts persona-a        # Persona A only
     python benchmarks/bench_learning.py --eval-items 90 --train-items 100 --rl-steps 20
     python benchmarks/bench_learning.py --parts harness --harnesses cline   # Persona B only
+    # which harness's prompt a CPU can serve: each one's first request, measured
+    python benchmarks/bench_learning.py --harness-prompt-sizes --harnesses pi,codex,opencode
     # the two arms side by side (one process each), then the comparison:
     python benchmarks/bench_learning.py --parts harness --harness-arms sft &
     python benchmarks/bench_learning.py --parts harness --harness-arms base; wait
@@ -33,6 +35,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import logging
 import os
 import statistics
 import threading
@@ -294,6 +297,27 @@ def task_ids(parser: argparse.ArgumentParser, text: str) -> list[int]:
     return ids
 
 
+def prompt_sizes_part(results: dict, folder: Path, names: list[str], args: Any) -> dict:
+    """The ``harness`` section with each of ``names``' first-request size
+    (:func:`agentgym_envs.train.harness_loop.prompt_sizes`) merged into its ``prompt_sizes``;
+    a table of them printed."""
+    from agentgym_envs.train.harness_loop import prompt_sizes
+
+    sizes = prompt_sizes(names, folder, env=args.harness_env, timeout=args.harness_timeout)
+    section = dict(results.get("harness") or {})
+    section["prompt_sizes"] = {**(section.get("prompt_sizes") or {}), **sizes}
+    print(f"{'harness':14s} {'tokens':>7s} {'chars':>7s} {'tools':>5s} {'tool chars':>10s}")
+    for name, size in sorted(sizes.items(), key=lambda kv: kv[1].get("tokens", 1 << 30)):
+        if "error" in size:
+            print(f"{name:14s} {size['error']}")
+            continue
+        print(
+            f"{name:14s} {size['tokens']:7d} {size['chars']:7d} {size['tools']:5d} "
+            f"{size['tool_chars']:10d}"
+        )
+    return section
+
+
 def harness_part(results: dict, folder: Path, settings: dict[str, Any]) -> dict:
     """The harness loop (:func:`agentgym_envs.train.harness_loop.run`) into ``folder`` (it
     resumes what is there), its per-harness entries merged into the ``harness`` section already
@@ -347,6 +371,11 @@ def main() -> None:
         "--harness-tasks", default=None, help="held-out task ids instead, e.g. 0-7,10-17"
     )
     harness.add_argument(
+        "--harness-prompt-sizes",
+        action="store_true",
+        help="only measure each --harnesses' first request (one expert train episode each)",
+    )
+    harness.add_argument(
         "--harness-arms",
         default="base,sft",
         help="base, sft or both: one arm per process on the same --harness-out, then both",
@@ -358,6 +387,9 @@ def main() -> None:
         value = getattr(defaults, f.name)
         parser.add_argument(f"--{f.name.replace('_', '-')}", type=type(value), default=value)
     args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    for noisy in ("httpx", "mcp", "uvicorn.access"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     unknown = [p for p in parts if p not in PARTS]
     if unknown:
@@ -371,6 +403,13 @@ def main() -> None:
     results: dict[str, Any] = json.loads(file.read_text()) if file.is_file() else {}
     results["machine"] = {"cpus": os.cpu_count()}
     run_dir = args.run_dir or out / "run"
+    if args.harness_prompt_sizes:
+        folder = (args.harness_out or out / "harness-loop") / "prompt-sizes"
+        names = [h.strip() for h in args.harnesses.split(",") if h.strip()]
+        results["harness"] = prompt_sizes_part(results, folder, names, args)
+        file.write_text(json.dumps(results, indent=2) + "\n")
+        print("wrote", file)
+        return
     if args.report_only:  # keep the load and wall time the run itself measured
         results.update({k: v for k, v in report_only(run_dir).items() if v is not None})
     elif "persona-a" in parts:

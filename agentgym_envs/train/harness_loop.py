@@ -36,7 +36,8 @@ trained again. ``arms=("base",)`` and ``arms=("sft",)`` play one arm each (two p
 the same ``out``); a later call with both arms compares them without playing again.
 
 The result (JSON-able): ``env``, ``model``, ``settings``, and per harness under
-``harnesses``: ``teacher`` (episodes, successes, ``episode_seconds``), ``sft`` (rows, rows
+``harnesses``: ``teacher`` (episodes, successes, ``episode_seconds``), ``first_request``
+(:func:`prompt_size` of the harness's first recorded request), ``sft`` (rows, rows
 whose tool calls all validate, examples, steps, first and last loss, seconds), ``before`` and
 ``after`` (episodes, ``episode_seconds`` -- total, min, median, max --, successes, success
 rate, mean score, outcomes, the tool-call counts of
@@ -134,22 +135,53 @@ def play(
     return _done(out)
 
 
-def warm(chat: Any, sessions: Path) -> float:
-    """Compute the prefix every request of a harness shares (its tool schemas and system
-    prompt) into ``chat``'s key/value cache before any held-out episode, by answering the
-    first request the gateway recorded in ``sessions`` (a teacher's, train split) with one
-    token; the seconds it took (``0`` when nothing is recorded). Without it the first held-out
-    episode pays for the whole prompt (minutes on a busy CPU) and may run out of time for
-    that reason alone."""
+def first_request(sessions: Path) -> dict[str, Any] | None:
+    """The first request with tool schemas the gateway recorded in ``sessions`` (a harness's
+    first agent turn: a side request such as OpenCode's title generator carries none), or
+    ``None`` when nothing is recorded."""
     for path in sorted(sessions.glob("*.jsonl")):
         for line in path.read_text().splitlines():
             entry = json.loads(line) if line.strip() else {}
             request = entry.get("request")
-            if isinstance(request, dict) and request.get("messages"):
-                started = time.perf_counter()
-                chat.complete({**request, "stream": False, "max_tokens": 1})
-                return time.perf_counter() - started
-    return 0.0
+            if isinstance(request, dict) and request.get("messages") and request.get("tools"):
+                return request
+    return None
+
+
+def prompt_size(request: dict[str, Any], tokenizer: Any) -> dict[str, int]:
+    """How big ``request`` is for the served model: ``chars`` (its JSON), ``tools`` (schemas),
+    ``tool_chars``, ``system_chars`` and ``tokens`` (rendered with ``tokenizer``'s template,
+    as :func:`chat_model` serves it) -- what a CPU pays before the first reply of an
+    episode."""
+    from agentgym_envs.benchmarks.hf_server import chat_messages
+
+    tools = request.get("tools") or None
+    system = [m for m in request["messages"] if m.get("role") in ("system", "developer")]
+    text = tokenizer.apply_chat_template(
+        chat_messages(request["messages"]), tools=tools, tokenize=False, add_generation_prompt=True
+    )
+    return {
+        "chars": len(json.dumps(request)),
+        "tools": len(tools or []),
+        "tool_chars": len(json.dumps(tools or [])),
+        "system_chars": sum(len(json.dumps(m.get("content"))) for m in system),
+        "tokens": len(tokenizer(text)["input_ids"]),
+    }
+
+
+def warm(chat: Any, sessions: Path) -> float:
+    """Compute the prefix every request of a harness shares (its tool schemas and system
+    prompt) into ``chat``'s key/value cache before any held-out episode, by answering the
+    first request the gateway recorded in ``sessions`` (:func:`first_request`, a teacher's,
+    train split) with one token; the seconds it took (``0`` when nothing is recorded).
+    Without it the first held-out episode pays for the whole prompt (minutes on a busy CPU)
+    and may run out of time for that reason alone."""
+    request = first_request(sessions)
+    if request is None:
+        return 0.0
+    started = time.perf_counter()
+    chat.complete({**request, "stream": False, "max_tokens": 1})
+    return time.perf_counter() - started
 
 
 def _episode_calls(folder: Path, record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -332,6 +364,44 @@ def _teach(
     return tuned, sft
 
 
+def prompt_sizes(
+    harnesses: list[str], out: Path, *, env: str = "Wordle-v0", timeout: float = 240.0
+) -> dict[str, dict[str, Any]]:
+    """How big each harness's first request is (:func:`prompt_size`), measured on one episode
+    of the env's *train* task 0 played by the expert through the recording gateway into
+    ``out/<harness>`` (resumed): how to choose the harness whose prompt a CPU can serve. A
+    harness whose episode fails or records no request gets ``error`` instead."""
+    from agentgym_envs.agents.harness_expert import HarnessExpertServer
+    from agentgym_envs.integrations.harnesses import get_harness
+    from agentgym_envs.spec import resolve_id
+    from agentgym_envs.train.harness_sft import load_base_model
+
+    env_id = resolve_id(env)
+    _, tokenizer = load_base_model()
+    sizes: dict[str, dict[str, Any]] = {}
+    with HarnessExpertServer([env_id], split="train") as expert:
+        for h in harnesses:
+            get_harness(h).require()
+            folder = Path(out) / h
+            records = play(
+                h,
+                env_id,
+                [0],
+                expert.base_url,
+                folder,
+                split="train",
+                timeout=timeout,
+                phase="prompt size",
+            )
+            request = first_request(folder / "sessions")
+            if request is None:
+                outcome = records[0].get("outcome") if records else "no episode"
+                sizes[h] = {"error": f"no request with tools recorded ({outcome})"}
+                continue
+            sizes[h] = {**prompt_size(request, tokenizer), "outcome": records[0].get("outcome")}
+    return sizes
+
+
 def run(
     out: Path,
     *,
@@ -456,6 +526,8 @@ def run(
             register_version(store, f"smollm2-{h}", arm, model=f"SmolLM2-135M {arm}")
             folder = root / f"smollm2-{arm}"
             import_path(store, folder / "agenttraj.jsonl", version=f"smollm2-{h}@{arm}")
+        request = first_request(teacher_out / "sessions")
+        size = prompt_size(request, tokenizer) if request else None
         compared = analyse(
             version_records(store, f"smollm2-{h}@base"),
             version_records(store, f"smollm2-{h}@sft"),
@@ -468,6 +540,7 @@ def run(
                     [float(r.get("wall_time") or 0.0) for r in _done(teacher_out)]
                 ),
             },
+            "first_request": size,
             "sft": sft,
             "before": played["base"],
             "after": played["sft"],
@@ -485,4 +558,14 @@ def run(
     return result
 
 
-__all__ = ["SERVED_CONTEXT", "chat_model", "paired", "play", "run", "warm"]
+__all__ = [
+    "SERVED_CONTEXT",
+    "chat_model",
+    "first_request",
+    "paired",
+    "play",
+    "prompt_size",
+    "prompt_sizes",
+    "run",
+    "warm",
+]

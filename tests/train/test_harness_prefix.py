@@ -125,6 +125,26 @@ def test_warming_answers_the_first_recorded_request_once(smollm2, tmp_path):
     assert after["usage"]["prompt_tokens_details"]["cached_tokens"] > 100
 
 
+def test_the_first_request_with_tools_is_warmed_and_measured(smollm2, tmp_path):
+    """A side request without tools (OpenCode titles its session first) is neither warmed nor
+    counted as the harness's prompt."""
+    _, tokenizer = smollm2
+    title = {"messages": [{"role": "system", "content": "You are a title generator."}]}
+    agent = _request("/tmp/t/work")
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    lines = [json.dumps({"request": r}) + "\n" for r in (title, agent)]
+    (sessions / "opencode-1.jsonl").write_text("".join(lines))
+    assert harness_loop.first_request(sessions) == agent
+    size = harness_loop.prompt_size(agent, tokenizer)
+    assert size["tools"] == len(TOOLS) and size["tool_chars"] == len(json.dumps(TOOLS))
+    assert size["system_chars"] > len("Working Directory: /tmp/t/work")
+    rendered = tokenizer.apply_chat_template(
+        agent["messages"], tools=TOOLS, tokenize=False, add_generation_prompt=True
+    )
+    assert size["tokens"] == len(tokenizer(rendered)["input_ids"])
+
+
 def test_unknown_arms_are_one_line_with_the_choices(tmp_path):
     with pytest.raises(ValueError, match="use base, sft or both"):
         harness_loop.run(tmp_path, harnesses=["cline"], arms=("teacher",))
