@@ -89,6 +89,26 @@ def _buy(p, k: int = 0, path: list[list[Any]] | None = None) -> list[list[Any]]:
     ]
 
 
+def _to_month(db, month: str) -> list[list[Any]]:
+    """Account -> My Orders -> the pages (newest first, 10 a page) down to the last holding an
+    order of ``month`` (``2022-01``)."""
+    ranks = [k for k, o in enumerate(_my_orders(db)) if o["created"].startswith(month)]
+    last = ranks[-1] if ranks else 0
+    return [
+        ["click", "link", "My Account"],
+        ["click", "link", "My Orders"],
+        *[["click", "link", "Next Page"]] * (last // 10),
+    ]
+
+
+def _to_reviews(db, product_id: int) -> list[list[Any]]:
+    """On a product's page: its "N Reviews" link (to the reviews, below the fold)."""
+    n = db.execute(
+        "SELECT COUNT(*) FROM shop_reviews WHERE product_id=? AND status='Approved'", (product_id,)
+    ).fetchone()[0]
+    return [["click", "link", f"{n} Reviews"]] if n else []
+
+
 MY_ORDERS_NA = [["click", "link", "My Account"], ["click", "link", "My Orders"], ["stop", "N/A"]]
 
 
@@ -117,15 +137,26 @@ def _months(db) -> list[str]:
     ]
 
 
+def _sort_by_price(descending: bool) -> tuple[str, list[list[Any]]]:
+    """The listing's query and the toolbar's links for price order (Magento's ``Price``, then
+    ``Set Descending Direction``); WebArena's reference for ascending is the order alone."""
+    if descending:
+        return "product_list_order=price&product_list_dir=desc", [
+            ["click", "link", "Price"],
+            ["click", "link", "Set Descending Direction"],
+        ]
+    return "product_list_order=price", [["click", "link", "Price"]]
+
+
 @instantiator(137)
 def list_by_price(db):
     for k, c in enumerate(spaced(_leaves(db), 40)):
-        order, d = ("ascending", "asc") if k % 2 == 0 else ("descending", "desc")
-        target = f"{SHOP}/{c['path']}.html?product_list_order=price&product_list_dir={d}"
+        order = ("ascending", "descending")[k % 2]
+        query, clicks = _sort_by_price(k % 2 == 1)
         yield (
             {"product_category": c["name"], "order": order},
-            url(target),
-            [*_category_path(db, c), ["goto", target], ["stop", ""]],
+            url(f"{SHOP}/{c['path']}.html?{query}"),
+            [*_category_path(db, c), *clicks, ["stop", ""]],
         )
 
 
@@ -137,13 +168,12 @@ def most_expensive(db):
             "ORDER BY price DESC, id LIMIT 1",
             (c["id"],),
         ).fetchone()
-        sorted_url = f"{SHOP}/{c['path']}.html?product_list_order=price&product_list_dir=desc"
         yield (
             {"product_category": c["name"]},
             url(f"{SHOP}/product/{top['sku']}"),
             [
                 *_category_path(db, c),
-                ["goto", sorted_url],
+                *_sort_by_price(True)[1],
                 ["click", "link", top["name"]],
                 ["stop", ""],
             ],
@@ -184,19 +214,12 @@ def search_keyword(db):
 def listings_sorted(db):
     for k, p in enumerate(spaced(_enabled(db)[7:], 30)):
         kw = p["name"].split()[-1].lower()
-        order, d = ("ascending price", "asc") if k % 2 == 0 else ("descending price", "desc")
-        target = (
-            f"{SHOP}/catalogsearch/result/?q={quote_plus(kw)}"
-            f"&product_list_order=price&product_list_dir={d}"
-        )
+        order = ("ascending price", "descending price")[k % 2]
+        query, clicks = _sort_by_price(k % 2 == 1)
         yield (
             {"product": kw, "sorting_order": order},
-            url(target),
-            [
-                ["type", "searchbox", "Search entire store here...", kw, 1],
-                ["goto", target],
-                ["stop", ""],
-            ],
+            url(f"{SHOP}/catalogsearch/result/?q={quote_plus(kw)}&{query}"),
+            [["type", "searchbox", "Search entire store here...", kw, 1], *clicks, ["stop", ""]],
         )
 
 
@@ -212,11 +235,7 @@ def spend_in_month(db):
             yield (
                 {"time": f"in {month_name(m)}"},
                 must(f"{total:,.2f}"),
-                [
-                    ["click", "link", "My Account"],
-                    ["click", "link", "My Orders"],
-                    ["stop", money(total)],
-                ],
+                [*_to_month(db, m), ["stop", money(total)]],
             )
 
 
@@ -259,11 +278,7 @@ def spend_on_category(db):
         yield (
             {"category": r["top"].lower(), "time": month_name(r["m"])},
             must(f"{r['t']:,.2f}"),
-            [
-                ["click", "link", "My Account"],
-                ["click", "link", "My Orders"],
-                ["stop", money(r["t"])],
-            ],
+            [*_to_month(db, r["m"]), ["stop", money(r["t"])]],
         )
 
 
@@ -424,7 +439,7 @@ def rate_purchase(db):
                 ),
             ),
             [
-                ["goto", f"{SHOP}/product/{r['sku']}"],
+                *_search(r["name"]),
                 ["click", "radio", f"{stars} stars"],
                 ["type", "textbox", "Nickname", nick, 0],
                 ["type", "textbox", "Summary", f"{stars} stars", 0],
@@ -491,7 +506,11 @@ def reviewers_mention(db):
                 NA_PLAN,
             )
             continue
-        yield ({**start, "description": phrase}, must(*names), [["stop", ", ".join(names)]])
+        yield (
+            {**start, "description": phrase},
+            must(*names),
+            [*_to_reviews(db, p["id"]), ["stop", ", ".join(names)]],
+        )
 
 
 @instantiator(1355)
@@ -513,7 +532,12 @@ def brand_price_range(db):
         yield (
             {"brand": b},
             must(f"{lo:,.2f}", f"{hi:,.2f}"),
-            [["type", "searchbox", "Search entire store here...", b, 1], ["stop", answer]],
+            [
+                ["type", "searchbox", "Search entire store here...", b, 1],
+                *_sort_by_price(False)[1],  # the lowest price first, then the highest
+                *_sort_by_price(True)[1][1:],
+                ["stop", answer],
+            ],
         )
 
 
@@ -528,7 +552,11 @@ def type_price_range(db):
         yield (
             {"product": c["name"].lower()},
             must(f"{lo:,.2f}", f"{hi:,.2f}"),
-            [*_category_path(db, c), ["stop", f"{money(lo)} - {money(hi)}"]],
+            [
+                *_category_path(db, c),
+                *_sort_by_price(True)[1],  # Price shows the lowest first, then the highest
+                ["stop", f"{money(lo)} - {money(hi)}"],
+            ],
         )
 
 
@@ -550,7 +578,7 @@ def criticisms(db):
         yield (
             {"__start__": f"{SHOP}/product/{p['sku']}"},
             must(*bodies),
-            [["stop", " ".join(bodies)]],
+            [*_to_reviews(db, p["id"]), ["stop", " ".join(bodies)]],
         )
 
 

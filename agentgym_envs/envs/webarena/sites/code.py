@@ -223,39 +223,60 @@ def todos(request: Request, user: User):
 
 
 @router.get("/dashboard/{kind}")
-def dashboard_list(request: Request, kind: str, user: User, state: str = "opened"):
-    """Issues or merge requests assigned to (issues) or authored by (MRs) you."""
+def dashboard_list(
+    request: Request,
+    kind: str,
+    user: User,
+    state: str = "opened",
+    scope: str = "",
+    search: str = "",
+):
+    """Issues assigned to you (``scope=created``: that you opened) or merge requests you
+    authored, by state (``all`` for both), filtered by words of their title."""
     if user is None:
         return redirect(ACCOUNTS.login)
+    if kind not in ("issues", "merge_requests"):
+        return _missing(request)
+    table = "code_issues" if kind == "issues" else "code_merge_requests"
+    who = "author" if kind == "merge_requests" or scope == "created" else "assignee"
     with connect(request) as db:
-        if kind == "issues":
-            rows = db.execute(
-                "SELECT i.*, p.namespace, p.name FROM code_issues i JOIN code_projects p ON "
-                "p.id = i.project_id WHERE i.assignee=? AND i.state=? ORDER BY i.created DESC",
-                (user, state),
-            ).fetchall()
-            suffix = "issues"
-        elif kind == "merge_requests":
-            rows = db.execute(
-                "SELECT m.*, p.namespace, p.name FROM code_merge_requests m JOIN code_projects p "
-                "ON p.id = m.project_id WHERE m.author=? AND m.state=? ORDER BY m.created DESC",
-                (user, state),
-            ).fetchall()
-            suffix = "merge_requests"
-        else:
-            return _missing(request)
+        rows = db.execute(
+            f"SELECT r.*, p.namespace, p.name FROM {table} r JOIN code_projects p ON "
+            f"p.id = r.project_id WHERE r.{who}=? AND (r.state=? OR ?='all') AND "
+            "instr(lower(r.title), ?) > 0 ORDER BY r.created DESC, r.id DESC",
+            (user, state, state, search.lower()),
+        ).fetchall()
     items = "".join(
-        f'<li><a href="/{esc(r["namespace"])}/{esc(r["name"])}/-/{suffix}/{r["iid"]}">'
+        f'<li><a href="/{esc(r["namespace"])}/{esc(r["name"])}/-/{kind}/{r["iid"]}">'
         f'{esc(r["title"])}</a><span class="issuable-info">{esc(r["namespace"])}/'
-        f"{esc(r['name'])}</span></li>"
+        f"{esc(r['name'])} · {esc(r['state'])}</span></li>"
         for r in rows
     )
-    title = "Issues" if kind == "issues" else "Merge requests"
-    return page_(
-        request,
-        f"{title} · Dashboard · GitLab",
-        f'<h1 class="page-title">{title}</h1><ul class="content-list">{items}</ul>',
+    base = f"/dashboard/{kind}"
+    scopes = (
+        '<nav aria-label="Scope">'
+        + " ".join(
+            f'<a href="{base}?{qs(scope=key, state=state)}">{label}</a>'
+            for key, label in (("", "Assigned to me"), ("created", "Created by me"))
+        )
+        + "</nav>"
+        if kind == "issues"
+        else ""
     )
+    states = " ".join(
+        f'<a href="{base}?{qs(scope=scope, state=key)}">{key.capitalize()}</a>'
+        for key in ("opened", "closed", "all")
+    )
+    title = "Issues" if kind == "issues" else "Merge requests"
+    body = (
+        f'<h1 class="page-title">{title}</h1>{scopes}<nav aria-label="State">{states}</nav>'
+        f'<form role="search" method="get" action="{base}"><input type="search" name="search" '
+        f'aria-label="Search or filter results..." value="{esc(search)}">'
+        f'<input type="hidden" name="scope" value="{esc(scope)}">'
+        f'<input type="hidden" name="state" value="{esc(state)}"></form>'
+        f'<ul class="content-list">{items}</ul>'
+    )
+    return page_(request, f"{title} · Dashboard · GitLab", body)
 
 
 @router.get("/search")
@@ -339,7 +360,9 @@ def tree(request: Request, ns: str, name: str, ref: str, path: str = ""):
     )
     body = (
         f'<h1 class="page-title">{esc(name)} / {esc(path)}</h1><p>Branch: {esc(ref)} · '
-        f"Switch branch: {branches}</p>" + _tree_table(p, repo, ref, prefix)
+        f"Switch branch: {branches} · "
+        f'<a href="/{esc(ns)}/{esc(name)}/-/commits/{esc(ref)}">History</a></p>'
+        + _tree_table(p, repo, ref, prefix)
     )
     return page(request, f"Files · {ref} · {ns} / {name} · GitLab", body, p, "Repository")
 
