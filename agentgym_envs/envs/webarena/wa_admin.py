@@ -587,3 +587,69 @@ def report_range(db):
             _report_eval(target, date_from),
             _fill_report(date_from, date_to, period),
         )
+
+
+def _open_edit(p) -> list[list[Any]]:
+    """Products -> search the name -> its Edit link."""
+    return [
+        ["click", "link", "Products"],
+        ["type", "searchbox", "Search by keyword", p["name"], 1],
+        ["click", "link", f"Edit {p['name']}"],
+    ]
+
+
+@instantiator(242)
+def disable_product(db):
+    for p in _unique_products(db, 300, 25):
+        if p["status"] != "Enabled":
+            continue
+        yield (
+            {"product": p["name"]},
+            html(
+                (
+                    f"{ADMIN}/catalog/product/edit/{p['id']}",
+                    'document.querySelector("[name=status]").checked ? "1" : "2"',
+                    {"exact_match": "2"},
+                )
+            ),
+            [
+                *_open_edit(p),
+                ["click", "checkbox", "Enable Product"],
+                ["click", "button", "Save Product"],
+                ["stop", ""],
+            ],
+        )
+
+
+@instantiator(251)
+def quote_positive_reviews(db):
+    rows = db.execute(
+        "SELECT p.* FROM shop_products p WHERE name IN (SELECT name FROM shop_products GROUP BY "
+        "name HAVING COUNT(*)=1) AND (SELECT COUNT(*) FROM shop_reviews r WHERE "
+        "r.product_id=p.id AND r.rating >= 4) BETWEEN 1 AND 2 ORDER BY p.id"
+    ).fetchall()
+    for p in spaced(rows, 25):
+        quotes = [r["body"] for r in _reviews_of(db, p["id"], "rating >= 4")]
+        text = "What our customers say: " + " ".join(f'"{q}"' for q in quotes)
+        yield (
+            {"product": p["name"]},
+            html(
+                (
+                    f"{ADMIN}/catalog/product/edit/{p['id']}",
+                    'document.querySelector("[name=description]").value',
+                    {"must_include": quotes},
+                )
+            ),
+            [
+                ["click", "link", "Reviews"],  # read them: the grid filtered to the product
+                ["type", "textbox", "Product", p["name"], 0],
+                ["click", "button", "Apply Filters"],
+                *_open_edit(p),
+                ["click", "textbox", "Description"],
+                ["press", "Meta+a"],
+                ["press", "Backspace"],
+                ["type", "textbox", "Description", text, 0],
+                ["click", "button", "Save Product"],
+                ["stop", ""],
+            ],
+        )

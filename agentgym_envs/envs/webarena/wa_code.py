@@ -481,3 +481,56 @@ def starred_contributions(db):
         na("none of my repositories has that many stars"),
         [["click", "link", "Explore projects"], ["stop", "N/A"]],
     )
+
+
+def _unique_name_projects(db) -> list[Any]:
+    return _projects(
+        db, "name IN (SELECT name FROM code_projects GROUP BY name HAVING COUNT(*) = 1)"
+    )
+
+
+@instantiator(329)
+def ssh_clone(db):
+    from agentgym_envs.envs.webarena.sites.code import clone_url
+
+    for p in spaced(_unique_name_projects(db), 20):
+        answer = f"git clone {clone_url(p, 'ssh')}"
+        yield (
+            {"repo": p["name"]},
+            exact(answer),
+            [*open_project(db, p), ["click", "DisclosureTriangle", "Clone"], ["stop", answer]],
+        )
+
+
+@instantiator(999)
+def assign_issue(db):
+    rows = db.execute(
+        "SELECT i.*, p.namespace, p.name FROM code_issues i JOIN code_projects p ON "
+        "p.id=i.project_id WHERE i.state='opened' AND p.name IN (SELECT name FROM code_projects "
+        "GROUP BY name HAVING COUNT(*) = 1) AND i.title IN (SELECT title FROM code_issues j "
+        "WHERE j.project_id=i.project_id GROUP BY title HAVING COUNT(*) = 1) ORDER BY i.id"
+    ).fetchall()
+    users = [r[0] for r in db.execute("SELECT username FROM code_users ORDER BY username")]
+    for k, i in enumerate(spaced(rows, 25)):
+        account = users[(7 * k + 3) % len(users)]
+        if account == i["assignee"]:
+            account = users[(7 * k + 4) % len(users)]
+        p = db.execute("SELECT * FROM code_projects WHERE id=?", (i["project_id"],)).fetchone()
+        yield (
+            {"issue": i["title"].lower(), "repo": p["name"], "account": account},
+            html(
+                (
+                    f"{_base(p)}/-/issues/{i['iid']}",
+                    'document.querySelector(".assignee").outerText',
+                    {"exact_match": account},
+                )
+            ),
+            [
+                *open_project(db, p),
+                ISSUES,
+                ["type", "searchbox", "Search or filter results...", i["title"], 1],
+                ["click", "link", i["title"]],
+                ["type", "textbox", "Assignee username", account, 1],
+                ["stop", ""],
+            ],
+        )

@@ -400,3 +400,56 @@ def link_repo(db):
         ev, plan = _post(db, "programming", title, "", path)
         plan[:0] = [["goto", GITLAB], *wa_code.open_project(db, p), ["goto", REDDIT]]
         yield ({"topic": word}, ev, plan)
+
+
+@instantiator(101)
+def review_titles_to_forum(db):
+    from agentgym_envs.envs.webarena.wa_shop import _search, _to_reviews
+
+    rows = db.execute(
+        "SELECT p.* FROM shop_products p WHERE p.status='Enabled' AND p.name IN (SELECT name "
+        "FROM shop_products GROUP BY name HAVING COUNT(*)=1) AND (SELECT COUNT(*) FROM "
+        "shop_reviews r WHERE r.product_id=p.id AND r.status='Approved' AND r.rating <= 2) "
+        "BETWEEN 1 AND 3 ORDER BY p.id"
+    ).fetchall()
+    for k, p in enumerate(spaced(rows, 20)):
+        stars = 2 - k % 2
+        titles = [
+            r[0]
+            for r in db.execute(
+                "SELECT title FROM shop_reviews WHERE product_id=? AND status='Approved' AND "
+                "rating <= ? ORDER BY id",
+                (p["id"], stars),
+            )
+        ]
+        if not titles:
+            continue
+        title = f"real user feedback on {p['name']}"
+        ev = both(
+            url(f"{REDDIT}/f/gaming"),
+            html(
+                (
+                    "func:reddit_get_post_url('__last_url__')",
+                    'document.querySelector(".submission__title").outerText',
+                    {"exact_match": title},
+                ),
+                (
+                    "func:reddit_get_post_url('__last_url__')",
+                    'document.querySelector(".submission__body").outerText',
+                    {"must_include": titles},
+                ),
+            ),
+        )
+        plan = [
+            *_search(p["name"]),
+            *_to_reviews(db, p["id"]),
+            ["goto", REDDIT],
+            *to_forum(db, "gaming"),
+            ["click", "link", "Submit a new post"],
+            ["type", "textbox", "Title", title, 0],
+            ["type", "textbox", "Body", "; ".join(titles), 0],
+            ["click", "button", "Create submission"],
+            ["stop", ""],
+        ]
+        rating = f"{stars} stars and less" if stars > 1 else "1 star"
+        yield ({"product": p["name"], "rating": rating}, ev, plan)

@@ -11,8 +11,10 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from agentgym_envs.envs.webarena.sites.data import SHOP_USER
+from agentgym_envs.envs.webarena.sites.shop import CONTACT_MESSAGE
 from agentgym_envs.envs.webarena.wa_common import (
     NA_PLAN,
+    both,
     fuzzy,
     html,
     money,
@@ -759,3 +761,107 @@ def sony_headphones(db):
 @instantiator(210)
 def xbox_controllers(db):
     yield ({}, na("the store sells no XBox controllers"), _look_then_na("XBox controller"))
+
+
+def _message_is(*needles: str) -> dict[str, Any]:
+    """The contact form, its message box holding ``needles`` (a draft: not sent)."""
+    return both(
+        url(f"{SHOP}/contact"),
+        html(
+            (
+                "last",
+                f"document.querySelector('[title=\"{CONTACT_MESSAGE}\"]').value",
+                {"must_include": list(needles)},
+            )
+        ),
+    )
+
+
+def _draft(message: str) -> list[list[Any]]:
+    """The footer's Contact Us link -> the message box (left unsent, as the intent asks)."""
+    return [
+        ["click", "link", "Contact Us"],
+        ["type", "textbox", CONTACT_MESSAGE, message, 0],
+        ["stop", ""],
+    ]
+
+
+def _delivered_items(db) -> list[Any]:
+    """One line per product of my completed orders, newest first."""
+    seen: set[str] = set()
+    out = []
+    for r in _my_items(db):
+        if r["status"] == "complete" and r["name"] not in seen:
+            seen.add(r["name"])
+            out.append(r)
+    return out
+
+
+BROKE = "it broke after three days of use"
+
+
+@instantiator(153)
+def contact_refund_sku(db):
+    for r in spaced(_delivered_items(db), 12):
+        message = (
+            f"Hello, I would like a refund on the {r['name']} (SKU {r['sku']}) from order "
+            f"#{r['number']}: {BROKE}."
+        )
+        yield (
+            {"product": r["name"], "order_id": r["number"]},
+            _message_is("refund", BROKE, r["number"], r["sku"]),
+            [*_to_order(db, _order_row(db, r["oid"])), *_draft(message)],
+        )
+
+
+@instantiator(154)
+def contact_refund_amount(db):
+    rows = db.execute(
+        "SELECT p.name, o.id AS oid, o.number, o.created, i.price * i.qty AS paid FROM "
+        "shop_order_items i JOIN shop_orders o ON o.id=i.order_id JOIN shop_products p ON "
+        "p.id=i.product_id WHERE o.email=? AND o.status='complete' ORDER BY o.created DESC, o.id "
+        "DESC",
+        (SHOP_USER,),
+    ).fetchall()
+    months: dict[tuple[str, str], list[Any]] = {}
+    for r in rows:
+        months.setdefault((r["name"], r["created"][:7]), []).append(r)
+    # a product bought once in its month, so "the X I bought in <month>" names one order line
+    once = [rs[0] for rs in months.values() if len(rs) == 1]
+    for r in spaced(once, 12):
+        paid = f"{r['paid']:.2f}"
+        message = (
+            f"Refund request for order {r['number']}: the {r['name']} {BROKE}. "
+            f"Please refund ${paid}."
+        )
+        yield (
+            {"product": r["name"], "time": f"in {month_name(r['created'][:7])}"},
+            html(
+                (
+                    "last",
+                    f"document.querySelector('[title=\"{CONTACT_MESSAGE}\"]').value",
+                    {"must_include": ["refund", BROKE, r["number"], paid]},
+                )
+            ),
+            [*_to_order(db, _order_row(db, r["oid"])), *_draft(message)],
+        )
+
+
+@instantiator(163)
+def contact_coupon(db):
+    reasons = (
+        "I am a loyal customer",
+        "I am a student",
+        "my last order arrived late",
+        "I plan to place a bulk order",
+        "it is my birthday this week",
+        "I referred three friends to the store",
+        "I am a first-time customer",
+        "the item I wanted went up in price",
+    )
+    for reason in reasons:
+        yield (
+            {"reason": reason},
+            _message_is("coupon", reason),
+            _draft(f"Dear shop owner, could I have a coupon? I ask because {reason}."),
+        )

@@ -325,10 +325,21 @@ def project(request: Request, ns: str, name: str):
         f'<a href="{base}/-/branches">{len(repo.branches())} Branches</a>'
         f"<span>Stars: {p['stars']}</span><span>Forks: {p['forks']}</span></div>"
         f"<p>Open issues: {n_open}</p><p>Open merge requests: {n_mr}</p>"
+        '<details class="clone-dropdown"><summary>Clone</summary>'
+        f'<p>Clone with SSH <code class="clone-url">{esc(clone_url(p, "ssh"))}</code></p>'
+        f'<p>Clone with HTTP <code class="clone-url">{esc(clone_url(p, "http"))}</code></p>'
+        "</details>"
         + _tree_table(p, repo, "main", "")
         + f'<div class="readme"><pre>{esc(readme)}</pre></div>'
     )
     return page(request, f"{ns} / {name} · GitLab", body, p, "Project information")
+
+
+def clone_url(p, kind: str) -> str:
+    """The project's clone address as the agent sees hosts (``gitlab.com``)."""
+    if kind == "ssh":
+        return f"ssh://git@gitlab.com:2222/{p['namespace']}/{p['name']}.git"
+    return f"http://gitlab.com/{p['namespace']}/{p['name']}.git"
 
 
 def _tree_table(p, repo: Repo, ref: str, path: str) -> str:
@@ -613,8 +624,31 @@ def issue(request: Request, ns: str, name: str, iid: int):
         f"<p>{esc(i['body'])}</p>"
         f'<form method="post" action="/{esc(ns)}/{esc(name)}/-/issues/{iid}/{action}">'
         f'<button type="submit">{action.capitalize()} issue</button></form>'
+        f'<aside class="issuable-sidebar"><p>Assignee: <span class="assignee">'
+        f"{esc(i['assignee'] or 'None')}</span></p>"
+        f'<form method="post" action="/{esc(ns)}/{esc(name)}/-/issues/{iid}/assignee">'
+        '<input name="assignee" type="text" aria-label="Assignee username"> '
+        '<button type="submit">Assign</button></form></aside>'
     )
     return page_(request, f"{i['title']} (#{iid}) · Issues · GitLab", body, p, "Issues")
+
+
+@router.post("/{ns}/{name}/-/issues/{iid}/assignee")
+async def assign(request: Request, ns: str, name: str, iid: int, user: User):
+    """Set the issue's assignee to a known username (an unknown one changes nothing)."""
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    data = await form(request)
+    username = data.get("assignee", "").strip().lstrip("@")
+    with connect(request) as db:
+        p = _project(db, ns, name)
+        known = db.execute("SELECT 1 FROM code_users WHERE username=?", (username,)).fetchone()
+        if p is not None and known:
+            db.execute(
+                "UPDATE code_issues SET assignee=? WHERE project_id=? AND iid=?",
+                (username, p["id"], iid),
+            )
+    return redirect(f"/{ns}/{name}/-/issues/{iid}")
 
 
 @router.post("/{ns}/{name}/-/issues/{iid}/{action}")
