@@ -181,6 +181,31 @@ def _category_path(db, c) -> list[list[Any]]:
     return path(db, c)
 
 
+def _find_post(db, post) -> list[list[Any]]:
+    """Postmill's search for the post's title -> the results' pages (newest first, 25 a page;
+    the search reads the first 6 words) -> the post (a goto when it is past the third page or
+    a newer post of the same title would be clicked first)."""
+    words = post["title"].lower().split()[:6]
+    rows = db.execute(
+        "SELECT id, title FROM forum_posts WHERE "
+        + " AND ".join("lower(title) LIKE ?" for _ in words)
+        + " ORDER BY created DESC LIMIT 500",
+        [f"%{w}%" for w in words],
+    ).fetchall()
+    ids = [r["id"] for r in rows]
+    if post["id"] not in ids:
+        return [["goto", f"{REDDIT}/f/{post['forum']}/{post['id']}"]]
+    rank = ids.index(post["id"])
+    page = rows[rank - rank % 25 : rank + 1]
+    if rank >= 75 or any(r["title"] == post["title"] for r in page[:-1]):
+        return [["goto", f"{REDDIT}/f/{post['forum']}/{post['id']}"]]
+    return [
+        ["type", "searchbox", "Search query", post["title"], 1],
+        *[["click", "link", "Next Page"]] * (rank // 25),
+        ["click", "link", post["title"]],
+    ]
+
+
 def _project_of(db, row) -> sqlite3.Row:
     return db.execute("SELECT * FROM code_projects WHERE id=?", (row["project_id"],)).fetchone()
 
@@ -807,8 +832,7 @@ def _forum_author(db):
             REDDIT,
             exact(post["author"]),
             [
-                ["type", "searchbox", "Search query", post["title"], 1],
-                ["click", "link", post["title"]],
+                *_find_post(db, post),
                 ["stop", post["author"]],
             ],
             title=post["title"],
@@ -828,8 +852,7 @@ def _forum_comment_count(db):
             REDDIT,
             must(str(n)),
             [
-                ["type", "searchbox", "Search query", post["title"], 1],
-                ["click", "link", post["title"]],
+                *_find_post(db, post),
                 ["stop", str(n)],
             ],
             title=post["title"],
@@ -876,8 +899,7 @@ def _forum_reply(db):
             REDDIT,
             html((f"{REDDIT}/f/{post['forum']}/{post['id']}", "", {"must_include": [comment]})),
             [
-                ["type", "searchbox", "Search query", post["title"], 1],
-                ["click", "link", post["title"]],
+                *_find_post(db, post),
                 ["type", "textbox", "Comment", comment, 0],
                 ["click", "button", "Post"],
                 ["stop", ""],

@@ -15,7 +15,6 @@ MISSING: dict[int, str] = {
     87: "creating repositories with a README",
     88: "creating repositories with a README",
     151: "products for an ailment (search by use, not name)",
-    165: "editing the customer's address book",
     171: "product capacities (storage options that fit N cards)",
     199: "newsletter subscriptions",
     207: "storage-capacity attributes on products",

@@ -865,3 +865,44 @@ def contact_coupon(db):
             _message_is("coupon", reason),
             _draft(f"Dear shop owner, could I have a coupon? I ask because {reason}."),
         )
+
+
+@instantiator(165)
+def moved_address(db):
+    moves = (
+        ("418 Larkspur Lane", "Suite 210", "Denver", "CO", "Colorado", "80203"),
+        ("77 Harbor View Road", "", "Portland", "ME", "Maine", "04101"),
+        ("1290 Juniper Court", "Apt 5B", "Austin", "TX", "Texas", "78701"),
+        ("36 Birchwood Drive", "", "Madison", "WI", "Wisconsin", "53703"),
+        ("905 Cypress Avenue", "Unit 12", "Tucson", "AZ", "Arizona", "85701"),
+        ("52 Orchard Street", "", "Burlington", "VT", "Vermont", "05401"),
+        ("2711 Prairie Road", "Floor 3", "Omaha", "NE", "Nebraska", "68102"),
+        ("140 Lighthouse Way", "", "Savannah", "GA", "Georgia", "31401"),
+    )
+    for street, unit, city, abbr, state, zip_code in moves:
+        line = f"{street}, {unit}" if unit else street
+        said = f"{line}, {city}, {abbr}, {zip_code}"
+        needles = [street, *([unit] if unit else []), city, zip_code]
+        boxes = [
+            (
+                f"{SHOP}/customer/address",
+                f'document.querySelector(".box.box-address-{kind} > .box-content").outerText',
+                {"must_include": needles},
+            )
+            for kind in ("billing", "shipping")
+        ]
+        yield (
+            {"address": said},
+            html(*boxes),
+            [
+                ["click", "link", "My Account"],
+                ["click", "link", "Address Book"],
+                ["click", "link", "Change Address"],
+                ["type", "textbox", "Street Address", line, 0],
+                ["type", "textbox", "City", city, 0],
+                ["type", "textbox", "State/Province", state, 0],
+                ["type", "textbox", "Zip/Postal Code", zip_code, 0],
+                ["click", "button", "Save Address"],
+                ["stop", ""],
+            ],
+        )

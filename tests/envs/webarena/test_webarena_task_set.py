@@ -250,7 +250,8 @@ def test_expert_walks_from_the_start_page_and_solves_every_test_task(task_set):
             if reward != 1.0:
                 failed.append((task_id, template, config["intent"]))
         assert not failed
-        assert sorted(steps)[len(steps) // 2] >= 4  # measured: benchmarks/bench_webarena_expert.py
+        # medians measured 4 and 5 (benchmarks/bench_webarena_expert.py)
+        assert sorted(steps)[(len(steps) - 1) // 2] >= {"agentgym": 4, "webarena": 5}[task_set]
     finally:
         made.close()
 

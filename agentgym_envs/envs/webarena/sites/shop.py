@@ -786,12 +786,62 @@ def addresses(request: Request, user: User):
         return redirect(ACCOUNTS.login)
     with connect(request) as db:
         me = db.execute("SELECT * FROM shop_customers WHERE email=?", (user,)).fetchone()
+    boxes = "".join(
+        f'<div class="box box-address-{kind}"><strong class="box-title">Default {label} '
+        f'Address</strong><div class="box-content"><address>{esc(me["name"])}<br>'
+        f"{esc(me['address'])}</address></div></div>"
+        for kind, label in (("billing", "Billing"), ("shipping", "Shipping"))
+    )
     return _account(
         request,
         "Address Book",
         "Address Book",
-        f"<p>Default Shipping Address: {esc(me['address'])}</p>",
+        f'<div class="block block-addresses-default">{boxes}</div>'
+        '<p><a href="/customer/address/edit">Change Address</a></p>',
     )
+
+
+#: The address form's fields: (name, label).
+ADDRESS_FIELDS = (
+    ("street", "Street Address"),
+    ("city", "City"),
+    ("region", "State/Province"),
+    ("postcode", "Zip/Postal Code"),
+)
+
+
+@router.get("/customer/address/edit")
+def edit_address(request: Request, user: User):
+    """The default (billing and shipping) address's form; saved as one line."""
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    fields = "".join(
+        f'<div class="field"><label for="{name}">{label}</label>'
+        f'<input id="{name}" name="{name}" type="text"></div>'
+        for name, label in ADDRESS_FIELDS
+    )
+    body = (
+        '<form class="form-address-edit" method="post" action="/customer/address/edit">'
+        f'<fieldset class="fieldset"><legend>Address</legend>{fields}</fieldset>'
+        '<button class="action primary" type="submit">Save Address</button></form>'
+    )
+    return _account(request, "Address Book", "Edit Address", body)
+
+
+@router.post("/customer/address/edit")
+async def save_address(request: Request, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    data = await form(request)
+    parts = [data.get(name, "").strip() for name, _ in ADDRESS_FIELDS]
+    if not parts[0] or not parts[1]:
+        return redirect("/customer/address/edit")
+    with connect(request) as db:
+        db.execute(
+            "UPDATE shop_customers SET address=? WHERE email=?",
+            (", ".join(p for p in parts if p), user),
+        )
+    return redirect("/customer/address")
 
 
 #: The label and title of the contact form's message box (Magento's wording, its apostrophe).
