@@ -422,7 +422,7 @@ register_env(
 register_env(
     WEBARENA,
     "WebArenaTemplates-v0",
-    splits={"train": 1399, "test": 105},
+    splits={"train": 1390, "test": 114},
     description="Task set 'webarena': WebArena's own intent templates (read from the installed "
     "libwebarena) instantiated on the same local sites, with its eval types, per-site shares "
     "and unachievable ('N/A') tasks; one test task per template id; the map site's templates "
