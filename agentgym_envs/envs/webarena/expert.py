@@ -21,17 +21,26 @@ def _name_of(rest: str) -> str:
     return rest
 
 
-def find(observation: str, role: str, name: str) -> str | None:
-    """The id of the first ``[id] role 'name'`` line in ``observation``."""
+def find(observation: str, role: str, name: str, nth: int = 1) -> str | None:
+    """The id of the ``nth`` (first by default) ``[id] role 'name'`` line in ``observation``."""
+    seen = 0
     for line in observation.splitlines():
         match = _LINE.match(line)
         if match and match.group(2) == role and _name_of(match.group(3)) == name:
-            return match.group(1)
+            seen += 1
+            if seen == nth:
+                return match.group(1)
     return None
 
 
 class WebArenaExpert:
-    """A policy ``(observation, info) -> reply`` for generated tasks (they carry a plan)."""
+    """A policy ``(observation, info) -> reply`` for generated tasks (they carry a plan).
+
+    Plan steps: ``["click", role, name]`` (``["click", role, name, n]`` for the n-th such
+    element on the page, e.g. a project's sidebar "Issues" after the top bar's),
+    ``["type", role, name, text, enter]``, ``["press", key]``, ``["go_back"]``,
+    ``["goto", url]`` (a site's address, as a user types it) and ``["stop", answer]``.
+    """
 
     def __init__(self, env: WebArenaEnv) -> None:
         self.env = env
@@ -47,7 +56,8 @@ class WebArenaExpert:
         step = plan[min(self._step, len(plan) - 1)]
         kind = step[0]
         if kind in ("click", "type"):
-            element = find(observation, step[1], step[2])
+            nth = int(step[3]) if kind == "click" and len(step) > 3 else 1
+            element = find(observation, step[1], step[2], nth)
             if element is None:
                 if self._scrolls >= MAX_SCROLLS:
                     return self._say("stop [N/A]")
@@ -61,6 +71,8 @@ class WebArenaExpert:
         self._step += 1
         if kind == "press":
             return self._say(f"press [{step[1]}]")
+        if kind == "go_back":
+            return self._say("go_back")
         if kind == "goto":
             return self._say(f"goto [{env._to_shown(resolve(step[1], env._urls()))}]")
         return self._say(f"stop [{step[1] or 'Done'}]")

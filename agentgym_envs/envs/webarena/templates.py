@@ -146,6 +146,74 @@ def _open_product(p) -> list[list[Any]]:
     return [["goto", f"{SHOP}/product/{p['sku']}"]]
 
 
+def _to_reviews(db, product_id: int) -> list[list[Any]]:
+    """On a product's page: its "N Reviews" link (to the reviews, below the fold)."""
+    from agentgym_envs.envs.webarena.wa_shop import _to_reviews as to_reviews
+
+    return to_reviews(db, product_id)
+
+
+def _to_project(db, p) -> list[list[Any]]:
+    """GitLab's dashboard -> Explore projects -> filter -> the project (as a user gets there)."""
+    from agentgym_envs.envs.webarena.wa_code import open_project
+
+    return open_project(db, p)
+
+
+def _to_forum(db, forum: str) -> list[list[Any]]:
+    """Postmill's Forums list -> its pages -> ``forum``."""
+    from agentgym_envs.envs.webarena.wa_forum import to_forum
+
+    return to_forum(db, forum)
+
+
+def _to_month(db, month: str) -> list[list[Any]]:
+    """My Account -> My Orders -> the pages down to ``month``'s orders."""
+    from agentgym_envs.envs.webarena.wa_shop import _to_month as to_month
+
+    return to_month(db, month)
+
+
+def _category_path(db, c) -> list[list[Any]]:
+    """The store's menu and category pages' links down to category ``c``."""
+    from agentgym_envs.envs.webarena.wa_shop import _category_path as path
+
+    return path(db, c)
+
+
+def _find_post(db, post) -> list[list[Any]]:
+    """Postmill's search for the post's title -> the results' pages (newest first, 25 a page;
+    the search reads the first 6 words) -> the post (a goto when it is past the third page or
+    a newer post of the same title would be clicked first)."""
+    words = post["title"].lower().split()[:6]
+    rows = db.execute(
+        "SELECT id, title FROM forum_posts WHERE "
+        + " AND ".join("lower(title) LIKE ?" for _ in words)
+        + " ORDER BY created DESC LIMIT 500",
+        [f"%{w}%" for w in words],
+    ).fetchall()
+    ids = [r["id"] for r in rows]
+    if post["id"] not in ids:
+        return [["goto", f"{REDDIT}/f/{post['forum']}/{post['id']}"]]
+    rank = ids.index(post["id"])
+    page = rows[rank - rank % 25 : rank + 1]
+    if rank >= 75 or any(r["title"] == post["title"] for r in page[:-1]):
+        return [["goto", f"{REDDIT}/f/{post['forum']}/{post['id']}"]]
+    return [
+        ["type", "searchbox", "Search query", post["title"], 1],
+        *[["click", "link", "Next Page"]] * (rank // 25),
+        ["click", "link", post["title"]],
+    ]
+
+
+def _project_of(db, row) -> sqlite3.Row:
+    return db.execute("SELECT * FROM code_projects WHERE id=?", (row["project_id"],)).fetchone()
+
+
+#: A project's sidebar "Issues" (the top bar's "Issues", your dashboard's, comes first).
+ISSUES = ["click", "link", "Issues", 2]
+
+
 def _search_product(p) -> list[list[Any]]:
     return [
         ["type", "searchbox", "Search entire store here...", p["name"], 1],
@@ -187,8 +255,8 @@ def _shop_review_count(db):
 def _shop_reviewers(db):
     tpl = "List out reviewers, if exist, who mention about {{description}} in the reviews of {{product}}"
     rows = db.execute(
-        "SELECT r.*, p.name, p.sku FROM shop_reviews r JOIN shop_products p ON p.id=r.product_id "
-        "WHERE r.id % 97 = 0 ORDER BY r.id"
+        "SELECT r.*, p.name, p.sku, p.status AS product_status FROM shop_reviews r JOIN "
+        "shop_products p ON p.id=r.product_id WHERE r.id % 97 = 0 ORDER BY r.id"
     ).fetchall()
     for r in spaced(rows, 30):
         phrase = r["title"].lower()
@@ -205,7 +273,11 @@ def _shop_reviewers(db):
             tpl,
             SHOP,
             must(*names),
-            [*_open_product(r), ["stop", ", ".join(names)]],
+            [
+                *(_search_product(r) if r["product_status"] == "Enabled" else _open_product(r)),
+                *_to_reviews(db, r["product_id"]),
+                ["stop", ", ".join(names)],
+            ],
             login=False,
             description=phrase,
             product=r["name"],
@@ -250,7 +322,7 @@ def _shop_spend_month(db):
             tpl,
             SHOP,
             must(f"{r['t']:.2f}"),
-            [["goto", f"{SHOP}/sales/order/history"], ["stop", money(r["t"])]],
+            [*_to_month(db, r["m"]), ["stop", money(r["t"])]],
             month=r["m"],
             _pages=True,
         )
@@ -283,7 +355,7 @@ def _shop_category_nav(db):
             tpl,
             SHOP,
             url(f"{SHOP}/{c['path']}.html?product_list_order=price"),
-            [["goto", f"{SHOP}/{c['path']}.html"], ["click", "link", "Price"], ["stop", ""]],
+            [*_category_path(db, c), ["click", "link", "Price"], ["stop", ""]],
             login=False,
             category=c["name"],
         )
@@ -304,7 +376,7 @@ def _shop_brand_filter(db):
             tpl,
             SHOP,
             url(f"{SHOP}/{c['path']}.html?brand={quote_plus(brand)}"),
-            [["goto", f"{SHOP}/{c['path']}.html"], ["click", "link", brand], ["stop", ""]],
+            [*_category_path(db, c), ["click", "link", brand], ["stop", ""]],
             login=False,
             brand=brand,
             category=c["name"],
@@ -486,7 +558,11 @@ def _admin_sales_year(db):
             ADMIN,
             must(f"{r['t']:,.2f}"),
             [
-                ["goto", f"{ADMIN}/reports/sales?period=year"],
+                ["click", "link", "Sales Report"],
+                ["click", "combobox", "Period"],
+                ["press", "ArrowDown"],  # Month -> Year
+                ["press", "Enter"],
+                ["click", "button", "Show Report"],
                 ["stop", money(r["t"])],
             ],
             year=r["y"],
@@ -723,7 +799,7 @@ def _forum_upvote_newest(db):
                 )
             ),
             [
-                ["goto", f"{REDDIT}/f/{forum}"],
+                *_to_forum(db, forum),
                 ["click", "link", "New"],
                 ["click", "button", "Upvote"],
                 ["stop", ""],
@@ -741,11 +817,7 @@ def _forum_open(db):
             tpl,
             REDDIT,
             url(f"{REDDIT}/f/{forum}"),
-            [
-                ["goto", f"{REDDIT}/forums?page={1 + _forums(db).index(forum) // 50}"],
-                ["click", "link", forum],
-                ["stop", ""],
-            ],
+            [*_to_forum(db, forum), ["stop", ""]],
             subreddit=forum,
         )
 
@@ -759,7 +831,10 @@ def _forum_author(db):
             tpl,
             REDDIT,
             exact(post["author"]),
-            [["goto", f"{REDDIT}/f/{post['forum']}/{post['id']}"], ["stop", post["author"]]],
+            [
+                *_find_post(db, post),
+                ["stop", post["author"]],
+            ],
             title=post["title"],
         )
 
@@ -777,8 +852,7 @@ def _forum_comment_count(db):
             REDDIT,
             must(str(n)),
             [
-                ["type", "searchbox", "Search query", post["title"], 1],
-                ["click", "link", post["title"]],
+                *_find_post(db, post),
                 ["stop", str(n)],
             ],
             title=post["title"],
@@ -802,7 +876,7 @@ def _forum_new_post(db):
                 )
             ),
             [
-                ["goto", f"{REDDIT}/f/{forum}"],
+                *_to_forum(db, forum),
                 ["click", "link", "Submit a new post"],
                 ["type", "textbox", "Title", title, 0],
                 ["click", "button", "Create submission"],
@@ -825,7 +899,7 @@ def _forum_reply(db):
             REDDIT,
             html((f"{REDDIT}/f/{post['forum']}/{post['id']}", "", {"must_include": [comment]})),
             [
-                ["goto", f"{REDDIT}/f/{post['forum']}/{post['id']}"],
+                *_find_post(db, post),
                 ["type", "textbox", "Comment", comment, 0],
                 ["click", "button", "Post"],
                 ["stop", ""],
@@ -893,7 +967,7 @@ def _code_open_issues(db):
             tpl,
             GITLAB,
             must(str(n)),
-            [["goto", _base(p)], ["stop", str(n)]],
+            [*_to_project(db, p), ["stop", str(n)]],
             repo=f"{p['namespace']}/{p['name']}",
         )
 
@@ -912,7 +986,7 @@ def _code_commits_by_user(db):
             tpl,
             GITLAB,
             must(str(row["n"])),
-            [["goto", f"{_base(p)}/-/commits/main"], ["stop", str(row["n"])]],
+            [*_to_project(db, p), ["click", "link", "Commits"], ["stop", str(row["n"])]],
             user=row["author"],
             repo=f"{p['namespace']}/{p['name']}",
             date=row["day"],
@@ -935,7 +1009,7 @@ def _code_branches(db):
             tpl,
             GITLAB,
             must(str(n)),
-            [["goto", _base(p)], ["click", "link", "Branches"], ["stop", str(n)]],
+            [*_to_project(db, p), ["click", "link", "Branches"], ["stop", str(n)]],
             repo=f"{p['namespace']}/{p['name']}",
         )
 
@@ -954,7 +1028,7 @@ def _code_latest_commit(db):
             tpl,
             GITLAB,
             exact(msg),
-            [["goto", f"{_base(p)}/-/commits/main"], ["stop", msg]],
+            [*_to_project(db, p), ["click", "link", "Commits"], ["stop", msg]],
             repo=f"{p['namespace']}/{p['name']}",
         )
 
@@ -970,7 +1044,7 @@ def _code_label_issues_nav(db):
             tpl,
             GITLAB,
             url(f"{GITLAB}/{path}/-/issues?label_name={quote(label)}"),
-            [["goto", f"{_base(p)}/-/issues"], ["click", "link", label], ["stop", ""]],
+            [*_to_project(db, p), ISSUES, ["click", "link", label], ["stop", ""]],
             repo=path,
             label=label,
         )
@@ -988,7 +1062,8 @@ def _code_new_issue(db):
             GITLAB,
             html((f"{_base(p)}/-/issues", "", {"must_include": [title]})),
             [
-                ["goto", f"{_base(p)}/-/issues"],
+                *_to_project(db, p),
+                ISSUES,
                 ["click", "link", "New issue"],
                 ["type", "textbox", "Title", title, 0],
                 ["click", "button", "Create issue"],
@@ -1017,7 +1092,8 @@ def _code_invite_member(db):
                 )
             ),
             [
-                ["goto", f"{_base(p)}/-/project_members"],
+                *_to_project(db, p),
+                ["click", "link", "Members"],
                 ["type", "textbox", "Username", user, 0],
                 ["click", "radio", role],
                 ["click", "button", "Invite"],
@@ -1049,7 +1125,10 @@ def _code_close_issue(db):
                 )
             ),
             [
-                ["goto", f"{_base(i)}/-/issues/{i['iid']}"],
+                *_to_project(db, _project_of(db, i)),
+                ISSUES,
+                ["type", "searchbox", "Search or filter results...", i["title"], 1],
+                ["click", "link", i["title"]],
                 ["click", "button", "Close issue"],
                 ["stop", ""],
             ],
@@ -1077,7 +1156,8 @@ def _code_visibility(db):
                 )
             ),
             [
-                ["goto", f"{_base(p)}/edit"],
+                *_to_project(db, p),
+                ["click", "link", "Settings"],
                 ["click", "radio", vis],
                 ["click", "button", "Save changes"],
                 ["stop", ""],
@@ -1162,8 +1242,10 @@ def _multi_stars(db):
                 )
             ),
             [
-                ["goto", _base(p)],
-                ["goto", f"{REDDIT}/submit/{forum}"],
+                *_to_project(db, p),
+                ["goto", REDDIT],
+                *_to_forum(db, forum),
+                ["click", "link", "Submit a new post"],
                 ["type", "textbox", "Title", title, 0],
                 ["click", "button", "Create submission"],
                 ["stop", ""],
@@ -1193,7 +1275,9 @@ def _multi_price(db):
             ),
             [
                 *_search_product(p),
-                ["goto", f"{REDDIT}/submit/{forum}"],
+                ["goto", REDDIT],
+                *_to_forum(db, forum),
+                ["click", "link", "Submit a new post"],
                 ["type", "textbox", "Title", title, 0],
                 ["click", "button", "Create submission"],
                 ["stop", ""],
@@ -1217,7 +1301,10 @@ def _multi_wiki_issue(db):
             [
                 ["type", "searchbox", "Search Wikipedia", title, 1],
                 ["click", "link", title],
-                ["goto", f"{_base(p)}/-/issues/new"],
+                ["goto", GITLAB],
+                *_to_project(db, p),
+                ISSUES,
+                ["click", "link", "New issue"],
                 ["type", "textbox", "Title", f"Answer: {answer}", 0],
                 ["click", "button", "Create issue"],
                 ["stop", ""],

@@ -88,7 +88,12 @@ def _reviewed_products(db, where: str, n: int) -> list[Any]:
 
 
 def _reviews_page(name: str) -> list[list[Any]]:
-    return [["click", "link", "Reviews"], ["goto", f"{ADMIN}/reviews"]]
+    """Reviews -> the grid's Product filter -> Apply Filters."""
+    return [
+        ["click", "link", "Reviews"],
+        ["type", "textbox", "Product", name, 0],
+        ["click", "button", "Apply Filters"],
+    ]
 
 
 @instantiator(245)
@@ -139,7 +144,13 @@ def reviews_in_period(db):
         yield (
             {"time": f"in {month_name(r['m'])}"},
             must(str(r["n"])),
-            [["click", "link", "Reviews"], ["stop", str(r["n"])]],
+            [
+                ["click", "link", "Reviews"],
+                ["type", "textbox", "From", f"{r['m']}-01", 0],
+                ["type", "textbox", "To", f"{r['m']}-31", 0],
+                ["click", "button", "Apply Filters"],
+                ["stop", str(r["n"])],
+            ],
         )
 
 
@@ -240,27 +251,56 @@ def units_left(db):
         yield (
             {"Attribute": "number", "N": n},
             fuzzy(str(count)),
-            [["click", "link", "Products"], ["stop", str(count)]],
+            [*_quantity_filter(n), ["stop", str(count)]],
         )
     yield (
         {"Attribute": "SKU", "N": 9999},
         na("no product has 9999 units left"),
-        [["click", "link", "Products"], ["stop", "N/A"]],
+        [*_quantity_filter(9999), ["stop", "N/A"]],
     )
+
+
+def _quantity_filter(n: int) -> list[list[Any]]:
+    """Products -> Filters -> quantity from ``n`` to ``n`` -> Apply Filters."""
+    return [
+        ["click", "link", "Products"],
+        ["click", "DisclosureTriangle", "Filters"],
+        ["type", "textbox", "Quantity from", str(n), 0],
+        ["type", "textbox", "Quantity to", str(n), 0],
+        ["click", "button", "Apply Filters"],
+    ]
 
 
 @instantiator(1002)
 def items_recent_orders(db):
-    ids = [
-        r[0]
-        for r in db.execute("SELECT id FROM shop_orders ORDER BY created DESC, id DESC LIMIT 12")
-    ]
-    for k in (2, 3, 4, 5, 7, 9):
+    recent = db.execute(
+        "SELECT id, number, created FROM shop_orders ORDER BY created DESC, id DESC LIMIT 12"
+    ).fetchall()
+    ids = [r["id"] for r in recent]
+    for k in (2, 3, 4, 5, 7, 8, 9, 11):
+        day = recent[k - 1]["created"][:10]
+        since = db.execute(
+            "SELECT COUNT(*) FROM shop_orders WHERE substr(created, 1, 10) >= ?", (day,)
+        ).fetchone()[0]
+        if since != k:  # the grid's date filter would not show exactly the k orders
+            continue
         n = db.execute(
             f"SELECT SUM(qty) FROM shop_order_items WHERE order_id IN ({','.join('?' * k)})",
             ids[:k],
         ).fetchone()[0]
-        yield ({"k": k}, must(str(n)), [ORDERS, ["stop", str(n)]])
+        # the grid (newest id first) shows no item counts: filter it to the k orders' days,
+        # open each order, come back
+        views: list[list[Any]] = []
+        for r in recent[:k]:
+            views += [["click", "link", f"View Order {r['number']}"], ["go_back"]]
+        plan = [
+            ORDERS,
+            ["type", "textbox", "Purchase Date from", day, 0],
+            ["click", "button", "Apply Filters"],
+            *views[:-1],
+            ["stop", str(n)],
+        ]
+        yield ({"k": k}, must(str(n)), plan)
 
 
 @instantiator(279)
@@ -313,7 +353,10 @@ def monthly_counts(db):
                 {"period": f"from Jan to {('Mar', 'Apr', 'May')[months - 3]} {year}"},
                 fuzzy(answer),
                 [
-                    ["goto", f"{ADMIN}/reports/sales?period=month&date_from={year}-01-01"],
+                    ["click", "link", "Sales Report"],
+                    ["type", "textbox", "From", f"{year}-01-01", 0],
+                    ["type", "textbox", "To", f"{year}-{months:02d}-31", 0],
+                    ["click", "button", "Show Report"],
                     ["stop", answer],
                 ],
             )
@@ -490,6 +533,20 @@ def _report(date_from: str, date_to: str, period: str) -> str:
     return f"{ADMIN}/reports/sales?period={period}&date_from={date_from}&date_to={date_to}"
 
 
+def _fill_report(date_from: str, date_to: str, period: str) -> list[list[Any]]:
+    """Sales Report -> its Period list (by keys: it opens on Month) -> From, To -> Show Report."""
+    moves = {"day": ["ArrowUp"], "month": [], "year": ["ArrowDown"]}[period]
+    pick = [["click", "combobox", "Period"], *[["press", m] for m in moves], ["press", "Enter"]]
+    return [
+        ["click", "link", "Sales Report"],
+        *(pick if moves else []),
+        ["type", "textbox", "From", date_from, 0],
+        ["type", "textbox", "To", date_to, 0],
+        ["click", "button", "Show Report"],
+        ["stop", ""],
+    ]
+
+
 def _report_eval(target: str, date_from: str) -> dict[str, Any]:
     return both(
         url(target),
@@ -514,7 +571,7 @@ def report_span(db):
         yield (
             {"report": "sales order report", "time_span": label},
             _report_eval(target, date_from),
-            [["click", "link", "Sales Report"], ["goto", target], ["stop", ""]],
+            _fill_report(date_from, date_to, period),
         )
 
 
@@ -528,5 +585,71 @@ def report_range(db):
         yield (
             {"type": kind, "start_date": date_from, "end_date": date_to},
             _report_eval(target, date_from),
-            [["click", "link", "Sales Report"], ["goto", target], ["stop", ""]],
+            _fill_report(date_from, date_to, period),
+        )
+
+
+def _open_edit(p) -> list[list[Any]]:
+    """Products -> search the name -> its Edit link."""
+    return [
+        ["click", "link", "Products"],
+        ["type", "searchbox", "Search by keyword", p["name"], 1],
+        ["click", "link", f"Edit {p['name']}"],
+    ]
+
+
+@instantiator(242)
+def disable_product(db):
+    for p in _unique_products(db, 300, 25):
+        if p["status"] != "Enabled":
+            continue
+        yield (
+            {"product": p["name"]},
+            html(
+                (
+                    f"{ADMIN}/catalog/product/edit/{p['id']}",
+                    'document.querySelector("[name=status]").checked ? "1" : "2"',
+                    {"exact_match": "2"},
+                )
+            ),
+            [
+                *_open_edit(p),
+                ["click", "checkbox", "Enable Product"],
+                ["click", "button", "Save Product"],
+                ["stop", ""],
+            ],
+        )
+
+
+@instantiator(251)
+def quote_positive_reviews(db):
+    rows = db.execute(
+        "SELECT p.* FROM shop_products p WHERE name IN (SELECT name FROM shop_products GROUP BY "
+        "name HAVING COUNT(*)=1) AND (SELECT COUNT(*) FROM shop_reviews r WHERE "
+        "r.product_id=p.id AND r.rating >= 4) BETWEEN 1 AND 2 ORDER BY p.id"
+    ).fetchall()
+    for p in spaced(rows, 25):
+        quotes = [r["body"] for r in _reviews_of(db, p["id"], "rating >= 4")]
+        text = "What our customers say: " + " ".join(f'"{q}"' for q in quotes)
+        yield (
+            {"product": p["name"]},
+            html(
+                (
+                    f"{ADMIN}/catalog/product/edit/{p['id']}",
+                    'document.querySelector("[name=description]").value',
+                    {"must_include": quotes},
+                )
+            ),
+            [
+                ["click", "link", "Reviews"],  # read them: the grid filtered to the product
+                ["type", "textbox", "Product", p["name"], 0],
+                ["click", "button", "Apply Filters"],
+                *_open_edit(p),
+                ["click", "textbox", "Description"],
+                ["press", "Meta+a"],
+                ["press", "Backspace"],
+                ["type", "textbox", "Description", text, 0],
+                ["click", "button", "Save Product"],
+                ["stop", ""],
+            ],
         )

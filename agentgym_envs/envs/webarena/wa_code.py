@@ -32,18 +32,24 @@ def _base(p) -> str:
     return f"{GITLAB}/{_path(p)}"
 
 
-def _open(db, p) -> list[list[Any]]:
-    """Explore -> filter by name -> the project (a goto where the filter shows too many)."""
-    n = db.execute(
-        "SELECT COUNT(*) FROM code_projects WHERE lower(name) LIKE ?", (f"%{p['name'].lower()}%",)
-    ).fetchone()[0]
-    if n > 20:
-        return [["goto", _base(p)]]
+def open_project(db, p) -> list[list[Any]]:
+    """From the dashboard: Explore projects -> filter by name -> the results' pages (sorted by
+    stars, 20 a page) up to the project's -> the project."""
+    rows = db.execute(
+        "SELECT id FROM code_projects WHERE lower(name) LIKE ? ORDER BY stars DESC, id",
+        (f"%{p['name'].lower()}%",),
+    ).fetchall()
+    rank = [r[0] for r in rows].index(p["id"])
     return [
-        ["goto", f"{GITLAB}/explore/projects"],
+        ["click", "link", "Explore projects"],
         ["type", "searchbox", "Filter by name", p["name"], 1],
+        *[["click", "link", "Next Page"]] * (rank // 20),
         ["click", "link", f"{p['namespace']} / {p['name']}"],
     ]
+
+
+#: A project's sidebar "Issues" (the top bar's "Issues", your dashboard's, comes first).
+ISSUES = ["click", "link", "Issues", 2]
 
 
 COMMITS = ["click", "link", "Commits"]
@@ -82,11 +88,7 @@ def recent_open_issues(db):
         yield (
             {"__start__": _base(p)},
             url(f"{_base(p)}/-/issues?state=opened"),
-            [
-                ["click", "link", "Issues"],
-                ["goto", f"{_base(p)}/-/issues?state=opened"],
-                ["stop", ""],
-            ],
+            [ISSUES, ["click", "link", "Opened"], ["stop", ""]],
         )
 
 
@@ -95,7 +97,7 @@ def public_projects(db):
     yield (
         {},
         url(f"{GITLAB}/explore/projects"),
-        [["goto", f"{GITLAB}/explore/projects"], ["stop", ""]],
+        [["click", "link", "Explore projects"], ["stop", ""]],
     )
 
 
@@ -106,7 +108,7 @@ def opened_with_label(db):
         yield (
             {"__start__": _base(p), "description": f"labeled as {label}"},
             url(f"{_base(p)}/-/issues?label_name={quote(label)}"),
-            [["goto", f"{_base(p)}/-/issues"], ["click", "link", label], ["stop", ""]],
+            [ISSUES, ["click", "link", label], ["stop", ""]],
         )
 
 
@@ -118,8 +120,8 @@ def label_issues(db):
             {"repo": p["name"], "label": label},
             url(f"{_base(p)}/-/issues?label_name={quote(label)}"),
             [
-                *_open(db, p),
-                ["goto", f"{_base(p)}/-/issues"],
+                *open_project(db, p),
+                ISSUES,
                 ["click", "link", label],
                 ["stop", ""],
             ],
@@ -143,7 +145,7 @@ def who_has_access(db):
         yield (
             {"repo": p["name"]},
             exact(answer),
-            [*_open(db, p), ["click", "link", "Members"], ["stop", answer]],
+            [*open_project(db, p), ["click", "link", "Members"], ["stop", answer]],
         )
 
 
@@ -170,7 +172,8 @@ def top_on_branch(db):
             must(value),
             [
                 ["click", "link", "Branches"],
-                ["goto", f"{_base(p)}/-/commits/{r['branch']}"],
+                ["click", "link", r["branch"]],
+                ["click", "link", "History"],
                 ["stop", value],
             ],
         )
@@ -225,7 +228,7 @@ def commits_repo_date(db):
         yield (
             {"user": _full_name(db, row["author"]), "repo": p["name"], "date": us_date(row["day"])},
             must(str(row["n"])),
-            [*_open(db, p), COMMITS, ["stop", str(row["n"])]],
+            [*open_project(db, p), COMMITS, ["stop", str(row["n"])]],
         )
 
 
@@ -239,7 +242,7 @@ def most_commits(db):
         yield (
             {"repo": p["name"]},
             exact(name),
-            [*_open(db, p), COMMITS, ["stop", name]],
+            [*open_project(db, p), COMMITS, ["stop", name]],
         )
 
 
@@ -258,13 +261,15 @@ def top3(db):
         yield (
             {"attribute": attr, "repo": p["name"]},
             must(*values),
-            [*_open(db, p), COMMITS, ["stop", ", ".join(values)]],
+            [*open_project(db, p), COMMITS, ["stop", ", ".join(values)]],
         )
 
 
-def _new_issue(p, title: str) -> list[list[Any]]:
+def _new_issue(p, title: str, to_project: list[list[Any]] = ()) -> list[list[Any]]:
+    """(``to_project``, when the task starts elsewhere) -> Issues -> New issue -> the form."""
     return [
-        ["goto", f"{_base(p)}/-/issues"],
+        *to_project,
+        ISSUES,
         ["click", "link", "New issue"],
         ["type", "textbox", "Title", title, 0],
         ["click", "button", "Create issue"],
@@ -291,7 +296,11 @@ def open_issue(db):
     for k, p in enumerate(spaced(_projects(db)[6:], 30)):
         ask = asks[k % len(asks)]
         title = ask.split(" ", 1)[1].capitalize()
-        yield ({"issue": ask, "repo": p["name"]}, _issue_made(p, title), _new_issue(p, title))
+        yield (
+            {"issue": ask, "repo": p["name"]},
+            _issue_made(p, title),
+            _new_issue(p, title, open_project(db, p)),
+        )
 
 
 @instantiator(337)
@@ -313,8 +322,9 @@ def discuss_feature(db):
         )
 
 
-def _invite(p, users: list[str], role: str) -> list[list[Any]]:
-    steps: list[list[Any]] = [["goto", f"{_base(p)}/-/project_members"]]
+def _invite(db, p, users: list[str], role: str) -> list[list[Any]]:
+    """From the dashboard to the project's Members page, then one invitation a user."""
+    steps: list[list[Any]] = [*open_project(db, p), ["click", "link", "Members"]]
     for user in users:
         steps += [
             ["type", "textbox", "Username", user, 0],
@@ -356,7 +366,7 @@ def add_as_role(db):
         yield (
             {"repo": p["name"], "role": role.lower(), "user_list": ", ".join(users)},
             _members_are(p, users, role),
-            _invite(p, users, role),
+            _invite(db, p, users, role),
         )
 
 
@@ -367,7 +377,7 @@ def invite_collaborators(db):
         yield (
             {"collaborator_account_list": " and ".join(users), "repo": p["name"]},
             _members_are(p, users, "Developer"),
-            _invite(p, users, "Developer"),
+            _invite(db, p, users, "Developer"),
         )
 
 
@@ -380,7 +390,7 @@ def dotfiles_guest(db):
         return
     for k in range(10):
         users = _non_members(db, p, 1, 5 * k)
-        yield ({"name": users[0]}, _members_are(p, users, "Guest"), _invite(p, users, "Guest"))
+        yield ({"name": users[0]}, _members_are(p, users, "Guest"), _invite(db, p, users, "Guest"))
 
 
 def _my_issues(db) -> list[Any]:
@@ -407,6 +417,18 @@ def _keyword_issues(db) -> list[tuple[str, Any]]:
     return out
 
 
+def _find_my_issue(word: str, issue=None) -> list[list[Any]]:
+    """Issues (your dashboard's) -> Created by me -> All (open or closed) -> search ``word``
+    -> the newest result, ``issue`` (none when nothing matches)."""
+    steps = [
+        ["click", "link", "Issues"],
+        ["click", "link", "Created by me"],
+        ["click", "link", "All"],
+        ["type", "searchbox", "Search or filter results...", word, 1],
+    ]
+    return [*steps, ["click", "link", issue["title"]]] if issue is not None else steps
+
+
 @instantiator(310)
 def latest_updated_issue(db):
     for word, i in _keyword_issues(db)[:15]:
@@ -418,15 +440,12 @@ def latest_updated_issue(db):
                 fuzzy("yes" if state == "closed" else "no"),
                 url(f"{GITLAB}/{i['namespace']}/{i['name']}/-/issues/{i['iid']}"),
             ),
-            [
-                ["goto", f"{GITLAB}/{i['namespace']}/{i['name']}/-/issues/{i['iid']}"],
-                ["stop", answer],
-            ],
+            [*_find_my_issue(word, i), ["stop", answer]],
         )
     yield (
         {"keyword": "quantum"},
         na("no issue of mine has 'quantum' in its title"),
-        [["click", "link", "Issues"], ["stop", "N/A"]],
+        [*_find_my_issue("quantum"), ["stop", "N/A"]],
     )
 
 
@@ -440,10 +459,7 @@ def latest_created_issue(db):
                 exact("yes" if state == "closed" else "no"),
                 url(f"{GITLAB}/{i['namespace']}/{i['name']}/-/issues/{i['iid']}"),
             ),
-            [
-                ["goto", f"{GITLAB}/{i['namespace']}/{i['name']}/-/issues/{i['iid']}"],
-                ["stop", "yes" if state == "closed" else "no"],
-            ],
+            [*_find_my_issue(word, i), ["stop", "yes" if state == "closed" else "no"]],
         )
 
 
@@ -458,10 +474,63 @@ def starred_contributions(db):
         yield (
             {"description": f"exactly {n}"},
             fuzzy(*names),
-            [["goto", f"{GITLAB}/explore/projects"], ["stop", ", ".join(names)]],
+            [["click", "link", "Explore projects"], ["stop", ", ".join(names)]],
         )
     yield (
         {"description": "more than 100000"},
         na("none of my repositories has that many stars"),
-        [["goto", f"{GITLAB}/explore/projects"], ["stop", "N/A"]],
+        [["click", "link", "Explore projects"], ["stop", "N/A"]],
     )
+
+
+def _unique_name_projects(db) -> list[Any]:
+    return _projects(
+        db, "name IN (SELECT name FROM code_projects GROUP BY name HAVING COUNT(*) = 1)"
+    )
+
+
+@instantiator(329)
+def ssh_clone(db):
+    from agentgym_envs.envs.webarena.sites.code import clone_url
+
+    for p in spaced(_unique_name_projects(db), 20):
+        answer = f"git clone {clone_url(p, 'ssh')}"
+        yield (
+            {"repo": p["name"]},
+            exact(answer),
+            [*open_project(db, p), ["click", "DisclosureTriangle", "Clone"], ["stop", answer]],
+        )
+
+
+@instantiator(999)
+def assign_issue(db):
+    rows = db.execute(
+        "SELECT i.*, p.namespace, p.name FROM code_issues i JOIN code_projects p ON "
+        "p.id=i.project_id WHERE i.state='opened' AND p.name IN (SELECT name FROM code_projects "
+        "GROUP BY name HAVING COUNT(*) = 1) AND i.title IN (SELECT title FROM code_issues j "
+        "WHERE j.project_id=i.project_id GROUP BY title HAVING COUNT(*) = 1) ORDER BY i.id"
+    ).fetchall()
+    users = [r[0] for r in db.execute("SELECT username FROM code_users ORDER BY username")]
+    for k, i in enumerate(spaced(rows, 25)):
+        account = users[(7 * k + 3) % len(users)]
+        if account == i["assignee"]:
+            account = users[(7 * k + 4) % len(users)]
+        p = db.execute("SELECT * FROM code_projects WHERE id=?", (i["project_id"],)).fetchone()
+        yield (
+            {"issue": i["title"].lower(), "repo": p["name"], "account": account},
+            html(
+                (
+                    f"{_base(p)}/-/issues/{i['iid']}",
+                    'document.querySelector(".assignee").outerText',
+                    {"exact_match": account},
+                )
+            ),
+            [
+                *open_project(db, p),
+                ISSUES,
+                ["type", "searchbox", "Search or filter results...", i["title"], 1],
+                ["click", "link", i["title"]],
+                ["type", "textbox", "Assignee username", account, 1],
+                ["stop", ""],
+            ],
+        )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentgym_envs.envs.webarena import wa_code
 from agentgym_envs.envs.webarena.sites.data import FORUM_USER
 from agentgym_envs.envs.webarena.wa_common import both, html, must, spaced, url
 from agentgym_envs.envs.webarena.webarena_tasks import instantiator
@@ -73,11 +74,25 @@ def _vote_is(post, value: int) -> tuple[str, str, dict[str, Any]]:
     )
 
 
-def _vote_plan(posts, label: str) -> list[list[Any]]:
+def _vote_plan(posts, label: str, back: list[list[Any]]) -> list[list[Any]]:
+    """From a list of the ``posts``' titles: open each, vote, take the ``back`` links (from the
+    post's page) to the list again."""
     steps: list[list[Any]] = []
-    for p in posts:
-        steps += [["goto", f"{REDDIT}/f/{p['forum']}/{p['id']}"], ["click", "button", label]]
+    for k, p in enumerate(posts):
+        steps += [["click", "link", p["title"]], ["click", "button", label]]
+        if k < len(posts) - 1:
+            steps += back
     return [*steps, ["stop", ""]]
+
+
+def to_forum(db, forum: str) -> list[list[Any]]:
+    """From any forum page: Forums -> the list's pages (by name, 50 a page) -> ``forum``."""
+    rank = _forums(db).index(forum)
+    return [
+        ["click", "link", "Forums"],
+        *[["click", "link", "Next Page"]] * (rank // 50),
+        ["click", "link", forum],
+    ]
 
 
 @instantiator(6)
@@ -112,7 +127,7 @@ def upvote_newest(db):
             {"subreddit": forum},
             html(_vote_is(posts[0], 1)),
             [
-                ["goto", f"{REDDIT}/f/{forum}"],
+                *to_forum(db, forum),
                 ["click", "link", "New"],
                 ["click", "button", "Upvote"],
                 ["stop", ""],
@@ -138,7 +153,15 @@ def thumbs_down_top(db):
         yield (
             {"k": n, "subreddit": forum},
             html(*[_vote_is(p, -1) for p in ranked[:n]]),
-            [["goto", f"{REDDIT}/f/{forum}?sort=top"], *_vote_plan(ranked[:n], "Downvote")],
+            [
+                *to_forum(db, forum),
+                ["click", "link", "Top"],
+                *_vote_plan(
+                    ranked[:n],
+                    "Downvote",
+                    [["click", "link", f"/f/{forum}"], ["click", "link", "Top"]],
+                ),
+            ],
         )
 
 
@@ -160,7 +183,10 @@ def like_all(db):
         yield (
             {"user": r["author"], "subreddit": r["forum"]},
             html(*[_vote_is(p, 1) for p in posts]),
-            [["goto", f"{REDDIT}/user/{r['author']}"], *_vote_plan(posts, "Upvote")],
+            [
+                ["goto", f"{REDDIT}/user/{r['author']}"],
+                *_vote_plan(posts, "Upvote", [["click", "link", r["author"]]]),
+            ],
         )
 
 
@@ -174,7 +200,10 @@ def dislike_all(db):
         yield (
             {"user": r["author"], "subreddit": r["forum"]},
             html(*[_vote_is(p, -1) for p in posts]),
-            [["goto", f"{REDDIT}/user/{r['author']}"], *_vote_plan(posts, "Downvote")],
+            [
+                ["goto", f"{REDDIT}/user/{r['author']}"],
+                *_vote_plan(posts, "Downvote", [["click", "link", r["author"]]]),
+            ],
         )
 
 
@@ -203,11 +232,13 @@ def among_top(db):
                 "description": "which one has the most comments? Tell me its title",
             },
             must(title),
-            [["goto", f"{REDDIT}/f/{forum}?sort=top"], ["stop", title]],
+            [*to_forum(db, forum), ["click", "link", "Top"], ["stop", title]],
         )
 
 
-def _post(forum: str, title: str, body: str, *check: str) -> tuple[dict[str, Any], list[list[Any]]]:
+def _post(
+    db, forum: str, title: str, body: str, *check: str
+) -> tuple[dict[str, Any], list[list[Any]]]:
     ev = both(
         url(f"{REDDIT}/f/{forum}"),
         html(
@@ -220,7 +251,7 @@ def _post(forum: str, title: str, body: str, *check: str) -> tuple[dict[str, Any
         ),
     )
     plan = [
-        ["goto", f"{REDDIT}/f/{forum}"],
+        *to_forum(db, forum),
         ["click", "link", "Submit a new post"],
         ["type", "textbox", "Title", title, 0],
         *([["type", "textbox", "Body", body, 0]] if body else []),
@@ -235,7 +266,7 @@ def ask_in_topic_forum(db):
     questions = ("what should I try first?", "is it worth it?", "where do I start?")
     for k, (forum, topic) in enumerate(TOPICS.items()):
         q = f"Any advice on {topic}: {questions[k % 3]}"
-        ev, plan = _post(forum, q, "", q)
+        ev, plan = _post(db, forum, q, "", q)
         yield ({"topic": topic, "question": q}, ev, plan)
 
 
@@ -243,7 +274,7 @@ def ask_in_topic_forum(db):
 def ask_where_answered(db):
     for forum, topic in list(TOPICS.items())[3:]:
         q = f"What is your best tip for {topic}?"
-        ev, plan = _post(forum, q, "", q)
+        ev, plan = _post(db, forum, q, "", q)
         yield ({"question": q}, ev, plan)
 
 
@@ -266,14 +297,14 @@ def book_review(db):
     notes = ("Great book!", "A slow start, then gripping.", "Read it twice.", "Not for me.")
     for k, book in enumerate(books):
         note = notes[k % len(notes)]
-        ev, plan = _post("books", book, note, book, note)
+        ev, plan = _post(db, "books", book, note, book, note)
         yield ({"book": book, "content": note}, ev, plan)
 
 
 @instantiator(13)
 def opinion_post(db):
     for forum, topic in TOPICS.items():
-        ev, plan = _post(forum, topic, "your opinion", topic, "your opinion")
+        ev, plan = _post(db, forum, topic, "your opinion", topic, "your opinion")
         yield ({"topic": topic}, ev, plan)
 
 
@@ -285,7 +316,7 @@ def budget_recommendations(db):
     ):
         category, price = (f"{forum} gear", ("$100", "$250", "$500")[k % 3])
         title = f"Recommendations for {category} within a budget of {price}?"
-        ev, plan = _post(forum, title, "", category, price)
+        ev, plan = _post(db, forum, title, "", category, price)
         yield ({"category": category, "price": price, "subreddit": forum}, ev, plan)
 
 
@@ -294,7 +325,7 @@ def budget_appropriate(db):
     for k, forum in enumerate(list(TOPICS)[:20]):
         price = ("$50", "$200", "$1000", "$75", "$300")[k % 5]
         title = f"Recommendations for {forum} products within a budget of {price}?"
-        ev, plan = _post(forum, title, "", price)
+        ev, plan = _post(db, forum, title, "", price)
         yield ({"category": forum, "price": price}, ev, plan)
 
 
@@ -304,7 +335,7 @@ def meetup_notice(db):
     for k, forum in enumerate(list(TOPICS)[:16]):
         date = dates[k % len(dates)]
         title = f"Virtual meetup for {forum} enthusiasts on {date}"
-        ev, plan = _post(forum, title, "", forum, date)
+        ev, plan = _post(db, forum, title, "", forum, date)
         yield ({"interest": forum, "date": date, "subreddit": forum}, ev, plan)
 
 
@@ -314,7 +345,7 @@ def ml_help(db):
         :8
     ] + ("gardening", "photography", "writing", "poetry", "architecture", "soccer"):
         title = f"How could machine learning help {forum}?"
-        ev, plan = _post(forum, title, "", "machine learning")
+        ev, plan = _post(db, forum, title, "", "machine learning")
         yield ({"subreddit": forum}, ev, plan)
 
 
@@ -351,8 +382,8 @@ def promote_repo(db):
     forums = _forums(db)
     for k, p in enumerate(spaced(projects, 36)):
         forum = forums[(k * 7) % len(forums)]
-        ev, plan = _post(forum, p["description"], "", p["description"])
-        plan.insert(0, ["goto", f"{GITLAB}/{p['namespace']}/{p['name']}"])
+        ev, plan = _post(db, forum, p["description"], "", p["description"])
+        plan[:0] = [["goto", GITLAB], *wa_code.open_project(db, p), ["goto", REDDIT]]
         yield ({"repo": f"{p['namespace']}/{p['name']}", "subreddit": forum}, ev, plan)
 
 
@@ -366,10 +397,59 @@ def link_repo(db):
         word = p["name"].replace("-", " ")
         path = f"{p['namespace']}/{p['name']}"
         title = f"Check out {path}, a project about {word}"
-        ev, plan = _post("programming", title, "", path)
-        plan[:0] = [
-            ["goto", f"{GITLAB}/explore/projects"],
-            ["type", "searchbox", "Filter by name", p["name"], 1],
-            ["click", "link", f"{p['namespace']} / {p['name']}"],
-        ]
+        ev, plan = _post(db, "programming", title, "", path)
+        plan[:0] = [["goto", GITLAB], *wa_code.open_project(db, p), ["goto", REDDIT]]
         yield ({"topic": word}, ev, plan)
+
+
+@instantiator(101)
+def review_titles_to_forum(db):
+    from agentgym_envs.envs.webarena.wa_shop import _search, _to_reviews
+
+    rows = db.execute(
+        "SELECT p.* FROM shop_products p WHERE p.status='Enabled' AND p.name IN (SELECT name "
+        "FROM shop_products GROUP BY name HAVING COUNT(*)=1) AND (SELECT COUNT(*) FROM "
+        "shop_reviews r WHERE r.product_id=p.id AND r.status='Approved' AND r.rating <= 2) "
+        "BETWEEN 1 AND 3 ORDER BY p.id"
+    ).fetchall()
+    for k, p in enumerate(spaced(rows, 20)):
+        stars = 2 - k % 2
+        titles = [
+            r[0]
+            for r in db.execute(
+                "SELECT title FROM shop_reviews WHERE product_id=? AND status='Approved' AND "
+                "rating <= ? ORDER BY id",
+                (p["id"], stars),
+            )
+        ]
+        if not titles:
+            continue
+        title = f"real user feedback on {p['name']}"
+        ev = both(
+            url(f"{REDDIT}/f/gaming"),
+            html(
+                (
+                    "func:reddit_get_post_url('__last_url__')",
+                    'document.querySelector(".submission__title").outerText',
+                    {"exact_match": title},
+                ),
+                (
+                    "func:reddit_get_post_url('__last_url__')",
+                    'document.querySelector(".submission__body").outerText',
+                    {"must_include": titles},
+                ),
+            ),
+        )
+        plan = [
+            *_search(p["name"]),
+            *_to_reviews(db, p["id"]),
+            ["goto", REDDIT],
+            *to_forum(db, "gaming"),
+            ["click", "link", "Submit a new post"],
+            ["type", "textbox", "Title", title, 0],
+            ["type", "textbox", "Body", "; ".join(titles), 0],
+            ["click", "button", "Create submission"],
+            ["stop", ""],
+        ]
+        rating = f"{stars} stars and less" if stars > 1 else "1 star"
+        yield ({"product": p["name"], "rating": rating}, ev, plan)

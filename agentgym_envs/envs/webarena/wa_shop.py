@@ -11,8 +11,10 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from agentgym_envs.envs.webarena.sites.data import SHOP_USER
+from agentgym_envs.envs.webarena.sites.shop import CONTACT_MESSAGE
 from agentgym_envs.envs.webarena.wa_common import (
     NA_PLAN,
+    both,
     fuzzy,
     html,
     money,
@@ -89,6 +91,26 @@ def _buy(p, k: int = 0, path: list[list[Any]] | None = None) -> list[list[Any]]:
     ]
 
 
+def _to_month(db, month: str) -> list[list[Any]]:
+    """Account -> My Orders -> the pages (newest first, 10 a page) down to the last holding an
+    order of ``month`` (``2022-01``)."""
+    ranks = [k for k, o in enumerate(_my_orders(db)) if o["created"].startswith(month)]
+    last = ranks[-1] if ranks else 0
+    return [
+        ["click", "link", "My Account"],
+        ["click", "link", "My Orders"],
+        *[["click", "link", "Next Page"]] * (last // 10),
+    ]
+
+
+def _to_reviews(db, product_id: int) -> list[list[Any]]:
+    """On a product's page: its "N Reviews" link (to the reviews, below the fold)."""
+    n = db.execute(
+        "SELECT COUNT(*) FROM shop_reviews WHERE product_id=? AND status='Approved'", (product_id,)
+    ).fetchone()[0]
+    return [["click", "link", f"{n} Reviews"]] if n else []
+
+
 MY_ORDERS_NA = [["click", "link", "My Account"], ["click", "link", "My Orders"], ["stop", "N/A"]]
 
 
@@ -117,15 +139,26 @@ def _months(db) -> list[str]:
     ]
 
 
+def _sort_by_price(descending: bool) -> tuple[str, list[list[Any]]]:
+    """The listing's query and the toolbar's links for price order (Magento's ``Price``, then
+    ``Set Descending Direction``); WebArena's reference for ascending is the order alone."""
+    if descending:
+        return "product_list_order=price&product_list_dir=desc", [
+            ["click", "link", "Price"],
+            ["click", "link", "Set Descending Direction"],
+        ]
+    return "product_list_order=price", [["click", "link", "Price"]]
+
+
 @instantiator(137)
 def list_by_price(db):
     for k, c in enumerate(spaced(_leaves(db), 40)):
-        order, d = ("ascending", "asc") if k % 2 == 0 else ("descending", "desc")
-        target = f"{SHOP}/{c['path']}.html?product_list_order=price&product_list_dir={d}"
+        order = ("ascending", "descending")[k % 2]
+        query, clicks = _sort_by_price(k % 2 == 1)
         yield (
             {"product_category": c["name"], "order": order},
-            url(target),
-            [*_category_path(db, c), ["goto", target], ["stop", ""]],
+            url(f"{SHOP}/{c['path']}.html?{query}"),
+            [*_category_path(db, c), *clicks, ["stop", ""]],
         )
 
 
@@ -137,13 +170,12 @@ def most_expensive(db):
             "ORDER BY price DESC, id LIMIT 1",
             (c["id"],),
         ).fetchone()
-        sorted_url = f"{SHOP}/{c['path']}.html?product_list_order=price&product_list_dir=desc"
         yield (
             {"product_category": c["name"]},
             url(f"{SHOP}/product/{top['sku']}"),
             [
                 *_category_path(db, c),
-                ["goto", sorted_url],
+                *_sort_by_price(True)[1],
                 ["click", "link", top["name"]],
                 ["stop", ""],
             ],
@@ -184,19 +216,12 @@ def search_keyword(db):
 def listings_sorted(db):
     for k, p in enumerate(spaced(_enabled(db)[7:], 30)):
         kw = p["name"].split()[-1].lower()
-        order, d = ("ascending price", "asc") if k % 2 == 0 else ("descending price", "desc")
-        target = (
-            f"{SHOP}/catalogsearch/result/?q={quote_plus(kw)}"
-            f"&product_list_order=price&product_list_dir={d}"
-        )
+        order = ("ascending price", "descending price")[k % 2]
+        query, clicks = _sort_by_price(k % 2 == 1)
         yield (
             {"product": kw, "sorting_order": order},
-            url(target),
-            [
-                ["type", "searchbox", "Search entire store here...", kw, 1],
-                ["goto", target],
-                ["stop", ""],
-            ],
+            url(f"{SHOP}/catalogsearch/result/?q={quote_plus(kw)}&{query}"),
+            [["type", "searchbox", "Search entire store here...", kw, 1], *clicks, ["stop", ""]],
         )
 
 
@@ -212,11 +237,7 @@ def spend_in_month(db):
             yield (
                 {"time": f"in {month_name(m)}"},
                 must(f"{total:,.2f}"),
-                [
-                    ["click", "link", "My Account"],
-                    ["click", "link", "My Orders"],
-                    ["stop", money(total)],
-                ],
+                [*_to_month(db, m), ["stop", money(total)]],
             )
 
 
@@ -259,11 +280,7 @@ def spend_on_category(db):
         yield (
             {"category": r["top"].lower(), "time": month_name(r["m"])},
             must(f"{r['t']:,.2f}"),
-            [
-                ["click", "link", "My Account"],
-                ["click", "link", "My Orders"],
-                ["stop", money(r["t"])],
-            ],
+            [*_to_month(db, r["m"]), ["stop", money(r["t"])]],
         )
 
 
@@ -424,7 +441,7 @@ def rate_purchase(db):
                 ),
             ),
             [
-                ["goto", f"{SHOP}/product/{r['sku']}"],
+                *_search(r["name"]),
                 ["click", "radio", f"{stars} stars"],
                 ["type", "textbox", "Nickname", nick, 0],
                 ["type", "textbox", "Summary", f"{stars} stars", 0],
@@ -491,7 +508,11 @@ def reviewers_mention(db):
                 NA_PLAN,
             )
             continue
-        yield ({**start, "description": phrase}, must(*names), [["stop", ", ".join(names)]])
+        yield (
+            {**start, "description": phrase},
+            must(*names),
+            [*_to_reviews(db, p["id"]), ["stop", ", ".join(names)]],
+        )
 
 
 @instantiator(1355)
@@ -513,7 +534,12 @@ def brand_price_range(db):
         yield (
             {"brand": b},
             must(f"{lo:,.2f}", f"{hi:,.2f}"),
-            [["type", "searchbox", "Search entire store here...", b, 1], ["stop", answer]],
+            [
+                ["type", "searchbox", "Search entire store here...", b, 1],
+                *_sort_by_price(False)[1],  # the lowest price first, then the highest
+                *_sort_by_price(True)[1][1:],
+                ["stop", answer],
+            ],
         )
 
 
@@ -528,7 +554,11 @@ def type_price_range(db):
         yield (
             {"product": c["name"].lower()},
             must(f"{lo:,.2f}", f"{hi:,.2f}"),
-            [*_category_path(db, c), ["stop", f"{money(lo)} - {money(hi)}"]],
+            [
+                *_category_path(db, c),
+                *_sort_by_price(True)[1],  # Price shows the lowest first, then the highest
+                ["stop", f"{money(lo)} - {money(hi)}"],
+            ],
         )
 
 
@@ -550,7 +580,7 @@ def criticisms(db):
         yield (
             {"__start__": f"{SHOP}/product/{p['sku']}"},
             must(*bodies),
-            [["stop", " ".join(bodies)]],
+            [*_to_reviews(db, p["id"]), ["stop", " ".join(bodies)]],
         )
 
 
@@ -731,3 +761,148 @@ def sony_headphones(db):
 @instantiator(210)
 def xbox_controllers(db):
     yield ({}, na("the store sells no XBox controllers"), _look_then_na("XBox controller"))
+
+
+def _message_is(*needles: str) -> dict[str, Any]:
+    """The contact form, its message box holding ``needles`` (a draft: not sent)."""
+    return both(
+        url(f"{SHOP}/contact"),
+        html(
+            (
+                "last",
+                f"document.querySelector('[title=\"{CONTACT_MESSAGE}\"]').value",
+                {"must_include": list(needles)},
+            )
+        ),
+    )
+
+
+def _draft(message: str) -> list[list[Any]]:
+    """The footer's Contact Us link -> the message box (left unsent, as the intent asks)."""
+    return [
+        ["click", "link", "Contact Us"],
+        ["type", "textbox", CONTACT_MESSAGE, message, 0],
+        ["stop", ""],
+    ]
+
+
+def _delivered_items(db) -> list[Any]:
+    """One line per product of my completed orders, newest first."""
+    seen: set[str] = set()
+    out = []
+    for r in _my_items(db):
+        if r["status"] == "complete" and r["name"] not in seen:
+            seen.add(r["name"])
+            out.append(r)
+    return out
+
+
+BROKE = "it broke after three days of use"
+
+
+@instantiator(153)
+def contact_refund_sku(db):
+    for r in spaced(_delivered_items(db), 12):
+        message = (
+            f"Hello, I would like a refund on the {r['name']} (SKU {r['sku']}) from order "
+            f"#{r['number']}: {BROKE}."
+        )
+        yield (
+            {"product": r["name"], "order_id": r["number"]},
+            _message_is("refund", BROKE, r["number"], r["sku"]),
+            [*_to_order(db, _order_row(db, r["oid"])), *_draft(message)],
+        )
+
+
+@instantiator(154)
+def contact_refund_amount(db):
+    rows = db.execute(
+        "SELECT p.name, o.id AS oid, o.number, o.created, i.price * i.qty AS paid FROM "
+        "shop_order_items i JOIN shop_orders o ON o.id=i.order_id JOIN shop_products p ON "
+        "p.id=i.product_id WHERE o.email=? AND o.status='complete' ORDER BY o.created DESC, o.id "
+        "DESC",
+        (SHOP_USER,),
+    ).fetchall()
+    months: dict[tuple[str, str], list[Any]] = {}
+    for r in rows:
+        months.setdefault((r["name"], r["created"][:7]), []).append(r)
+    # a product bought once in its month, so "the X I bought in <month>" names one order line
+    once = [rs[0] for rs in months.values() if len(rs) == 1]
+    for r in spaced(once, 12):
+        paid = f"{r['paid']:.2f}"
+        message = (
+            f"Refund request for order {r['number']}: the {r['name']} {BROKE}. "
+            f"Please refund ${paid}."
+        )
+        yield (
+            {"product": r["name"], "time": f"in {month_name(r['created'][:7])}"},
+            html(
+                (
+                    "last",
+                    f"document.querySelector('[title=\"{CONTACT_MESSAGE}\"]').value",
+                    {"must_include": ["refund", BROKE, r["number"], paid]},
+                )
+            ),
+            [*_to_order(db, _order_row(db, r["oid"])), *_draft(message)],
+        )
+
+
+@instantiator(163)
+def contact_coupon(db):
+    reasons = (
+        "I am a loyal customer",
+        "I am a student",
+        "my last order arrived late",
+        "I plan to place a bulk order",
+        "it is my birthday this week",
+        "I referred three friends to the store",
+        "I am a first-time customer",
+        "the item I wanted went up in price",
+    )
+    for reason in reasons:
+        yield (
+            {"reason": reason},
+            _message_is("coupon", reason),
+            _draft(f"Dear shop owner, could I have a coupon? I ask because {reason}."),
+        )
+
+
+@instantiator(165)
+def moved_address(db):
+    moves = (
+        ("418 Larkspur Lane", "Suite 210", "Denver", "CO", "Colorado", "80203"),
+        ("77 Harbor View Road", "", "Portland", "ME", "Maine", "04101"),
+        ("1290 Juniper Court", "Apt 5B", "Austin", "TX", "Texas", "78701"),
+        ("36 Birchwood Drive", "", "Madison", "WI", "Wisconsin", "53703"),
+        ("905 Cypress Avenue", "Unit 12", "Tucson", "AZ", "Arizona", "85701"),
+        ("52 Orchard Street", "", "Burlington", "VT", "Vermont", "05401"),
+        ("2711 Prairie Road", "Floor 3", "Omaha", "NE", "Nebraska", "68102"),
+        ("140 Lighthouse Way", "", "Savannah", "GA", "Georgia", "31401"),
+    )
+    for street, unit, city, abbr, state, zip_code in moves:
+        line = f"{street}, {unit}" if unit else street
+        said = f"{line}, {city}, {abbr}, {zip_code}"
+        needles = [street, *([unit] if unit else []), city, zip_code]
+        boxes = [
+            (
+                f"{SHOP}/customer/address",
+                f'document.querySelector(".box.box-address-{kind} > .box-content").outerText',
+                {"must_include": needles},
+            )
+            for kind in ("billing", "shipping")
+        ]
+        yield (
+            {"address": said},
+            html(*boxes),
+            [
+                ["click", "link", "My Account"],
+                ["click", "link", "Address Book"],
+                ["click", "link", "Change Address"],
+                ["type", "textbox", "Street Address", line, 0],
+                ["type", "textbox", "City", city, 0],
+                ["type", "textbox", "State/Province", state, 0],
+                ["type", "textbox", "Zip/Postal Code", zip_code, 0],
+                ["click", "button", "Save Address"],
+                ["stop", ""],
+            ],
+        )

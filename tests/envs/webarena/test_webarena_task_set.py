@@ -219,3 +219,51 @@ def test_browsergym_env_plays_one_task_per_site(browsergym, site):
         assert (reward, terminated) == (1.0, True) and info["task_info"]["success"]
     finally:
         env.close()
+
+
+#: Plans may type a site's address (its root: a user switching sites), never a deep page.
+_SITE_ROOTS = {"__SHOPPING__", "__SHOPPING_ADMIN__", "__REDDIT__", "__GITLAB__", "__WIKIPEDIA__"}
+#: The few plans that still type a deep address: a price range no filter link offers (WebArena's
+#: own answer is such a URL), the product in another open tab, a user's profile page.
+_DEEP_GOTOS = {139, 145, 25, 1510}
+
+
+@pytest.mark.parametrize("task_set", ["agentgym", "webarena"])
+def test_expert_walks_from_the_start_page_and_solves_every_test_task(task_set):
+    made = WebArenaEnv(task_set=task_set)
+    try:
+        failed, steps = [], []
+        for task_id in range(made.tasks.size("test")):
+            config = made.tasks.get("test", task_id).config
+            gotos = [s[1] for s in config["agentgym_solution"] if s[0] == "goto"]
+            template = config.get("intent_template_id", config.get("agentgym_template"))
+            if template not in _DEEP_GOTOS:
+                assert set(gotos) <= _SITE_ROOTS, (template, gotos)
+            obs, info = made.reset(options={"split": "test", "task_id": task_id})
+            expert = WebArenaExpert(made)
+            n = 0
+            for n in range(1, 41):  # noqa: B007 (n: the steps taken)
+                obs, reward, terminated, _, info = made.step(expert(obs, info))
+                if terminated:
+                    break
+            steps.append(n)
+            if reward != 1.0:
+                failed.append((task_id, template, config["intent"]))
+        assert not failed
+        # medians measured 4 and 5 (benchmarks/bench_webarena_expert.py)
+        assert sorted(steps)[(len(steps) - 1) // 2] >= {"agentgym": 4, "webarena": 5}[task_set]
+    finally:
+        made.close()
+
+
+def test_every_unplayable_template_names_the_interface_it_needs():
+    from agentgym_envs.envs.webarena.wa_missing import unplayable_reasons
+
+    reasons = unplayable_reasons()
+    assert reasons and set(reasons) == set(wt.unplayable())
+    assert "not instantiated yet" not in reasons.values()
+    played = {
+        c["intent_template_id"] for c in [*wt.webarena_configs()[0], *wt.webarena_configs()[1]]
+    }
+    assert not played & set(reasons)
+    assert len(played) + len(reasons) == len(wt.catalog())

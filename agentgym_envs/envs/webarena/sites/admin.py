@@ -618,31 +618,58 @@ def delete_product(request: Request, pid: int, user: User):
 
 
 @router.get("/admin/reviews")
-def reviews(request: Request, user: User, q: str = "", page: int = 1):
+def reviews(
+    request: Request,
+    user: User,
+    q: str = "",
+    product: str = "",
+    date_from: str = "",
+    date_to: str = "",
+    page: int = 1,
+):
+    """Magento's review grid: a search of the reviews' text, and filters by product name and
+    by the day a review was written (``date_from`` / ``date_to``, both included)."""
     if user is None:
         return redirect(ACCOUNTS.login)
     db = connect(request)
     rows = SqlRows(
         db,
         "(SELECT r.*, p.name FROM shop_reviews r JOIN shop_products p ON p.id = r.product_id)",
-        "lower(body) LIKE ?",
-        [f"%{q.lower()}%"],
+        "lower(body) LIKE ? AND lower(name) LIKE ? AND substr(created, 1, 10) >= ? AND "
+        "substr(created, 1, 10) <= ?",
+        [f"%{q.lower()}%", f"%{product.lower()}%", date_from or "0000", date_to or "9999"],
         "id DESC",
     )
-    body = "<h1>Reviews</h1>" + _records(
-        "/admin/reviews",
-        "Search reviews",
-        q,
-        rows,
-        page,
-        ["Created", "Title", "Nickname", "Product", "Review"],
-        lambda r: [
-            esc(r["created"]),
-            esc(r["title"]),
-            esc(r["author"]),
-            esc(r["name"]),
-            esc(r["body"]),
-        ],
+    filters = (
+        '<form class="grid-filters" method="get" action="/admin/reviews">'
+        f'<input type="hidden" name="q" value="{esc(q)}"><label>Product <input type="text" '
+        f'name="product" aria-label="Product" value="{esc(product)}"></label> '
+        + _date_field("date_from", "From", date_from)
+        + " "
+        + _date_field("date_to", "To", date_to)
+        + ' <button class="primary" type="submit">Apply Filters</button></form>'
+    )
+    body = (
+        "<h1>Reviews</h1>"
+        + filters
+        + _records(
+            "/admin/reviews",
+            "Search reviews",
+            q,
+            rows,
+            page,
+            ["Created", "Title", "Nickname", "Product", "Review"],
+            lambda r: [
+                esc(r["created"]),
+                esc(r["title"]),
+                esc(r["author"]),
+                esc(r["name"]),
+                esc(r["body"]),
+            ],
+            product=product,
+            date_from=date_from,
+            date_to=date_to,
+        )
     )
     return render("Reviews / Magento Admin", body, _nav())
 

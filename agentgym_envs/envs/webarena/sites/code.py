@@ -223,39 +223,60 @@ def todos(request: Request, user: User):
 
 
 @router.get("/dashboard/{kind}")
-def dashboard_list(request: Request, kind: str, user: User, state: str = "opened"):
-    """Issues or merge requests assigned to (issues) or authored by (MRs) you."""
+def dashboard_list(
+    request: Request,
+    kind: str,
+    user: User,
+    state: str = "opened",
+    scope: str = "",
+    search: str = "",
+):
+    """Issues assigned to you (``scope=created``: that you opened) or merge requests you
+    authored, by state (``all`` for both), filtered by words of their title."""
     if user is None:
         return redirect(ACCOUNTS.login)
+    if kind not in ("issues", "merge_requests"):
+        return _missing(request)
+    table = "code_issues" if kind == "issues" else "code_merge_requests"
+    who = "author" if kind == "merge_requests" or scope == "created" else "assignee"
     with connect(request) as db:
-        if kind == "issues":
-            rows = db.execute(
-                "SELECT i.*, p.namespace, p.name FROM code_issues i JOIN code_projects p ON "
-                "p.id = i.project_id WHERE i.assignee=? AND i.state=? ORDER BY i.created DESC",
-                (user, state),
-            ).fetchall()
-            suffix = "issues"
-        elif kind == "merge_requests":
-            rows = db.execute(
-                "SELECT m.*, p.namespace, p.name FROM code_merge_requests m JOIN code_projects p "
-                "ON p.id = m.project_id WHERE m.author=? AND m.state=? ORDER BY m.created DESC",
-                (user, state),
-            ).fetchall()
-            suffix = "merge_requests"
-        else:
-            return _missing(request)
+        rows = db.execute(
+            f"SELECT r.*, p.namespace, p.name FROM {table} r JOIN code_projects p ON "
+            f"p.id = r.project_id WHERE r.{who}=? AND (r.state=? OR ?='all') AND "
+            "instr(lower(r.title), ?) > 0 ORDER BY r.created DESC, r.id DESC",
+            (user, state, state, search.lower()),
+        ).fetchall()
     items = "".join(
-        f'<li><a href="/{esc(r["namespace"])}/{esc(r["name"])}/-/{suffix}/{r["iid"]}">'
+        f'<li><a href="/{esc(r["namespace"])}/{esc(r["name"])}/-/{kind}/{r["iid"]}">'
         f'{esc(r["title"])}</a><span class="issuable-info">{esc(r["namespace"])}/'
-        f"{esc(r['name'])}</span></li>"
+        f"{esc(r['name'])} · {esc(r['state'])}</span></li>"
         for r in rows
     )
-    title = "Issues" if kind == "issues" else "Merge requests"
-    return page_(
-        request,
-        f"{title} · Dashboard · GitLab",
-        f'<h1 class="page-title">{title}</h1><ul class="content-list">{items}</ul>',
+    base = f"/dashboard/{kind}"
+    scopes = (
+        '<nav aria-label="Scope">'
+        + " ".join(
+            f'<a href="{base}?{qs(scope=key, state=state)}">{label}</a>'
+            for key, label in (("", "Assigned to me"), ("created", "Created by me"))
+        )
+        + "</nav>"
+        if kind == "issues"
+        else ""
     )
+    states = " ".join(
+        f'<a href="{base}?{qs(scope=scope, state=key)}">{key.capitalize()}</a>'
+        for key in ("opened", "closed", "all")
+    )
+    title = "Issues" if kind == "issues" else "Merge requests"
+    body = (
+        f'<h1 class="page-title">{title}</h1>{scopes}<nav aria-label="State">{states}</nav>'
+        f'<form role="search" method="get" action="{base}"><input type="search" name="search" '
+        f'aria-label="Search or filter results..." value="{esc(search)}">'
+        f'<input type="hidden" name="scope" value="{esc(scope)}">'
+        f'<input type="hidden" name="state" value="{esc(state)}"></form>'
+        f'<ul class="content-list">{items}</ul>'
+    )
+    return page_(request, f"{title} · Dashboard · GitLab", body)
 
 
 @router.get("/search")
@@ -304,10 +325,21 @@ def project(request: Request, ns: str, name: str):
         f'<a href="{base}/-/branches">{len(repo.branches())} Branches</a>'
         f"<span>Stars: {p['stars']}</span><span>Forks: {p['forks']}</span></div>"
         f"<p>Open issues: {n_open}</p><p>Open merge requests: {n_mr}</p>"
+        '<details class="clone-dropdown"><summary>Clone</summary>'
+        f'<p>Clone with SSH <code class="clone-url">{esc(clone_url(p, "ssh"))}</code></p>'
+        f'<p>Clone with HTTP <code class="clone-url">{esc(clone_url(p, "http"))}</code></p>'
+        "</details>"
         + _tree_table(p, repo, "main", "")
         + f'<div class="readme"><pre>{esc(readme)}</pre></div>'
     )
     return page(request, f"{ns} / {name} · GitLab", body, p, "Project information")
+
+
+def clone_url(p, kind: str) -> str:
+    """The project's clone address as the agent sees hosts (``gitlab.com``)."""
+    if kind == "ssh":
+        return f"ssh://git@gitlab.com:2222/{p['namespace']}/{p['name']}.git"
+    return f"http://gitlab.com/{p['namespace']}/{p['name']}.git"
 
 
 def _tree_table(p, repo: Repo, ref: str, path: str) -> str:
@@ -339,7 +371,9 @@ def tree(request: Request, ns: str, name: str, ref: str, path: str = ""):
     )
     body = (
         f'<h1 class="page-title">{esc(name)} / {esc(path)}</h1><p>Branch: {esc(ref)} · '
-        f"Switch branch: {branches}</p>" + _tree_table(p, repo, ref, prefix)
+        f"Switch branch: {branches} · "
+        f'<a href="/{esc(ns)}/{esc(name)}/-/commits/{esc(ref)}">History</a></p>'
+        + _tree_table(p, repo, ref, prefix)
     )
     return page(request, f"Files · {ref} · {ns} / {name} · GitLab", body, p, "Repository")
 
@@ -590,8 +624,31 @@ def issue(request: Request, ns: str, name: str, iid: int):
         f"<p>{esc(i['body'])}</p>"
         f'<form method="post" action="/{esc(ns)}/{esc(name)}/-/issues/{iid}/{action}">'
         f'<button type="submit">{action.capitalize()} issue</button></form>'
+        f'<aside class="issuable-sidebar"><p>Assignee: <span class="assignee">'
+        f"{esc(i['assignee'] or 'None')}</span></p>"
+        f'<form method="post" action="/{esc(ns)}/{esc(name)}/-/issues/{iid}/assignee">'
+        '<input name="assignee" type="text" aria-label="Assignee username"> '
+        '<button type="submit">Assign</button></form></aside>'
     )
     return page_(request, f"{i['title']} (#{iid}) · Issues · GitLab", body, p, "Issues")
+
+
+@router.post("/{ns}/{name}/-/issues/{iid}/assignee")
+async def assign(request: Request, ns: str, name: str, iid: int, user: User):
+    """Set the issue's assignee to a known username (an unknown one changes nothing)."""
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    data = await form(request)
+    username = data.get("assignee", "").strip().lstrip("@")
+    with connect(request) as db:
+        p = _project(db, ns, name)
+        known = db.execute("SELECT 1 FROM code_users WHERE username=?", (username,)).fetchone()
+        if p is not None and known:
+            db.execute(
+                "UPDATE code_issues SET assignee=? WHERE project_id=? AND iid=?",
+                (username, p["id"], iid),
+            )
+    return redirect(f"/{ns}/{name}/-/issues/{iid}")
 
 
 @router.post("/{ns}/{name}/-/issues/{iid}/{action}")

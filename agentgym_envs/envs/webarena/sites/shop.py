@@ -124,6 +124,7 @@ def page(request: Request, title: str, body: str, status: int = 200):
     footer = (
         '<footer class="page-footer"><a href="/privacy-policy-cookie-restriction-mode">Privacy '
         'and Cookie Policy</a> · <a href="/customer-service">Customer Service</a> · '
+        '<a href="/contact">Contact Us</a> · '
         f"Copyright © 2013-present {TITLE}. All rights reserved.</footer>"
     )
     return render(title, body + footer, header, status, css="luma")
@@ -785,11 +786,100 @@ def addresses(request: Request, user: User):
         return redirect(ACCOUNTS.login)
     with connect(request) as db:
         me = db.execute("SELECT * FROM shop_customers WHERE email=?", (user,)).fetchone()
+    boxes = "".join(
+        f'<div class="box box-address-{kind}"><strong class="box-title">Default {label} '
+        f'Address</strong><div class="box-content"><address>{esc(me["name"])}<br>'
+        f"{esc(me['address'])}</address></div></div>"
+        for kind, label in (("billing", "Billing"), ("shipping", "Shipping"))
+    )
     return _account(
         request,
         "Address Book",
         "Address Book",
-        f"<p>Default Shipping Address: {esc(me['address'])}</p>",
+        f'<div class="block block-addresses-default">{boxes}</div>'
+        '<p><a href="/customer/address/edit">Change Address</a></p>',
+    )
+
+
+#: The address form's fields: (name, label).
+ADDRESS_FIELDS = (
+    ("street", "Street Address"),
+    ("city", "City"),
+    ("region", "State/Province"),
+    ("postcode", "Zip/Postal Code"),
+)
+
+
+@router.get("/customer/address/edit")
+def edit_address(request: Request, user: User):
+    """The default (billing and shipping) address's form; saved as one line."""
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    fields = "".join(
+        f'<div class="field"><label for="{name}">{label}</label>'
+        f'<input id="{name}" name="{name}" type="text"></div>'
+        for name, label in ADDRESS_FIELDS
+    )
+    body = (
+        '<form class="form-address-edit" method="post" action="/customer/address/edit">'
+        f'<fieldset class="fieldset"><legend>Address</legend>{fields}</fieldset>'
+        '<button class="action primary" type="submit">Save Address</button></form>'
+    )
+    return _account(request, "Address Book", "Edit Address", body)
+
+
+@router.post("/customer/address/edit")
+async def save_address(request: Request, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    data = await form(request)
+    parts = [data.get(name, "").strip() for name, _ in ADDRESS_FIELDS]
+    if not parts[0] or not parts[1]:
+        return redirect("/customer/address/edit")
+    with connect(request) as db:
+        db.execute(
+            "UPDATE shop_customers SET address=? WHERE email=?",
+            (", ".join(p for p in parts if p), user),
+        )
+    return redirect("/customer/address")
+
+
+#: The label and title of the contact form's message box (Magento's wording, its apostrophe).
+CONTACT_MESSAGE = "What\u2019s on your mind?"
+
+
+@router.get("/contact")
+def contact(request: Request, user: User):
+    """Magento's "Contact Us" form: name and email (the signed-in customer's), phone, message."""
+    name = ""
+    if user:
+        with connect(request) as db:
+            row = db.execute("SELECT name FROM shop_customers WHERE email=?", (user,)).fetchone()
+        name = row[0] if row else ""
+    body = (
+        '<h1 class="page-title">Contact Us</h1><form class="form contact" method="post" '
+        'action="/contact"><fieldset class="fieldset"><legend>Write Us</legend>'
+        "<p>Jot us a note and we\u2019ll get back to you as quickly as possible.</p>"
+        f'<label>Name <input name="name" type="text" value="{esc(name)}"></label> '
+        f'<label>Email <input name="email" type="email" value="{esc(user or "")}"></label> '
+        '<label>Phone Number <input name="telephone" type="tel"></label> '
+        f'<label for="comment">{CONTACT_MESSAGE}</label><textarea id="comment" name="comment" '
+        f'title="{CONTACT_MESSAGE}" rows="6"></textarea></fieldset>'
+        '<button class="action primary" type="submit">Submit</button></form>'
+    )
+    return page(request, "Contact Us", body)
+
+
+@router.post("/contact")
+async def send_contact(request: Request):
+    data = await form(request)
+    if not data.get("comment", "").strip():
+        return page(request, "Contact Us", '<div class="message error">Enter a message.</div>')
+    return page(
+        request,
+        "Contact Us",
+        '<div class="message success">Thanks for contacting us with your comments and '
+        "questions. We\u2019ll respond to you very soon.</div>",
     )
 
 
