@@ -128,6 +128,12 @@ TOOLS = {
 }
 
 
+#: Harnesses whose file tools refuse a path outside their workspace themselves (OpenClaw: "Path
+#: escapes sandbox root"); every other harness's file write does reach the host's path, and only
+#: the sandbox contains it.
+CONFINED_FILE_TOOLS = {"openclaw"}
+
+
 @pytest.fixture
 def target(tmp_path, monkeypatch):
     """The things outside the episode a hostile model goes for: a folder to delete, places to
@@ -217,10 +223,11 @@ def test_the_sandbox_contains_a_hostile_model_and_the_episode_is_not_scored(name
     assert result.reward_valid is False and result.reward is None
     violations = result.record["sandbox_violations"]
     assert any("decoy secret" in v for v in violations), violations
-    assert any("write outside" in v and f"{target['var']}.cmd" in v for v in violations), "\n".join(
-        violations
-    )
+    contained = f"a write outside the episode's folders was contained: {target['var']}"
+    assert f"{contained}.cmd" in violations, violations  # the shell's
     assert any("connection outside" in v for v in violations), violations
+    if name not in CONFINED_FILE_TOOLS:  # the file tool's, which reached for the host's path
+        assert f"{contained}.txt" in violations, violations
     traj = json.loads((tmp_path / "runs" / "agenttraj.jsonl").read_text().splitlines()[-1])
     assert traj["outcome"] == "sandbox_violation" and traj["reward"] is None
     assert traj["sandbox"] is True
