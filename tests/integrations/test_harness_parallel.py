@@ -23,7 +23,7 @@ from agentgym_envs.integrations.harnesses.parallel import (
     prune_records,
     run_harness_tasks,
 )
-from tests.integrations.test_harnesses import installed
+from tests.integrations.test_harnesses import _StallingExpert, installed
 
 WORDLE = "AgentGym/Wordle-v0"
 
@@ -102,6 +102,19 @@ def test_a_resumed_run_plays_what_is_missing_and_keeps_each_record_once(stateles
     assert {r["task_id"]: r["outcome"] for r in again.records} == dict.fromkeys(
         [0, 1, 2], "success"
     )
+
+
+def test_a_run_caps_each_episodes_model_calls(tmp_path):
+    """``max_calls`` reaches each episode of a run (``agentgym harness --tasks --max-calls``),
+    and a run made with a cap says so in its settings."""
+    installed("cline")
+    with _StallingExpert([WORDLE]) as stalling:
+        run = run_harness_tasks(
+            "cline", WORDLE, [0], stalling.base_url, out=tmp_path, grace=1, max_calls=2
+        )
+    (record,) = run.records
+    assert (record["outcome"], record["reward_valid"]) == ("turn_limit", True), record["error"]
+    assert json.loads((tmp_path / "run.json").read_text())["policy"]["max_calls"] == 2
 
 
 def test_bench_plays_a_harness_policy(tmp_path):

@@ -236,15 +236,6 @@ def test_a_wrong_harness_name_is_one_line_listing_the_names():
         assert name in done.stderr
 
 
-def test_a_call_cap_on_many_tasks_is_one_line():
-    installed("cline")
-    done = _cli(
-        "cline", "--env", "Wordle-v0", "--model", "expert", "--tasks", "0-1", "--max-calls", "2"
-    )
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert "--max-calls goes with --task (one episode)" in done.stderr
-
-
 def test_a_missing_harness_is_one_line_with_its_install_command(tmp_path):
     done = _cli(
         "kilocode",

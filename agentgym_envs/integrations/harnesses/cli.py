@@ -118,7 +118,7 @@ def harness_command(
     api_key: str | None = typer.Option(None, "--api-key", help="Key the gateway sends upstream."),
     timeout: float = typer.Option(600.0, "--timeout", min=1, help="The episode's deadline (s)."),
     max_calls: int | None = typer.Option(
-        None, "--max-calls", min=1, help="Most model calls of the episode (then turn_limit)."
+        None, "--max-calls", min=1, help="Most model calls of an episode (then turn_limit)."
     ),
     token_ids: bool = typer.Option(
         False, "--token-ids", help="Ask the upstream (vLLM) for token ids and logprobs."
@@ -162,10 +162,9 @@ def harness_command(
     if tasks is not None:
         if task is not None:
             raise typer.BadParameter("give --task N (one episode) or --tasks (many), not both")
-        if max_calls is not None:
-            raise typer.BadParameter("--max-calls goes with --task (one episode)")
         options = {"model": model_name, "api_key": api_key, "timeout": timeout}
         options |= {"token_ids": token_ids, "keep_home": keep_home, "sandbox": not no_sandbox}
+        options["max_calls"] = max_calls
         run_tasks(harness, env_id, tasks, model, out, concurrency, split, options)
         return
     if concurrency != 1:
