@@ -4,9 +4,9 @@ runtime, started here) to an outcome that judges the model -- ``success``, ``fai
 :data:`MAX_CALLS` model calls without ending the episode), reward valid -- never ``env_error``
 or ``time_limit``: whatever the small model answers, the server takes each harness's requests
 (content parts, tool turns, ``tool_choice``, streams, long prompts) and answers them. The cap
-bounds a harness that would go on calling tools for many minutes on this model (Qwen Code,
-Claude Code) without changing what is proved: its first calls carry every kind of request it
-makes. A harness that is not installed is skipped as in ``test_harnesses.py``."""
+bounds a harness that goes on calling (each call of a harness's long prompt may take minutes
+on a loaded CPU) without changing what is proved: its first calls carry every kind of request
+it makes. A harness that is not installed is skipped as in ``test_harnesses.py``."""
 
 from __future__ import annotations
 
