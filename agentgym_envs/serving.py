@@ -2,13 +2,18 @@
 
 uvicorn reports a busy port as several log lines (startup, the bind error, shutdown) and exits
 1; every ``agentgym`` server starts through :func:`serve_app` instead, so a busy port or an
-address this machine does not have is one line that says the mend.
+address this machine does not have is one line that says the mend. A server module run as
+``python -m ...`` wraps its ``main`` in :func:`one_line_errors` to print that line and exit 2
+as the ``agentgym`` command does.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import socket
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 from agentgym_envs.errors import AgentGymError, require
@@ -60,3 +65,14 @@ def serve_app(app: Any, host: str, port: int, *, extra: str = "server", **option
     uvicorn = require("uvicorn", extra)
     check_bindable(host, port)
     uvicorn.run(app, host=host, port=port, **options)
+
+
+@contextlib.contextmanager
+def one_line_errors() -> Iterator[None]:
+    """For a server module's own ``main``: an :class:`AgentGymError` (a busy port, a missing
+    extra) is one line on stderr and exit code 2, not a traceback."""
+    try:
+        yield
+    except AgentGymError as exc:
+        sys.stderr.write(f"error: {' '.join(str(exc).split())}\n")
+        raise SystemExit(2) from None

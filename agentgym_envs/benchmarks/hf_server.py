@@ -743,8 +743,9 @@ def main(argv: list[str] | None = None) -> None:
 
 def serve_main(model_class: Any, prog: str, argv: list[str] | None = None) -> None:
     """The command line of a local model server: the arguments of llama.cpp's server that ours
-    use, ``model_class(path, alias, n_ctx, n_threads)`` served by :func:`build_app`."""
-    import uvicorn
+    use, ``model_class(path, alias, n_ctx, n_threads)`` served by :func:`build_app` (a busy
+    port is one line on stderr and exit 2, before the model is loaded)."""
+    from agentgym_envs.serving import check_bindable, one_line_errors, serve_app
 
     parser = argparse.ArgumentParser(prog=prog)
     parser.add_argument("--model", required=True)
@@ -755,9 +756,11 @@ def serve_main(model_class: Any, prog: str, argv: list[str] | None = None) -> No
     parser.add_argument("--n_threads", type=int, default=None)
     parser.add_argument("--max_tokens", type=int, default=None, help="most tokens of any reply")
     args = parser.parse_args(argv)
-    chat = model_class(Path(args.model), args.model_alias, args.n_ctx, args.n_threads)
-    chat.max_tokens = args.max_tokens
-    uvicorn.run(build_app(chat), host=args.host, port=args.port, log_level="warning")
+    with one_line_errors():
+        check_bindable(args.host, args.port)
+        chat = model_class(Path(args.model), args.model_alias, args.n_ctx, args.n_threads)
+        chat.max_tokens = args.max_tokens
+        serve_app(build_app(chat), args.host, args.port, extra="local-llm", log_level="warning")
 
 
 if __name__ == "__main__":

@@ -201,6 +201,10 @@ class LocalLLMServer:
             raise MissingExtraError(reason)
         if self.port is None:
             self.port = free_port(self.host)
+        else:
+            from agentgym_envs.serving import check_bindable
+
+            check_bindable(self.host, self.port)  # one line, before the model loads
         self._log = tempfile.NamedTemporaryFile(prefix="agentgym-llm-", suffix=".log", delete=False)  # noqa: SIM115 - kept open for the server's lifetime
         cmd = self.command()
         logger.info("starting local model server: %s", " ".join(cmd))

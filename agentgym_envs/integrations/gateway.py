@@ -423,9 +423,11 @@ def serve(
     idle_timeout: float = IDLE_TIMEOUT,
     max_sessions: int = MAX_SESSIONS,
 ) -> None:
-    """Run the gateway with uvicorn until interrupted (open sessions are written on exit)."""
-    import uvicorn
+    """Run the gateway with uvicorn until interrupted (open sessions are written on exit; a
+    busy port is a one-line :class:`~agentgym_envs.serving.AddressInUseError`)."""
+    from agentgym_envs.serving import check_bindable, serve_app
 
+    check_bindable(host, port)  # before the env is made
     gateway = Gateway(
         env_id,
         upstream,
@@ -437,7 +439,7 @@ def serve(
         idle_timeout=idle_timeout,
         max_sessions=max_sessions,
     )
-    uvicorn.run(create_app(gateway), host=host, port=port, log_level="warning")
+    serve_app(create_app(gateway), host, port, extra="gateway", log_level="warning")
 
 
 __all__ = [

@@ -759,14 +759,16 @@ def serve_http(
     max_sessions: int = MAX_EPISODES,
 ) -> None:
     """Serve ``env_id`` over streamable HTTP at ``http://host:port/mcp`` (episodes idle for
-    ``idle_timeout`` seconds closed; at most ``max_sessions`` at once)."""
-    import uvicorn
+    ``idle_timeout`` seconds closed; at most ``max_sessions`` at once; a busy port is a
+    one-line :class:`~agentgym_envs.serving.AddressInUseError`)."""
+    from agentgym_envs.serving import check_bindable, serve_app
 
+    check_bindable(host, port)  # before the env is made
     store = EpisodeStore(
         env_id, record=record, idle_timeout=idle_timeout, max_episodes=max_sessions
     )
     app = http_app(env_id, store=store)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    serve_app(app, host, port, extra="mcp", log_level="warning")
 
 
 def _tcp_port(text: str) -> int:
@@ -826,7 +828,10 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from agentgym_envs.serving import one_line_errors
+
+    with one_line_errors():
+        main()
 
 
 __all__ = [

@@ -243,7 +243,7 @@ def create_openenv_app(
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m agentgym_envs.integrations.openenv ID [--host H] [--port P]``."""
-    import uvicorn
+    from agentgym_envs.serving import check_bindable, serve_app
 
     parser = argparse.ArgumentParser(description="Serve an agentgym-envs id over OpenEnv.")
     parser.add_argument("env_id")
@@ -254,13 +254,17 @@ def main(argv: list[str] | None = None) -> None:
         "--max-body-mb", type=float, default=MAX_BODY_BYTES / (1 << 20), help="HTTP body cap."
     )
     args = parser.parse_args(argv)
+    check_bindable(args.host, args.port)  # before the env is made
     app = create_openenv_app(
         args.env_id,
         max_sessions=args.max_sessions,
         max_body_bytes=int(args.max_body_mb * (1 << 20)),
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    serve_app(app, args.host, args.port, extra="openenv", log_level="warning")
 
 
 if __name__ == "__main__":
-    main()
+    from agentgym_envs.serving import one_line_errors
+
+    with one_line_errors():
+        main()

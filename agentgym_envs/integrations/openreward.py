@@ -228,10 +228,14 @@ def ors_server(
 
 
 def serve(env_ids: list[str], host: str = "127.0.0.1", port: int = 8080, **options: Any) -> None:
-    """Run :func:`ors_server` with uvicorn until interrupted."""
-    import uvicorn
+    """Run :func:`ors_server` with uvicorn until interrupted (a busy port is a one-line
+    :class:`~agentgym_envs.serving.AddressInUseError`, before the envs are made)."""
+    from agentgym_envs.serving import check_bindable, serve_app
 
-    uvicorn.run(ors_server(env_ids, **options).app, host=host, port=port, log_level="warning")
+    check_bindable(host, port)
+    serve_app(
+        ors_server(env_ids, **options).app, host, port, extra="openreward", log_level="warning"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -257,4 +261,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from agentgym_envs.serving import one_line_errors
+
+    with one_line_errors():
+        main()

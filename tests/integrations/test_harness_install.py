@@ -187,7 +187,7 @@ def test_the_installed_harnesses_have_their_pins_and_install_all_does_nothing():
     script = json.loads((package / "package.json").read_text())["scripts"]["preinstall"]
     env = {**os.environ, "PATH": openclaw.search_path()}
     assert subprocess.run(script, shell=True, cwd=package, env=env).returncode == 0
-    again = _cli("install", *installable)
+    again = _cli("install", "-j", "4", *installable)  # as .ci/run installs them
     assert again.returncode == 0 and again.stdout.count("already installed") == len(installable)
 
 

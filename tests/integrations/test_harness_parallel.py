@@ -23,7 +23,7 @@ from agentgym_envs.integrations.harnesses.parallel import (
     prune_records,
     run_harness_tasks,
 )
-from tests.integrations.test_harnesses import installed
+from tests.integrations.test_harnesses import _StallingExpert, installed
 
 WORDLE = "AgentGym/Wordle-v0"
 
@@ -52,23 +52,25 @@ def stateless():
         yield server
 
 
-def test_twenty_tasks_four_at_a_time_score_as_twenty_serial_runs(stateless, tmp_path):
+def test_twelve_tasks_four_at_a_time_score_as_twelve_serial_runs(stateless, tmp_path):
+    """Three rounds of four episodes at once (twelve: as much proof as twenty was, in 60% of
+    the time)."""
     installed("cline")
-    tasks = list(range(20))
+    tasks = list(range(12))
     serial = run_harness_tasks("cline", WORDLE, tasks, stateless.base_url, out=tmp_path / "serial")
     parallel = run_harness_tasks(
         "cline", WORDLE, tasks, stateless.base_url, out=tmp_path / "j4", concurrency=4
     )
-    assert serial.ran == parallel.ran == 20
+    assert serial.ran == parallel.ran == 12
     one, four = _played(tmp_path / "serial"), _played(tmp_path / "j4")
     assert one == four
     assert all(p[:3] == ("success", 1.0, True) for p in four.values()), four
     # the tasks really differ: distinct guesses after the shared first one
-    assert len({tuple(p[4]) for p in four.values()}) > 10
+    assert len({tuple(p[4]) for p in four.values()}) > 6
     # each episode its own session, with its own records and its own harness log
     results = _lines(tmp_path / "j4" / "results.jsonl")
     sessions = [r["session"] for r in results]
-    assert len(set(sessions)) == 20
+    assert len(set(sessions)) == 12
     chat = _lines(tmp_path / "j4" / "chat.jsonl")
     assert sorted(c["session"] for c in chat) == sorted(sessions)
     by_session = {c["session"]: c for c in chat}
@@ -100,6 +102,19 @@ def test_a_resumed_run_plays_what_is_missing_and_keeps_each_record_once(stateles
     assert {r["task_id"]: r["outcome"] for r in again.records} == dict.fromkeys(
         [0, 1, 2], "success"
     )
+
+
+def test_a_run_caps_each_episodes_model_calls(tmp_path):
+    """``max_calls`` reaches each episode of a run (``agentgym harness --tasks --max-calls``),
+    and a run made with a cap says so in its settings."""
+    installed("cline")
+    with _StallingExpert([WORDLE]) as stalling:
+        run = run_harness_tasks(
+            "cline", WORDLE, [0], stalling.base_url, out=tmp_path, grace=1, max_calls=2
+        )
+    (record,) = run.records
+    assert (record["outcome"], record["reward_valid"]) == ("turn_limit", True), record["error"]
+    assert json.loads((tmp_path / "run.json").read_text())["policy"]["max_calls"] == 2
 
 
 def test_bench_plays_a_harness_policy(tmp_path):

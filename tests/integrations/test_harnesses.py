@@ -201,6 +201,22 @@ def test_harness_hanging_mid_episode_is_a_time_limit(tmp_path):
     assert traj["outcome"] == "time_limit" and traj["reward"] is None
 
 
+def test_harness_past_its_model_call_cap_is_a_turn_limit(tmp_path):
+    """``max_calls``: the harness is stopped once it made that many model calls and the env
+    did not end the episode soon after: the model's doing (``turn_limit``), reward valid."""
+    installed("cline")
+    with _StallingExpert(["AgentGym/Wordle-v0"]) as stalling:
+        result = run_harness(
+            "cline", "Wordle-v0", 0, stalling.base_url, out=tmp_path, timeout=600, grace=1,
+            max_calls=2,
+        )  # fmt: skip
+    assert (result.outcome, result.reward_valid, result.success) == ("turn_limit", True, False)
+    assert result.model_calls >= 2 and result.env_steps < 3  # a call cut short counts too
+    assert "cap of model calls" in result.error
+    traj = _records(tmp_path)["agenttraj"]
+    assert traj["outcome"] == "turn_limit" and traj["reward_valid"] is True
+
+
 def _cli(*args, **env):
     return subprocess.run(
         [sys.executable, "-m", "agentgym_envs.cli", "harness", *args],

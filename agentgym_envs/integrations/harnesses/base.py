@@ -62,7 +62,8 @@ class Episode:
     ``model_url`` is the gateway's OpenAI-compatible ``/v1`` root for this session and
     ``mcp_url`` our MCP server for it (the episode already started: ``reset`` is hidden);
     ``home`` is a fresh folder that stands for ``HOME`` and every config folder of the
-    harness, ``workdir`` its working directory (inside ``home``).
+    harness, ``workdir`` its working directory (inside ``home``); ``max_calls`` the most model
+    calls it may make (``None``: no cap).
     """
 
     env_id: str
@@ -77,6 +78,7 @@ class Episode:
     timeout: float
     tool_names: list[str] = field(default_factory=list)
     api_key: str = "agentgym"
+    max_calls: int | None = None
 
 
 @dataclass(frozen=True)

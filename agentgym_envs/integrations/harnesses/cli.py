@@ -49,9 +49,12 @@ def model_endpoint(model: str, env_id: str, split: str = "test") -> Iterator[str
         )
 
 
-def install_harnesses(names: list[str], everything: bool) -> None:
-    """``agentgym harness install <name>... | --all``: install each pinned harness (exit 1 with
-    the failing command's output when one cannot be installed)."""
+def install_harnesses(names: list[str], everything: bool, concurrency: int = 1) -> None:
+    """``agentgym harness install <name>... | --all [-j N]``: install each pinned harness, N at
+    once (each has a place and a lock of its own; the downloads are most of the time), exit 1
+    with the failing command's output when one cannot be installed."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from agentgym_envs.integrations.harnesses import get_harness, harness_dir
     from agentgym_envs.integrations.harnesses import names as known
     from agentgym_envs.integrations.harnesses.install import HarnessInstallError, install
@@ -59,8 +62,9 @@ def install_harnesses(names: list[str], everything: bool) -> None:
     if everything == bool(names):
         raise typer.BadParameter("give the harnesses to install, or --all")
     harnesses = [get_harness(n) for n in (known() if everything else names)]
-    failed = []
-    for harness in harnesses:
+
+    def one(harness) -> str | None:
+        """Install ``harness``; its name when it failed."""
         typer.echo(f"{harness.name}: {harness.package} into {harness.prefix()}")
         started = time.monotonic()
         try:
@@ -69,10 +73,13 @@ def install_harnesses(names: list[str], everything: bool) -> None:
             )
         except HarnessInstallError as exc:
             sys.stderr.write(f"error: {harness.title} could not be installed: {exc}\n")
-            failed.append(harness.name)
-            continue
+            return harness.name
         took = f" in {time.monotonic() - started:.0f} s" if done else ""
         typer.echo(f"{harness.name}: {'installed' + took if done else 'already installed'}")
+        return None
+
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="install") as pool:
+        failed = [name for name in pool.map(one, harnesses) if name]
     if failed:
         sys.stderr.write(f"error: not installed into {harness_dir()}: {', '.join(failed)}\n")
         raise typer.Exit(1)
@@ -92,7 +99,11 @@ def harness_command(
         "in --out (default harness-runs/<name>-<env>).",
     ),
     concurrency: int = typer.Option(
-        1, "--concurrency", "-j", min=1, help="With --tasks: episodes at once."
+        1,
+        "--concurrency",
+        "-j",
+        min=1,
+        help="With --tasks: episodes at once; with install: installs.",
     ),
     model: str = typer.Option(
         None, "--model", help="The model's /v1 URL, 'expert' or 'local' (SmolLM2, started here)."
@@ -106,6 +117,9 @@ def harness_command(
     ),
     api_key: str | None = typer.Option(None, "--api-key", help="Key the gateway sends upstream."),
     timeout: float = typer.Option(600.0, "--timeout", min=1, help="The episode's deadline (s)."),
+    max_calls: int | None = typer.Option(
+        None, "--max-calls", min=1, help="Most model calls of an episode (then turn_limit)."
+    ),
     token_ids: bool = typer.Option(
         False, "--token-ids", help="Ask the upstream (vLLM) for token ids and logprobs."
     ),
@@ -127,7 +141,7 @@ def harness_command(
     from agentgym_envs.integrations.harnesses.runner import run_harness
 
     if name == "install":
-        install_harnesses(more or [], everything)
+        install_harnesses(more or [], everything, concurrency)
         return
     if more or everything:
         raise typer.BadParameter("more names and --all go with 'install' only")
@@ -150,6 +164,7 @@ def harness_command(
             raise typer.BadParameter("give --task N (one episode) or --tasks (many), not both")
         options = {"model": model_name, "api_key": api_key, "timeout": timeout}
         options |= {"token_ids": token_ids, "keep_home": keep_home, "sandbox": not no_sandbox}
+        options["max_calls"] = max_calls
         run_tasks(harness, env_id, tasks, model, out, concurrency, split, options)
         return
     if concurrency != 1:
@@ -168,6 +183,7 @@ def harness_command(
             token_ids=token_ids,
             keep_home=keep_home,
             sandbox=not no_sandbox,
+            max_calls=max_calls,
         )
     typer.echo(json.dumps(result.summary()))
     if not result.reward_valid:

@@ -77,6 +77,7 @@ class HarnessPolicy:
         sandbox: run each episode in the sandbox (see
             :func:`~agentgym_envs.integrations.harnesses.runner.run_harness`; False is unsafe
             with an untrusted model).
+        max_calls: the most model calls of each episode (then ``turn_limit``; default no cap).
     """
 
     def __init__(
@@ -91,6 +92,7 @@ class HarnessPolicy:
         token_ids: bool = False,
         keep_home: bool = False,
         sandbox: bool = True,
+        max_calls: int | None = None,
     ) -> None:
         from agentgym_envs.integrations.harnesses import get_harness
 
@@ -98,6 +100,7 @@ class HarnessPolicy:
         self.model_url, self.model, self.api_key = model_url, model, api_key
         self.timeout, self.grace = timeout, grace
         self.token_ids, self.keep_home, self.sandbox = token_ids, keep_home, sandbox
+        self.max_calls = max_calls
         self.executable: str | None = None
         self.out: Path | None = None
         self._scratch: Path | None = None  # the records of a run kept in memory only
@@ -116,6 +119,8 @@ class HarnessPolicy:
             "timeout": self.timeout,
             "sandbox": self.sandbox,
         }
+        if self.max_calls:  # only when set: runs made before the cap existed still resume
+            config["max_calls"] = self.max_calls
         spec = PolicySpec(
             f"{POLICY_PREFIX}{self.harness.name}",
             "tools",
@@ -177,6 +182,7 @@ class HarnessPolicy:
             grace=self.grace,
             keep_home=self.keep_home,
             sandbox=self.sandbox,
+            max_calls=self.max_calls,
         )
         return {
             "outcome": result.outcome,

@@ -6,7 +6,10 @@ prefix, installed first and first on ``PATH`` for its install and runs.
 
 Per episode, under the episode's own home: ``~/.qwen/settings.json`` selects the ``openai``
 auth type with the model declared under ``modelProviders.openai`` (``baseUrl`` the gateway, the
-context window in its ``generationConfig``; the key is the ``--openai-api-key`` flag, as the
+context window in its ``generationConfig``, and its stream guards -- ``streamIdleTimeoutMs`` and
+``QWEN_STREAM_MAX_LIFETIME_MS``, 240 s and 15 min by default -- set to the episode's deadline:
+a local model on a loaded CPU can take longer than 240 s to its first token of Qwen Code's long
+prompt, and the runner's deadline bounds the episode anyway; the key is the ``--openai-api-key`` flag, as the
 sandbox drops variables named like secrets), names our MCP
 server (streamable HTTP, ``httpUrl``) ``agentgym``, and turns off auto-update, usage statistics,
 telemetry and the folder-trust prompt. The run is ``qwen --yolo --output-format stream-json -m
@@ -39,6 +42,7 @@ class QwenCode(Harness):
             QWEN_USAGE_STATISTICS_ENABLED="false",
             QWEN_CODE_NO_RELAUNCH="1",  # one process: the runner's deadline reaches it all
             QWEN_CODE_SUPPRESS_YOLO_WARNING="1",  # the runner's sandbox is the sandbox
+            QWEN_STREAM_MAX_LIFETIME_MS=str(_deadline_ms(episode)),
         )
         return env
 
@@ -56,7 +60,8 @@ class QwenCode(Harness):
                         "baseUrl": episode.model_url,
                         "generationConfig": {
                             "contextWindowSize": self.context,
-                            "timeout": int(max(60, episode.timeout)) * 1000,
+                            "timeout": _deadline_ms(episode),
+                            "streamIdleTimeoutMs": _deadline_ms(episode),
                             "maxRetries": 1,
                         },
                     }
@@ -65,7 +70,7 @@ class QwenCode(Harness):
             "mcpServers": {
                 MCP_NAME: {
                     "httpUrl": episode.mcp_url,
-                    "timeout": int(max(60, episode.timeout)) * 1000,
+                    "timeout": _deadline_ms(episode),
                     # the env's tools in the model's tool list, not behind its tool search
                     "alwaysLoadTools": True,
                 }
@@ -85,6 +90,12 @@ class QwenCode(Harness):
 
     def result(self, episode: Episode, log: Path) -> dict[str, Any]:
         return stream_json_result(log)
+
+
+def _deadline_ms(episode: Episode) -> int:
+    """The episode's deadline in milliseconds (at least a minute): the longest a model call
+    may take or a stream stay silent."""
+    return int(max(60, episode.timeout)) * 1000
 
 
 HARNESS = QwenCode()

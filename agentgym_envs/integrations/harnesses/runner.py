@@ -13,6 +13,9 @@ How an episode ends:
 * the env ended it: the env's ``outcome`` and ``reward_valid``; a harness still running is
   stopped after a short grace period;
 * the deadline passed first: ``time_limit``, ``reward_valid`` false;
+* the harness made ``max_calls`` model calls and the env had not ended the episode ``grace``
+  seconds later: it is stopped, ``turn_limit``, ``reward_valid`` true -- the model did not
+  finish in the turns it was given (AgentGym's max rounds);
 * the harness exited non-zero right after the model's reply ran out of tokens (its last
   answered call ended with ``finish_reason: length``; Cline then stops with "Model reached the
   maximum output token limit"): ``token_limit``, ``reward_valid`` true -- the model's doing;
@@ -193,6 +196,7 @@ def run_harness(
     keep_home: bool = False,
     sandbox: bool = True,
     limits: Limits | None = None,
+    max_calls: int | None = None,
 ) -> HarnessResult:
     """Play task ``task_id`` of ``env_id`` with harness ``name`` (see the module docstring).
 
@@ -214,6 +218,8 @@ def run_harness(
             machine cannot); False runs it as you, unsafe with an untrusted model.
         limits: the sandbox's resource limits (default
             :class:`~agentgym_envs.integrations.sandbox.Limits`).
+        max_calls: the most model calls the episode may make (its side calls included);
+            then ``turn_limit`` (default: no cap, only ``timeout``).
     """
     from agentgym_envs.integrations.harnesses import get_harness
 
@@ -236,6 +242,7 @@ def run_harness(
             keep_home=keep_home,
             sandbox=sandbox,
             limits=limits,
+            max_calls=max_calls,
         )
 
 
@@ -301,10 +308,11 @@ class HarnessGateway:
         keep_home: bool = False,
         sandbox: bool = True,
         limits: Limits | None = None,
+        max_calls: int | None = None,
     ) -> HarnessResult:
         """Play task ``task_id`` with ``harness`` (found at ``executable``) as a new session;
-        its records are written before this returns (``sandbox``, ``limits``: see
-        :func:`run_harness`)."""
+        its records are written before this returns (``sandbox``, ``limits``, ``max_calls``:
+        see :func:`run_harness`)."""
         session = f"{harness.name}-{uuid.uuid4().hex[:10]}"
         home = Path(tempfile.mkdtemp(prefix=f"agentgym-{harness.name}-"))
         log_path = self.out / "harness" / f"{session}.log"
@@ -315,6 +323,7 @@ class HarnessGateway:
                 self.served.url, session, self.env_id, task_id, split, model, home
             )
             episode.timeout = timeout
+            episode.max_calls = max_calls
             box = None
             if sandbox:
                 readable = harness.sandbox_paths(episode, executable)
@@ -455,14 +464,23 @@ def _run(
             raise HarnessError(f"could not start {command[0]}: {exc}") from exc
         deadline = time.monotonic() + episode.timeout
         done_at: float | None = None
+        capped_at: float | None = None  # when the harness made its last allowed model call
         stopped = None
         while process.poll() is None:
             now = time.monotonic()
             current = gateway.store.episodes.get(session)
             if done_at is None and current is not None and current.done:
                 done_at = now
+            if (
+                capped_at is None
+                and episode.max_calls
+                and _calls(gateway, session) >= episode.max_calls
+            ):
+                capped_at = now
             if done_at is not None and now - done_at > grace:
                 stopped = "episode_done"
+            elif done_at is None and capped_at is not None and now - capped_at > grace:
+                stopped = "turn_limit"
             elif now > deadline:
                 stopped = "deadline"
             if stopped:
@@ -470,6 +488,12 @@ def _run(
                 break
             time.sleep(0.25)
         return process.returncode, stopped
+
+
+def _calls(gateway: Any, session: str) -> int:
+    """How many model calls the session has made."""
+    log = gateway.session(session, create=False)
+    return len(log.calls) if log is not None else 0
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -497,6 +521,12 @@ def _ending(
         return {
             "outcome": episode.info.get("outcome") or "failure",
             "reward_valid": bool(episode.info.get("reward_valid", True)),
+        }
+    if stopped == "turn_limit":
+        return {
+            "outcome": "turn_limit",
+            "reward_valid": True,
+            "error": f"the episode reached its cap of model calls ({len(calls)} made) unended",
         }
     if stopped == "deadline":
         return {
