@@ -453,3 +453,70 @@ def review_titles_to_forum(db):
         ]
         rating = f"{stars} stars and less" if stars > 1 else "1 star"
         yield ({"product": p["name"], "rating": rating}, ev, plan)
+
+
+#: Advice topics for template 12, with the words the post must contain.
+RELATION_ISSUES = (
+    ("long-distance relationships", ("long", "distance", "relation")),
+    ("a partner who forgets birthdays", ("partner", "birthday")),
+    ("meeting a partner's parents", ("meeting", "parents")),
+    ("splitting chores fairly", ("chores", "fair")),
+    ("a friend who cancels plans", ("friend", "cancel")),
+    ("moving in together", ("moving", "together")),
+)
+
+
+@instantiator(12)
+def relationship_advice(db):
+    from agentgym_envs.envs.webarena.sites.seed_extras import RELATION_FORUM
+
+    for issue, words in RELATION_ISSUES:
+        title = f"Need advice about {issue}"
+        body = f"Looking for advice about {issue}. What worked for you?"
+        ev, plan = _post(db, RELATION_FORUM, title, body, *words)
+        yield ({"issue": issue}, ev, plan)
+
+
+#: Lines template 27 adds to the user's own posts.
+EDIT_LINES = (
+    "EDIT: This aged well",
+    "EDIT: thanks for all the replies!",
+    "Update: still going strong",
+    "EDIT: fixed the link",
+    "Update: sold it last week",
+    "EDIT: a mod asked me to add the source",
+    "Update: it worked out in the end",
+    "EDIT: typo in the title, sorry",
+)
+
+
+@instantiator(27)
+def edit_my_post(db):
+    from agentgym_envs.envs.webarena.sites.seed_extras import MY_POSTS
+
+    rows = db.execute(
+        "SELECT * FROM forum_posts WHERE author=? ORDER BY id", (FORUM_USER,)
+    ).fetchall()
+    for (_forum, topic), line, p in zip(MY_POSTS, EDIT_LINES, rows, strict=False):
+        first = p["body"].split(". ")[0]
+        yield (
+            {"post": topic, "content": line},
+            html(
+                (
+                    f"{REDDIT}/f/{p['forum']}/{p['id']}",
+                    "document.querySelector('.submission__body').outerText",
+                    {"must_include": [line, first]},
+                )
+            ),
+            [
+                ["click", "link", FORUM_USER],
+                ["click", "link", p["title"]],
+                ["click", "link", "Edit"],
+                ["click", "textbox", "Body"],
+                ["press", "Meta+a"],
+                ["press", "Backspace"],
+                ["type", "textbox", "Body", f"{p['body']}\n{line}", 0],
+                ["click", "button", "Edit submission"],
+                ["stop", ""],
+            ],
+        )

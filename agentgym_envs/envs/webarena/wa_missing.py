@@ -9,8 +9,6 @@ MISSING: dict[int, str] = {
     4: "forum subscriptions (Subscribe button, subscribed forums)",
     7: "a forum sidebar field and the forum edit page",
     11: "images in posts (re-posting one)",
-    12: "a relationship-advice forum",
-    27: "posts written by the signed-in forum user (to edit)",
     33: "votes on comments (up and down counts)",
     84: "creating folders and files in a repository (web IDE)",
     87: "creating repositories with a README",

@@ -110,6 +110,20 @@ def test_each_eval_type_on_a_solved_and_a_failed_episode(env, pick):
     assert not failed["success"] and failed["score"] == 0.0
 
 
+#: Templates whose interfaces came later (wa_missing once listed them): each one's test task.
+_ADDED_LATER = [12, 27]
+
+
+@pytest.mark.parametrize("template", _ADDED_LATER)
+def test_a_later_template_is_solved_by_the_expert_and_failed_by_a_bare_stop(env, template):
+    env.judge = None
+    task_id = _test_task(env, lambda config: config["intent_template_id"] == template)
+    solved = _play(env, task_id)
+    assert solved["success"] and solved["score"] == 1.0
+    failed = _play(env, task_id, answer="Done")
+    assert not failed["success"] and failed["score"] == 0.0
+
+
 def test_unachievable_task_is_answered_na(env):
     env.judge = None
     task_id = _test_task(

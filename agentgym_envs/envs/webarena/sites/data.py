@@ -675,6 +675,9 @@ def seed_database(path: Path, commits: list[tuple[Any, ...]], seed: int = SEED) 
         conn.executescript(SCHEMA)
         _shop(conn, random.Random(seed))
         _forum(conn, random.Random(seed + 1))
+        from agentgym_envs.envs.webarena.sites.seed_extras import seed_extras
+
+        seed_extras(conn, seed)
         _code(conn, random.Random(seed + 2), commits)
         conn.commit()
         conn.execute("PRAGMA journal_mode=DELETE")

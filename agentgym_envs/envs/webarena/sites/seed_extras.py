@@ -1,0 +1,87 @@
+"""Seeded rows some of WebArena's templates need beyond :mod:`.data`'s base build, each from
+its own random stream (so the base rows stay as they were): the signed-in forum user's own
+submissions (template 27 edits one) and a relationship-advice forum (template 12 asks there)."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from datetime import date
+
+from agentgym_envs.envs.webarena.sites import text
+from agentgym_envs.envs.webarena.sites.data import FORUM_USER, _when
+
+#: The signed-in forum user's submissions: (forum, topic). The topic names the post in an
+#: intent ("Edit my post on <topic> ...").
+MY_POSTS = (
+    ("books", "a used copy of Dune"),
+    ("cooking", "cast iron pans"),
+    ("gardening", "raised beds"),
+    ("photography", "a 50mm prime lens"),
+    ("travel", "night trains in Europe"),
+    ("programming", "my first Rust crate"),
+    ("running", "a sub-2 half marathon"),
+    ("boardgames", "Wingspan"),
+)
+_MY_TITLES = (
+    "Some thoughts on {thing}",
+    "Update on {thing}, six months later",
+    "Finally got {thing}!",
+    "Anyone else into {thing}?",
+)
+RELATION_FORUM = "relationship_advice"
+_RELATION_THINGS = (
+    "moving in together",
+    "meeting the parents",
+    "arguing about chores",
+    "a friend who never calls back",
+    "splitting rent fairly",
+    "planning a first anniversary",
+    "a partner who works nights",
+    "jealousy over old friends",
+)
+
+
+def seed_extras(conn: sqlite3.Connection, seed: int) -> None:
+    """Add the rows named in the module docstring to the forum tables of ``conn``."""
+    rng = random.Random(f"webarena-extras-{seed}")
+    users = [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM forum_users WHERE name != ? ORDER BY name", (FORUM_USER,)
+        )
+    ]
+    conn.execute(
+        "INSERT INTO forum_forums VALUES (?,?,?,?,?)",
+        (
+            RELATION_FORUM,
+            "Relationship Advice",
+            "Advice on relationships, dating, family and friends",
+            "2019-05-14",
+            rng.choice(users),
+        ),
+    )
+    next_id = conn.execute("SELECT MAX(id) FROM forum_posts").fetchone()[0] + 1
+    rows = []
+    for k, (forum, thing) in enumerate(MY_POSTS):
+        title = _MY_TITLES[k % len(_MY_TITLES)].format(thing=thing)
+        rows.append((forum, FORUM_USER, title, text.post_body(rng, thing, f"/f/{forum}")))
+    for thing in _RELATION_THINGS:
+        where = f"/f/{RELATION_FORUM}"
+        title = text.post_title(rng, thing, rng.choice(_RELATION_THINGS), where)
+        rows.append((RELATION_FORUM, rng.choice(users), title, text.post_body(rng, thing, where)))
+    conn.executemany(
+        "INSERT INTO forum_posts VALUES (?,?,?,?,?,?,?)",
+        [
+            (
+                next_id + i,
+                forum,
+                author,
+                title,
+                body,
+                _when(rng, date(2022, 6, 1), 400),
+                rng.randrange(1, 120),
+            )
+            for i, (forum, author, title, body) in enumerate(rows)
+        ],
+    )
