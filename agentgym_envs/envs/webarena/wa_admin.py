@@ -653,3 +653,95 @@ def quote_positive_reviews(db):
                 ["stop", ""],
             ],
         )
+
+
+def _retype(label: str, text: str) -> list[list[Any]]:
+    """Clear a filled textbox and type ``text`` into it."""
+    return [
+        ["click", "textbox", label],
+        ["press", "Meta+a"],
+        ["press", "Backspace"],
+        ["type", "textbox", label, text, 0],
+    ]
+
+
+def _some_orders(db, k: int, offset: int) -> list[Any]:
+    rows = db.execute("SELECT * FROM shop_orders ORDER BY id").fetchall()
+    return spaced(rows[offset:], k)
+
+
+#: New addresses for template 240: street, city, state, zip.
+NEW_ADDRESSES = (
+    ("456 Oak Avenue, Apartment 5B", "New York", "NY", "10001"),
+    ("789 Pine Lane", "San Francisco", "CA", "94102"),
+    ("321 Birch Boulevard, Suite 200", "Dallas", "TX", "75201"),
+    ("654 Elm Drive, Apartment 12", "Miami", "FL", "33101"),
+    ("987 Cedar Court", "Los Angeles", "CA", "90012"),
+    ("15 Harbor Street, Unit 4", "Seattle", "WA", "98101"),
+)
+
+
+@instantiator(240)
+def order_address(db):
+    for o, (street, city, state, postcode) in zip(
+        _some_orders(db, len(NEW_ADDRESSES), 40), NEW_ADDRESSES, strict=False
+    ):
+        yield (
+            {"order_id": str(o["id"]), "address": f"{street}, {city}, {state}, {postcode}"},
+            html(
+                (
+                    f"{ADMIN}/sales/order/view/{o['id']}",
+                    'document.querySelector(".order-address address").outerText',
+                    {"must_include": [*street.split(", "), city, postcode]},
+                )
+            ),
+            [
+                *_order_search(o["number"]),
+                ["click", "link", "Edit Shipping Address"],
+                *_retype("Street Address", street),
+                *_retype("City", city),
+                *_retype("State/Province", state),
+                *_retype("Zip/Postal Code", postcode),
+                ["click", "button", "Save Order Address"],
+                ["stop", ""],
+            ],
+        )
+
+
+#: Template 284's services: the intent's name -> the carrier as Magento's select lists it.
+SERVICES = {
+    "Federal Express": "Federal Express",
+    "DHL": "DHL",
+    "UPS": "United Parcel Service",
+    "USPS": "United States Postal Service",
+}
+
+
+@instantiator(284)
+def tracking_number(db):
+    from agentgym_envs.envs.webarena.sites.admin_more import CARRIERS
+
+    names = list(SERVICES)
+    for k, o in enumerate(_some_orders(db, 6, 90)):
+        service = names[k % len(names)]
+        carrier = SERVICES[service]
+        number = str(10**10 + (o["id"] * 7919 * 104729) % (9 * 10**10))
+        yield (
+            {"order": str(o["id"]), "service": service, "tracking": number},
+            html(
+                (
+                    f"{ADMIN}/sales/order/view/{o['id']}",
+                    "",
+                    {"must_include": [f"Tracking number {number} for {carrier} assigned"]},
+                )
+            ),
+            [
+                *_order_search(o["number"]),
+                ["click", "combobox", "Carrier"],
+                *[["press", "ArrowDown"]] * CARRIERS.index(carrier),
+                ["press", "Enter"],
+                ["type", "textbox", "Tracking Number", number, 0],
+                ["click", "button", "Add Tracking Number"],
+                ["stop", ""],
+            ],
+        )

@@ -313,6 +313,9 @@ def order(request: Request, oid: int, user: User):
             "ON p.id=i.product_id WHERE i.order_id=?",
             (oid,),
         ).fetchall()
+        from agentgym_envs.envs.webarena.sites.admin_more import order_panels
+
+        panels = order_panels(db, o)
     cancel = (
         f'<form method="post" action="/admin/sales/order/cancel/{oid}">'
         '<button type="submit">Cancel Order</button></form>'
@@ -328,6 +331,7 @@ def order(request: Request, oid: int, user: User):
         )
         + f"<p>Grand Total: ${o['grand_total']:,.2f}</p>"
         + cancel
+        + panels
     )
     return render(f"# {o['number']} / Orders / Magento Admin", body, _nav())
 
@@ -875,4 +879,6 @@ async def cms_save(request: Request, pid: int, user: User):
 
 
 def create_app() -> FastAPI:
-    return site_app(ACCOUNTS.router(login_page), router)
+    from agentgym_envs.envs.webarena.sites import admin_more
+
+    return site_app(ACCOUNTS.router(login_page), router, admin_more.router)
