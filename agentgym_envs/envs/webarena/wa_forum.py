@@ -520,3 +520,36 @@ def edit_my_post(db):
                 ["stop", ""],
             ],
         )
+
+
+_HOT = (
+    "(base_score + COALESCE((SELECT SUM(value) FROM forum_votes v WHERE v.post_id = "
+    "forum_posts.id), 0)) / (julianday('2023-08-01') - julianday(created) + 2) DESC, id"
+)
+
+
+@instantiator(4)
+def subscribe_trending(db):
+    for forum in list(TOPICS)[5:12]:
+        hot = _posts(db, forum, _HOT)
+        if not hot:
+            continue
+        yield (
+            {"subreddit": forum},
+            both(
+                url(f"{REDDIT}/f/{forum}"),
+                html(
+                    (
+                        f"{REDDIT}/",
+                        'document.querySelector("#sidebar > section").outerText',
+                        {"must_include": [forum]},
+                    )
+                ),
+            ),
+            [
+                *to_forum(db, forum),
+                ["click", "link", hot[0]["title"]],
+                ["click", "button", "Subscribe"],
+                ["stop", ""],
+            ],
+        )

@@ -99,12 +99,56 @@ def _submission(db, p, back: str, user: str | None) -> str:
     )
 
 
-def _sidebar(f) -> str:
+def _sidebar(f, subscribe: str = "") -> str:
     return (
         f'<aside class="sidebar"><section><h2>/f/{esc(f["name"])}</h2><p>{esc(f["description"])}'
-        f'</p><p><a class="button" href="/submit/{esc(f["name"])}">Submit a new post</a></p>'
+        f'</p>{subscribe}<p><a class="button" href="/submit/{esc(f["name"])}">Submit a new post'
+        "</a></p>"
         f"<p>Created {esc(f['created'])} by {esc(f['creator'] or 'admin')}</p></section></aside>"
     )
+
+
+def subscribe_form(db, user: str | None, forum: str, back: str) -> str:
+    """The forum's Subscribe (or Unsubscribe) button for the signed-in user."""
+    if not user:
+        return ""
+    on = db.execute(
+        "SELECT 1 FROM forum_subscriptions WHERE user=? AND forum=?", (user, forum)
+    ).fetchone()
+    label = "Unsubscribe" if on else "Subscribe"
+    return (
+        f'<form method="post" action="/f/{esc(forum)}/subscribe"><input type="hidden" '
+        f'name="back" value="{esc(back)}"><input type="hidden" name="on" value="{int(not on)}">'
+        f'<button class="subscribe-button" type="submit">{label}</button></form>'
+    )
+
+
+def subscriptions_section(db, user: str | None) -> str:
+    """The front page sidebar's first section: the forums the signed-in user subscribes to."""
+    if not user:
+        return ""
+    names = [
+        r[0]
+        for r in db.execute(
+            "SELECT forum FROM forum_subscriptions WHERE user=? ORDER BY forum", (user,)
+        )
+    ]
+    items = "".join(f'<li><a href="/f/{esc(n)}">{esc(n)}</a></li>' for n in names)
+    listing = f"<ul>{items}</ul>" if names else "<p>None yet.</p>"
+    return f"<section><h2>Subscribed forums</h2>{listing}</section>"
+
+
+@router.post("/f/{forum}/subscribe")
+async def subscribe(request: Request, forum: str, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    data = await form(request)
+    with connect(request) as db:
+        db.execute("DELETE FROM forum_subscriptions WHERE user=? AND forum=?", (user, forum))
+        if data.get("on") == "1":
+            db.execute("INSERT INTO forum_subscriptions VALUES (?,?)", (user, forum))
+    back = data.get("back", "")
+    return redirect(back if back.startswith("/") else f"/f/{forum}")
 
 
 @router.get("/")
@@ -116,13 +160,14 @@ def front(request: Request, user: User, page: int = 1):
         ).fetchall()
         total = db.execute("SELECT COUNT(*) FROM forum_posts").fetchone()[0]
         items = "".join(_submission(db, p, "/", user) for p in rows)
+        subscriptions = subscriptions_section(db, user)
     pages = max(1, -(-total // PER_PAGE))
     body = (
         '<div class="content-with-sidebar"><div class="content">'
         '<h1 class="page-heading">Submissions</h1>'
         f"{items}{pager('/', min(page, pages), pages)}</div>"
-        '<aside class="sidebar"><section><h2>Postmill</h2><p>A forum of forums.</p>'
-        '<p><a href="/forums">Forums</a></p></section></aside></div>'
+        f'<aside class="sidebar" id="sidebar">{subscriptions}<section><h2>Postmill</h2>'
+        '<p>A forum of forums.</p><p><a href="/forums">Forums</a></p></section></aside></div>'
     )
     return render("Postmill", body, _nav(request))
 
@@ -173,6 +218,7 @@ def forum(request: Request, forum: str, user: User, sort: str = "hot", page: int
         ).fetchall()
         back = f"/f/{forum}?sort={sort}"
         items = "".join(_submission(db, p, back, user) for p in rows)
+        subscribe = subscribe_form(db, user, forum, back)
     tabs = "".join(
         f'<li><a class="{"active" if s == sort else ""}" href="/f/{esc(forum)}?sort={s}">'
         f"{s.capitalize()}</a></li>"
@@ -182,7 +228,7 @@ def forum(request: Request, forum: str, user: User, sort: str = "hot", page: int
         '<div class="content-with-sidebar"><div class="content">'
         f'<h1 class="page-heading">/f/{esc(forum)}</h1>'
         f'<ul class="tabs" aria-label="Sort">{tabs}</ul>{items}'
-        f"{pager(f'/f/{forum}', page, pages, sort=sort)}</div>{_sidebar(f)}</div>"
+        f"{pager(f'/f/{forum}', page, pages, sort=sort)}</div>{_sidebar(f, subscribe)}</div>"
     )
     return render(f"/f/{forum}", body, _nav(request))
 
@@ -221,6 +267,7 @@ def post(request: Request, forum: str, post_id: int, user: User):
             "SELECT * FROM forum_comments WHERE post_id=? ORDER BY id", (post_id,)
         ).fetchall()
         score = _score(db, post_id)
+        subscribe = subscribe_form(db, user, forum, f"/f/{forum}/{post_id}")
         mine = db.execute(
             "SELECT value FROM forum_votes WHERE user=? AND post_id=?", (user or "", post_id)
         ).fetchone()
@@ -241,7 +288,8 @@ def post(request: Request, forum: str, post_id: int, user: User):
         f'<form method="post" action="/f/{esc(forum)}/{post_id}/comment">'
         '<div class="form-row"><label for="comment">Comment</label>'
         '<textarea id="comment" name="body"></textarea></div>'
-        f'<button type="submit">Post</button></form>{listing}</section></div>{_sidebar(f)}</div>'
+        f'<button type="submit">Post</button></form>{listing}</section></div>'
+        f"{_sidebar(f, subscribe)}</div>"
     )
     return render(p["title"], body, _nav(request))
 
