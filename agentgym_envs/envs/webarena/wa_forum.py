@@ -553,3 +553,43 @@ def subscribe_trending(db):
                 ["stop", ""],
             ],
         )
+
+
+#: Template 7's new forums: name, description, sidebar entries.
+NEW_FORUMS = (
+    ("sci_fi_shelf", "A wild place for sci-fi readers", ("New", "Classic", "Movies", "Random")),
+    ("karaoke_nights", "Place for karaoke lovers", ("devices", "setup", "songs")),
+    ("cat_plants", "Cat parents and plant lovers", ("Cat friendly", "Toxic plants!", "Vendors")),
+    ("retro_consoles", "Welcome to the past of gaming", ("Games", "Repairs", "Mods")),
+    ("urban_sketchers", "Drawing the city one street at a time", ("Pens", "Meetups", "Gallery")),
+)
+
+
+@instantiator(7)
+def create_forum_with_sidebar(db):
+    for name, description, sidebar in NEW_FORUMS:
+        edit = f"{REDDIT}/f/{name}/edit"
+        yield (
+            {"name": name, "description": description, "sidebar_list": list(sidebar)},
+            html(
+                (
+                    edit,
+                    'document.querySelector("#forum_description").value',
+                    {"must_include": [description]},
+                ),
+                (
+                    edit,
+                    'document.querySelector("#forum_sidebar").value',
+                    {"must_include": list(sidebar)},
+                ),
+            ),
+            [
+                ["click", "link", "Create forum"],
+                ["type", "textbox", "Name", name, 0],
+                ["type", "textbox", "Title", name.replace("_", " ").title(), 0],
+                ["type", "textbox", "Description", description, 0],
+                ["type", "textbox", "Sidebar", ", ".join(sidebar), 0],
+                ["click", "button", "Create forum"],
+                ["stop", ""],
+            ],
+        )

@@ -219,6 +219,11 @@ def forum(request: Request, forum: str, user: User, sort: str = "hot", page: int
         back = f"/f/{forum}?sort={sort}"
         items = "".join(_submission(db, p, back, user) for p in rows)
         subscribe = subscribe_form(db, user, forum, back)
+        side = _sidebar_text(db, forum)
+        if side:
+            subscribe += f'<div class="forum-sidebar">{esc(side)}</div>'
+        if user and user == f["creator"]:
+            subscribe += f'<p><a href="/f/{esc(forum)}/edit">Edit forum</a></p>'
     tabs = "".join(
         f'<li><a class="{"active" if s == sort else ""}" href="/f/{esc(forum)}?sort={s}">'
         f"{s.capitalize()}</a></li>"
@@ -252,6 +257,46 @@ def _thread(comments) -> str:
         )
 
     return "".join(render_one(c, 0) for c in children.get(None, []))
+
+
+@router.get("/f/{forum}/edit")
+def edit_forum_page(request: Request, forum: str, user: User):
+    """The forum's settings (its creator's): title, description and sidebar."""
+    with connect(request) as db:
+        f = db.execute("SELECT * FROM forum_forums WHERE name=?", (forum,)).fetchone()
+        side = _sidebar_text(db, forum)
+    if f is None or user is None or user != f["creator"]:
+        return redirect(ACCOUNTS.login)
+    body = (
+        f'<h1 class="page-heading">Edit forum /f/{esc(forum)}</h1>'
+        f'<form method="post" action="/f/{esc(forum)}/edit"><div class="form-row"><label '
+        f'for="forum_title">Title</label><input id="forum_title" name="title" type="text" '
+        f'value="{esc(f["title"])}"></div><div class="form-row"><label for="forum_description">'
+        f'Description</label><textarea id="forum_description" name="description">'
+        f'{esc(f["description"])}</textarea></div><div class="form-row"><label '
+        f'for="forum_sidebar">Sidebar</label><textarea id="forum_sidebar" name="sidebar">'
+        f'{esc(side)}</textarea></div><button type="submit">Save</button></form>'
+    )
+    return render(f"Edit forum /f/{forum}", body, _nav(request))
+
+
+@router.post("/f/{forum}/edit")
+async def edit_forum(request: Request, forum: str, user: User):
+    data = await form(request)
+    with connect(request) as db:
+        done = db.execute(
+            "UPDATE forum_forums SET title=?, description=? WHERE name=? AND creator=?",
+            (data.get("title", ""), data.get("description", ""), forum, user or ""),
+        ).rowcount
+        if done:
+            db.execute("DELETE FROM forum_sidebars WHERE forum=?", (forum,))
+            db.execute("INSERT INTO forum_sidebars VALUES (?,?)", (forum, data.get("sidebar", "")))
+    return redirect(f"/f/{forum}")
+
+
+def _sidebar_text(db, forum: str) -> str:
+    row = db.execute("SELECT sidebar FROM forum_sidebars WHERE forum=?", (forum,)).fetchone()
+    return row[0] if row else ""
 
 
 @router.get("/f/{forum}/{post_id}")
@@ -334,7 +379,8 @@ def create_forum_page(request: Request, user: User):
         'type="text"></div><div class="form-row"><label for="title">Title</label><input '
         'id="title" name="title" type="text"></div><div class="form-row"><label for="desc">'
         'Description</label><textarea id="desc" name="description"></textarea></div>'
-        '<button type="submit">Create forum</button></form>'
+        '<div class="form-row"><label for="sidebar">Sidebar</label><textarea id="sidebar" '
+        'name="sidebar"></textarea></div><button type="submit">Create forum</button></form>'
     )
     return render("Create forum", body, _nav(request))
 
@@ -352,6 +398,12 @@ async def create_forum(request: Request, user: User):
             "INSERT OR IGNORE INTO forum_forums VALUES (?,?,?,?,?)",
             (name, data.get("title", name), data.get("description", ""), "2024-01-01", user),
         )
+        if data.get("sidebar", "").strip():
+            db.execute(
+                "INSERT INTO forum_sidebars SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM "
+                "forum_sidebars WHERE forum=?)",
+                (name, data["sidebar"], name),
+            )
     return redirect(f"/f/{name}")
 
 

@@ -1,8 +1,8 @@
 """Seeded rows some of WebArena's templates need beyond :mod:`.data`'s base build, each from
 its own random stream (so the base rows stay as they were): the signed-in forum user's own
 submissions (template 27 edits one), a relationship-advice forum (template 12 asks there),
-the tables of forum subscriptions (template 4 subscribes) and of orders' tracking numbers
-(template 284 adds one)."""
+and the tables of forum subscriptions (template 4 subscribes), forum sidebars (template 7
+writes one) and orders' tracking numbers (template 284 adds one)."""
 
 from __future__ import annotations
 
@@ -48,6 +48,7 @@ def seed_extras(conn: sqlite3.Connection, seed: int) -> None:
     """Add the rows named in the module docstring to the forum tables of ``conn``."""
     rng = random.Random(f"webarena-extras-{seed}")
     conn.execute("CREATE TABLE forum_subscriptions (user TEXT, forum TEXT)")
+    conn.execute("CREATE TABLE forum_sidebars (forum TEXT PRIMARY KEY, sidebar TEXT)")
     conn.execute("CREATE TABLE shop_order_tracks (order_id INTEGER, carrier TEXT, number TEXT)")
     users = [
         r[0]
