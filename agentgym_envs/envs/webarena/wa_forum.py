@@ -593,3 +593,31 @@ def create_forum_with_sidebar(db):
                 ["stop", ""],
             ],
         )
+
+
+@instantiator(33)
+def downvoted_comments(db):
+    seen: set[str] = set()
+    for forum in _forums(db):
+        latest = _posts(db, forum, "created DESC, id DESC")
+        if not latest or latest[0]["author"] in seen:
+            continue
+        author = latest[0]["author"]
+        seen.add(author)
+        votes = db.execute(
+            "SELECT COUNT(*) AS n, COALESCE(SUM(v.down > v.up), 0) AS bad FROM forum_comments c "
+            "JOIN forum_comment_votes v ON v.comment_id = c.id WHERE c.author=?",
+            (author,),
+        ).fetchone()
+        if not 0 < votes["n"] <= 50 or votes["bad"] < 2:
+            continue
+        yield (
+            {"forum": forum},
+            must(str(votes["bad"])),
+            [
+                *to_forum(db, forum),
+                ["click", "link", "New"],
+                ["click", "link", author],
+                ["stop", str(votes["bad"])],
+            ],
+        )

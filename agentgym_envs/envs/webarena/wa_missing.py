@@ -7,7 +7,6 @@ from __future__ import annotations
 #: Template id -> the missing interface (the map's reasons are :data:`.wa_map.UNPLAYABLE`).
 MISSING: dict[int, str] = {
     11: "images in posts (re-posting one)",
-    33: "votes on comments (up and down counts)",
     84: "creating folders and files in a repository (web IDE)",
     87: "creating repositories with a README",
     88: "creating repositories with a README",

@@ -238,6 +238,17 @@ def forum(request: Request, forum: str, user: User, sort: str = "hot", page: int
     return render(f"/f/{forum}", body, _nav(request))
 
 
+#: Comments with their up and down vote counts (``up``, ``down``).
+COMMENTS_WITH_VOTES = (
+    "SELECT c.*, COALESCE(v.up, 0) AS up, COALESCE(v.down, 0) AS down FROM forum_comments c "
+    "LEFT JOIN forum_comment_votes v ON v.comment_id = c.id"
+)
+
+
+def _votes(c) -> str:
+    return f'<span class="comment__votes">{c["up"]} upvotes, {c["down"]} downvotes</span>'
+
+
 def _thread(comments) -> str:
     """The comments as Postmill shows them: replies nested under the comment they answer."""
     children: dict[int | None, list[Any]] = {}
@@ -252,7 +263,7 @@ def _thread(comments) -> str:
         return (
             f'<article class="comment comment--depth-{min(depth, 6)}" id="comment-{c["id"]}">'
             f'<p class="comment__info"><a href="/user/{esc(c["author"])}">'
-            f"{esc(c['author'])}</a> wrote on {esc(c['created'][:16])}</p>"
+            f"{esc(c['author'])}</a> wrote on {esc(c['created'][:16])} · {_votes(c)}</p>"
             f'<div class="comment__body">{esc(c["body"])}</div>{nested}</article>'
         )
 
@@ -309,7 +320,7 @@ def post(request: Request, forum: str, post_id: int, user: User):
         if p is None or f is None:
             return not_found(_nav(request))
         comments = db.execute(
-            "SELECT * FROM forum_comments WHERE post_id=? ORDER BY id", (post_id,)
+            f"{COMMENTS_WITH_VOTES} WHERE c.post_id=? ORDER BY c.id", (post_id,)
         ).fetchall()
         score = _score(db, post_id)
         subscribe = subscribe_form(db, user, forum, f"/f/{forum}/{post_id}")
@@ -503,13 +514,26 @@ def user_page(request: Request, name: str, user: User):
         posts = db.execute(
             "SELECT * FROM forum_posts WHERE author=? ORDER BY id DESC LIMIT 50", (name,)
         ).fetchall()
+        comments = db.execute(
+            "SELECT c.*, p.forum, COALESCE(v.up, 0) AS up, COALESCE(v.down, 0) AS down "
+            "FROM forum_comments c JOIN forum_posts p ON p.id = c.post_id LEFT JOIN "
+            "forum_comment_votes v ON v.comment_id = c.id WHERE c.author=? "
+            "ORDER BY c.id DESC LIMIT 50",
+            (name,),
+        ).fetchall()
     edit = f'<a href="/user/{esc(name)}/edit_biography">Edit biography</a>' if user == name else ""
     items = "".join(
         f'<li><a href="/f/{esc(p["forum"])}/{p["id"]}">{esc(p["title"])}</a></li>' for p in posts
     )
+    notes = "".join(
+        f'<li><a href="/f/{esc(c["forum"])}/{c["post_id"]}#comment-{c["id"]}">'
+        f"{esc(c['body'][:80])}</a> {_votes(c)}</li>"
+        for c in comments
+    )
     body = (
         '<div class="content-with-sidebar"><div class="content">'
-        f'<h1 class="page-heading">{esc(name)}</h1><h2>Submissions</h2><ul>{items}</ul></div>'
+        f'<h1 class="page-heading">{esc(name)}</h1><h2>Submissions</h2><ul>{items}</ul>'
+        f'<h2>Comments</h2><ul class="user-comments">{notes}</ul></div>'
         '<aside class="sidebar"><section><h2>Biography</h2>'
         f'<p class="user-bio__biography">{esc(u["bio"])}</p>{edit}'
         f"<p>Registered {esc(u['created'])}</p></section></aside></div>"

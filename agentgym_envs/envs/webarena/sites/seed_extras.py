@@ -2,7 +2,8 @@
 its own random stream (so the base rows stay as they were): the signed-in forum user's own
 submissions (template 27 edits one), a relationship-advice forum (template 12 asks there),
 and the tables of forum subscriptions (template 4 subscribes), forum sidebars (template 7
-writes one) and orders' tracking numbers (template 284 adds one)."""
+writes one), comments' up and down votes (template 33 counts them) and orders' tracking
+numbers (template 284 adds one)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,17 @@ def seed_extras(conn: sqlite3.Connection, seed: int) -> None:
     rng = random.Random(f"webarena-extras-{seed}")
     conn.execute("CREATE TABLE forum_subscriptions (user TEXT, forum TEXT)")
     conn.execute("CREATE TABLE forum_sidebars (forum TEXT PRIMARY KEY, sidebar TEXT)")
+    conn.execute(
+        "CREATE TABLE forum_comment_votes (comment_id INTEGER PRIMARY KEY, up INTEGER, "
+        "down INTEGER)"
+    )
+    conn.executemany(
+        "INSERT INTO forum_comment_votes VALUES (?,?,?)",
+        [
+            (cid, rng.randrange(0, 25), rng.choice((0, 0, 0, 1, 1, 2, 3, 5, 8, 13, 30)))
+            for (cid,) in conn.execute("SELECT id FROM forum_comments ORDER BY id").fetchall()
+        ],
+    )
     conn.execute("CREATE TABLE shop_order_tracks (order_id INTEGER, carrier TEXT, number TEXT)")
     users = [
         r[0]
