@@ -745,3 +745,17 @@ def tracking_number(db):
                 ["stop", ""],
             ],
         )
+
+
+@instantiator(266)
+def preview_theme(db):
+    from agentgym_envs.envs.webarena.sites.admin_more import THEMES
+
+    for tid, (title, _parent, _path) in THEMES.items():
+        if tid == 2:  # the admin's own theme: not one for the shop
+            continue
+        yield (
+            {"name": title},
+            url(f"{ADMIN}/system_design_theme/edit/id/{tid}"),
+            [["click", "link", "Themes"], ["click", "link", f"View {title}"], ["stop", ""]],
+        )

@@ -20,7 +20,6 @@ MISSING: dict[int, str] = {
     252: "configurable product options (adding an option value)",
     256: "creating products in the admin",
     258: "cart price rules (marketing)",
-    266: "themes and their preview",
     285: "the search-terms report",
     290: "merge-request assignees",
     291: "merge-request reviewers",

@@ -1,6 +1,7 @@
 """The admin's order panels beyond :mod:`.admin`'s order view, as Magento has them: the
 order's address (Edit -> the address form) and its shipments' tracking numbers (carrier and
-number; the comments history notes each one as "Tracking number N for CARRIER assigned")."""
+number; the comments history notes each one as "Tracking number N for CARRIER assigned");
+and the store's themes (Content > Design > Themes) with a preview page each."""
 
 from __future__ import annotations
 
@@ -107,3 +108,45 @@ async def add_track(request: Request, oid: int, user: User):
                 (oid, carrier, number),
             )
     return redirect(f"/admin/sales/order/view/{oid}")
+
+
+#: The store's themes (Content > Design > Themes): id -> title, parent, path.
+THEMES = {
+    1: ("Magento Blank", "", "Magento/blank"),
+    2: ("Magento Backend", "", "Magento/backend"),
+    3: ("Magento Luma", "Magento Blank", "Magento/luma"),
+    4: ("One Stop Classic", "Magento Luma", "OneStop/classic"),
+    5: ("One Stop Holiday", "One Stop Classic", "OneStop/holiday"),
+}
+
+
+@router.get("/admin/system_design_theme")
+def themes(request: Request, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    rows = "".join(
+        f"<tr><td>{esc(t)}</td><td>{esc(p)}</td><td>{esc(path)}</td><td><a "
+        f'href="/admin/system_design_theme/edit/id/{i}" aria-label="View {esc(t)}">View</a>'
+        "</td></tr>"
+        for i, (t, p, path) in THEMES.items()
+    )
+    body = (
+        "<h1>Themes</h1><table><thead><tr><th>Theme Title</th><th>Parent Theme</th>"
+        f"<th>Theme Path</th><th>Action</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+    return render("Themes / Design / Content / Magento Admin", body, _nav())
+
+
+@router.get("/admin/system_design_theme/edit/id/{tid}")
+def theme(request: Request, tid: int, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    if tid not in THEMES:
+        return not_found(_nav())
+    title, parent, path = THEMES[tid]
+    body = (
+        f"<h1>{esc(title)}</h1><section class='theme-preview'><h2>Theme Preview</h2>"
+        f"<p>Parent Theme: {esc(parent or 'None')}</p><p>Theme Path: {esc(path)}</p></section>"
+        '<p><a href="/admin/system_design_theme">Back</a></p>'
+    )
+    return render(f"{title} / Themes / Magento Admin", body, _nav())
