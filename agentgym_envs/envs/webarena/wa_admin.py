@@ -759,3 +759,51 @@ def preview_theme(db):
             url(f"{ADMIN}/system_design_theme/edit/id/{tid}"),
             [["click", "link", "Themes"], ["click", "link", f"View {title}"], ["stop", ""]],
         )
+
+
+#: Template 258's rules: topic, the rule as the intent says it, action, amount.
+PRICE_RULES = (
+    ("spring sale", "a 20 percent discount site-wide", "by_percent", "20"),
+    ("fall discount", "$10 discount on checkout", "cart_fixed", "10"),
+    ("back to school", "15% off on all products", "by_percent", "15"),
+    ("winter clearance", "$25 discount on checkout", "cart_fixed", "25"),
+    ("loyalty week", "a 5 percent discount site-wide", "by_percent", "5"),
+    ("Black Friday", "$40 discount on checkout", "cart_fixed", "40"),
+)
+
+
+@instantiator(258)
+def cart_price_rule(db):
+    from agentgym_envs.envs.webarena.sites.admin_more import CUSTOMER_GROUPS, RULE_ACTIONS
+
+    def value(selector: str, prop: str = "value") -> str:
+        return f"document.querySelector('[name=\"{selector}\"]').{prop}"
+
+    for topic, rule, action, amount in PRICE_RULES:
+        checks = [
+            ("last", value("name"), {"must_include": [topic]}),
+            ("last", value("website_ids", "selectedIndex"), {"exact_match": "0"}),
+            (
+                "last",
+                "document.querySelectorAll('[name=\"customer_group_ids\"]:checked').length",
+                {"exact_match": str(len(CUSTOMER_GROUPS))},
+            ),
+            ("last", value("simple_action"), {"exact_match": action}),
+            ("last", value("discount_amount"), {"exact_match": amount}),
+        ]
+        moves = list(RULE_ACTIONS).index(action)
+        pick = [["click", "combobox", "Apply"], *[["press", "ArrowDown"]] * moves]
+        yield (
+            {"topic": topic, "rule": rule},
+            both(url(f"{ADMIN}/sales_rule/promo_quote"), html(*checks)),
+            [
+                ["click", "link", "Cart Price Rules"],
+                ["click", "link", "Add New Rule"],
+                ["type", "textbox", "Rule Name", topic, 0],
+                *[["click", "checkbox", g] for g in CUSTOMER_GROUPS],
+                *([*pick, ["press", "Enter"]] if moves else []),
+                ["type", "textbox", "Discount Amount", amount, 0],
+                ["click", "button", "Save and Continue Edit"],
+                ["stop", ""],
+            ],
+        )

@@ -19,7 +19,6 @@ MISSING: dict[int, str] = {
     246: "deleting reviews in the admin",
     252: "configurable product options (adding an option value)",
     256: "creating products in the admin",
-    258: "cart price rules (marketing)",
     285: "the search-terms report",
     290: "merge-request assignees",
     291: "merge-request reviewers",

@@ -57,6 +57,7 @@ MENU = (
     ("Reports", "/admin/reports/bestsellers"),
     ("Sales Report", "/admin/reports/sales"),
     ("Pages", "/admin/cms/page"),
+    ("Cart Price Rules", "/admin/sales_rule/promo_quote"),
     ("Themes", "/admin/system_design_theme"),
     ("Sign Out", "/admin/logout"),
 )

@@ -1,7 +1,8 @@
 """The admin's order panels beyond :mod:`.admin`'s order view, as Magento has them: the
 order's address (Edit -> the address form) and its shipments' tracking numbers (carrier and
 number; the comments history notes each one as "Tracking number N for CARRIER assigned");
-and the store's themes (Content > Design > Themes) with a preview page each."""
+the store's themes (Content > Design > Themes) with a preview page each; and cart price
+rules (Marketing > Cart Price Rules: name, customer groups, action, discount amount)."""
 
 from __future__ import annotations
 
@@ -150,3 +151,126 @@ def theme(request: Request, tid: int, user: User):
         '<p><a href="/admin/system_design_theme">Back</a></p>'
     )
     return render(f"{title} / Themes / Magento Admin", body, _nav())
+
+
+#: Cart price rules: the customer groups and the actions (value -> label), as Magento's.
+CUSTOMER_GROUPS = ("NOT LOGGED IN", "General", "Wholesale", "Retailer")
+RULE_ACTIONS = {
+    "by_percent": "Percent of product price discount",
+    "by_fixed": "Fixed amount discount",
+    "cart_fixed": "Fixed amount discount for whole cart",
+    "buy_x_get_y": "Buy X get Y free (discount amount is Y)",
+}
+
+
+@router.get("/admin/sales_rule/promo_quote")
+def price_rules(request: Request, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    with connect(request) as db:
+        rules = db.execute("SELECT * FROM shop_price_rules ORDER BY id").fetchall()
+    rows = "".join(
+        f"<tr><td>{r['id']}</td><td><a href='/admin/sales_rule/promo_quote/edit/{r['id']}'>"
+        f"{esc(r['name'])}</a></td><td>{esc(RULE_ACTIONS.get(r['simple_action'], ''))}</td>"
+        f"<td>{r['discount_amount']:g}</td></tr>"
+        for r in rules
+    )
+    body = (
+        '<h1>Cart Price Rules</h1><p><a class="button" href="/admin/sales_rule/promo_quote/new">'
+        "Add New Rule</a></p><table><thead><tr><th>ID</th><th>Rule</th><th>Action</th>"
+        f"<th>Discount Amount</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+    return render("Cart Price Rules / Marketing / Magento Admin", body, _nav())
+
+
+def _rule_form(action: str, r=None) -> str:
+    groups = set((r["customer_groups"] or "").split(",")) if r else set()
+    boxes = "".join(
+        f'<label><input type="checkbox" name="customer_group_ids" value="{i}"'
+        f"{' checked' if str(i) in groups else ''}> {esc(g)}</label> "
+        for i, g in enumerate(CUSTOMER_GROUPS)
+    )
+    actions = "".join(
+        f'<option value="{k}"{" selected" if r and r["simple_action"] == k else ""}>'
+        f"{esc(v)}</option>"
+        for k, v in RULE_ACTIONS.items()
+    )
+    amount = f"{r['discount_amount']:g}" if r else ""
+    return (
+        f'<form method="post" action="{action}"><div class="form-row"><label for="rule_name">'
+        f'Rule Name</label><input id="rule_name" name="name" type="text" value="'
+        f'{esc(r["name"]) if r else ""}"></div><div class="form-row"><label for="websites">'
+        'Websites</label><select id="websites" name="website_ids"><option value="1">Main '
+        "Website</option></select></div><fieldset><legend>Customer Groups</legend>"
+        f'{boxes}</fieldset><div class="form-row"><label for="simple_action">Apply</label>'
+        f'<select id="simple_action" name="simple_action">{actions}</select></div>'
+        '<div class="form-row"><label for="discount_amount">Discount Amount</label><input '
+        f'id="discount_amount" name="discount_amount" type="text" value="{amount}"></div>'
+        '<button class="primary" type="submit">Save and Continue Edit</button></form>'
+    )
+
+
+@router.get("/admin/sales_rule/promo_quote/new")
+def new_rule(request: Request, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    body = "<h1>New Cart Price Rule</h1>" + _rule_form("/admin/sales_rule/promo_quote/new")
+    return render("New Cart Price Rule / Magento Admin", body, _nav())
+
+
+async def _read_rule(request: Request) -> tuple[str, str, str, float]:
+    """The rule form's name, customer groups (``0,1,...``), action and discount amount."""
+    data = await request.form()
+    try:
+        amount = float(str(data.get("discount_amount", "0")) or 0)
+    except ValueError:
+        amount = 0.0
+    action = str(data.get("simple_action", "by_percent"))
+    return (
+        str(data.get("name", "")).strip(),
+        ",".join(str(g) for g in data.getlist("customer_group_ids")),
+        action if action in RULE_ACTIONS else "by_percent",
+        amount,
+    )
+
+
+@router.post("/admin/sales_rule/promo_quote/new")
+async def save_rule(request: Request, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    values = await _read_rule(request)
+    with connect(request) as db:
+        rid = db.execute(
+            "INSERT INTO shop_price_rules (name, customer_groups, simple_action, "
+            "discount_amount) VALUES (?,?,?,?)",
+            values,
+        ).lastrowid
+    return redirect(f"/admin/sales_rule/promo_quote/edit/{rid}")
+
+
+@router.post("/admin/sales_rule/promo_quote/edit/{rid}")
+async def update_rule(request: Request, rid: int, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    values = await _read_rule(request)
+    with connect(request) as db:
+        db.execute(
+            "UPDATE shop_price_rules SET name=?, customer_groups=?, simple_action=?, "
+            "discount_amount=? WHERE id=?",
+            (*values, rid),
+        )
+    return redirect(f"/admin/sales_rule/promo_quote/edit/{rid}")
+
+
+@router.get("/admin/sales_rule/promo_quote/edit/{rid}")
+def edit_rule(request: Request, rid: int, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    with connect(request) as db:
+        r = db.execute("SELECT * FROM shop_price_rules WHERE id=?", (rid,)).fetchone()
+    if r is None:
+        return not_found(_nav())
+    body = f"<h1>{esc(r['name'])}</h1><p>You saved the rule.</p>" + _rule_form(
+        f"/admin/sales_rule/promo_quote/edit/{rid}", r
+    )
+    return render(f"{r['name']} / Cart Price Rules / Magento Admin", body, _nav())

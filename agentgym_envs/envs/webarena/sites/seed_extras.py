@@ -2,8 +2,8 @@
 its own random stream (so the base rows stay as they were): the signed-in forum user's own
 submissions (template 27 edits one), a relationship-advice forum (template 12 asks there),
 and the tables of forum subscriptions (template 4 subscribes), forum sidebars (template 7
-writes one), comments' up and down votes (template 33 counts them) and orders' tracking
-numbers (template 284 adds one)."""
+writes one), comments' up and down votes (template 33 counts them), cart price rules
+(template 258 drafts one) and orders' tracking numbers (template 284 adds one)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,19 @@ def seed_extras(conn: sqlite3.Connection, seed: int) -> None:
         [
             (cid, rng.randrange(0, 25), rng.choice((0, 0, 0, 1, 1, 2, 3, 5, 8, 13, 30)))
             for (cid,) in conn.execute("SELECT id FROM forum_comments ORDER BY id").fetchall()
+        ],
+    )
+    conn.execute(
+        "CREATE TABLE shop_price_rules (id INTEGER PRIMARY KEY, name TEXT, customer_groups TEXT, "
+        "simple_action TEXT, discount_amount REAL)"
+    )
+    conn.executemany(
+        "INSERT INTO shop_price_rules (name, customer_groups, simple_action, discount_amount) "
+        "VALUES (?,?,?,?)",
+        [
+            ("Free shipping over $50", "0,1,2,3", "cart_fixed", 0),
+            ("Wholesale 10 percent", "2", "by_percent", 10),
+            ("Welcome back $5", "1", "cart_fixed", 5),
         ],
     )
     conn.execute("CREATE TABLE shop_order_tracks (order_id INTEGER, carrier TEXT, number TEXT)")
