@@ -807,3 +807,39 @@ def cart_price_rule(db):
                 ["stop", ""],
             ],
         )
+
+
+def _top_terms(db, n: int) -> list[str]:
+    return [
+        r[0]
+        for r in db.execute(
+            "SELECT term FROM shop_search_terms ORDER BY uses DESC, term LIMIT ?", (n,)
+        )
+    ]
+
+
+SEARCH_TERMS = ["click", "link", "Search Terms"]
+
+
+@instantiator(285)
+def top_search_terms(db):
+    for n in (1, 2, 3, 4, 5):
+        terms = _top_terms(db, n)
+        yield (
+            {"n": n},
+            exact(terms[0]) if n == 1 else must(*terms),
+            [SEARCH_TERMS, ["stop", ", ".join(terms)]],
+        )
+
+
+@instantiator(1001)
+def top_search_brands(db):
+    brands = {r[0] for r in db.execute("SELECT DISTINCT brand FROM shop_products")}
+    counts: dict[str, int] = {}
+    for term in _top_terms(db, 10):
+        for brand in brands:
+            if term.startswith(brand + " "):
+                counts[brand] = counts.get(brand, 0) + 1
+    ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+    if len(ranked) > 1 and ranked[0][1] > ranked[1][1]:
+        yield ({}, must(ranked[0][0]), [SEARCH_TERMS, ["stop", ranked[0][0]]])

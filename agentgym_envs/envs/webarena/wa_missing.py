@@ -19,7 +19,6 @@ MISSING: dict[int, str] = {
     246: "deleting reviews in the admin",
     252: "configurable product options (adding an option value)",
     256: "creating products in the admin",
-    285: "the search-terms report",
     290: "merge-request assignees",
     291: "merge-request reviewers",
     292: "creating projects",
@@ -38,7 +37,6 @@ MISSING: dict[int, str] = {
     360: "merge-request review threads",
     361: "the user's status",
     600: "creating groups with members",
-    1001: "the search-terms report",
     2100: "project templates and creating projects with members",
 }
 

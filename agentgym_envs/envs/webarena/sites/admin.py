@@ -56,6 +56,7 @@ MENU = (
     ("Reviews", "/admin/reviews"),
     ("Reports", "/admin/reports/bestsellers"),
     ("Sales Report", "/admin/reports/sales"),
+    ("Search Terms", "/admin/search/term/report"),
     ("Pages", "/admin/cms/page"),
     ("Cart Price Rules", "/admin/sales_rule/promo_quote"),
     ("Themes", "/admin/system_design_theme"),

@@ -1,8 +1,8 @@
-"""The admin's order panels beyond :mod:`.admin`'s order view, as Magento has them: the
-order's address (Edit -> the address form) and its shipments' tracking numbers (carrier and
-number; the comments history notes each one as "Tracking number N for CARRIER assigned");
-the store's themes (Content > Design > Themes) with a preview page each; and cart price
-rules (Marketing > Cart Price Rules: name, customer groups, action, discount amount)."""
+"""Admin pages beyond :mod:`.admin`'s, as Magento has them: the order view's panels (the
+address with its Edit form; shipments' tracking numbers, each noted in the comments history
+as "Tracking number N for CARRIER assigned"), the store's themes (Content > Design > Themes)
+with a page each, cart price rules (Marketing > Cart Price Rules: name, customer groups,
+action, discount amount) and the search terms report (Reports > Search Terms)."""
 
 from __future__ import annotations
 
@@ -274,3 +274,21 @@ def edit_rule(request: Request, rid: int, user: User):
         f"/admin/sales_rule/promo_quote/edit/{rid}", r
     )
     return render(f"{r['name']} / Cart Price Rules / Magento Admin", body, _nav())
+
+
+@router.get("/admin/search/term/report")
+def search_terms(request: Request, user: User):
+    """Reports > Search Terms: the shop's search queries, most used first."""
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    with connect(request) as db:
+        terms = db.execute("SELECT * FROM shop_search_terms ORDER BY uses DESC, term").fetchall()
+    rows = "".join(
+        f"<tr><td>{esc(t['term'])}</td><td>{t['results']}</td><td>{t['uses']}</td></tr>"
+        for t in terms
+    )
+    body = (
+        "<h1>Search Terms Report</h1><table><thead><tr><th>Search Query</th><th>Results</th>"
+        f"<th>Uses</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+    return render("Search Terms Report / Reports / Magento Admin", body, _nav())

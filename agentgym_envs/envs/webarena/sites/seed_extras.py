@@ -3,7 +3,8 @@ its own random stream (so the base rows stay as they were): the signed-in forum 
 submissions (template 27 edits one), a relationship-advice forum (template 12 asks there),
 and the tables of forum subscriptions (template 4 subscribes), forum sidebars (template 7
 writes one), comments' up and down votes (template 33 counts them), cart price rules
-(template 258 drafts one) and orders' tracking numbers (template 284 adds one)."""
+(template 258 drafts one), orders' tracking numbers (template 284 adds one) and the
+store's search terms (templates 285 and 1001 read their report)."""
 
 from __future__ import annotations
 
@@ -74,6 +75,7 @@ def seed_extras(conn: sqlite3.Connection, seed: int) -> None:
             ("Welcome back $5", "1", "cart_fixed", 5),
         ],
     )
+    _search_terms(conn, rng)
     conn.execute("CREATE TABLE shop_order_tracks (order_id INTEGER, carrier TEXT, number TEXT)")
     users = [
         r[0]
@@ -114,4 +116,47 @@ def seed_extras(conn: sqlite3.Connection, seed: int) -> None:
             )
             for i, (forum, author, title, body) in enumerate(rows)
         ],
+    )
+
+
+_TERM_NOUNS = (
+    "night cream",
+    "hoodie",
+    "running shoes",
+    "yoga mat",
+    "backpack",
+    "headphones",
+    "coffee maker",
+    "phone case",
+    "desk lamp",
+    "water bottle",
+    "rain jacket",
+    "tea kettle",
+)
+
+
+def _search_terms(conn: sqlite3.Connection, rng: random.Random) -> None:
+    """The store's search terms with their uses (distinct) and result counts; the most used
+    ten name one brand three times (template 1001 asks for it)."""
+    brands = [r[0] for r in conn.execute("SELECT DISTINCT brand FROM shop_products ORDER BY brand")]
+    top_brand = rng.choice(brands)
+    others = [b for b in brands if b != top_brand]
+    terms: list[str] = []
+    while len(terms) < 40:
+        k = len(terms)
+        brand = top_brand if k in (0, 3, 6) else rng.choice(others)
+        term = (
+            rng.choice(_TERM_NOUNS)
+            if k > 10 and rng.random() < 0.4
+            else f"{brand} {rng.choice(_TERM_NOUNS)}"
+        )
+        if term not in terms and (k in (0, 3, 6) or not term.startswith(top_brand)):
+            terms.append(term)
+    uses = sorted(rng.sample(range(3, 400), len(terms)), reverse=True)
+    conn.execute(
+        "CREATE TABLE shop_search_terms (term TEXT PRIMARY KEY, results INTEGER, uses INTEGER)"
+    )
+    conn.executemany(
+        "INSERT INTO shop_search_terms VALUES (?,?,?)",
+        [(t, rng.randrange(0, 120), u) for t, u in zip(terms, uses, strict=True)],
     )
