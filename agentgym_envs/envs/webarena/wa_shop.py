@@ -906,3 +906,66 @@ def moved_address(db):
                 ["stop", ""],
             ],
         )
+
+
+def _storage(db, noun: str) -> list[tuple[Any, int]]:
+    """The products named ``<brand> <noun>, <capacity> <unit>``, with their capacity in the
+    smallest unit (GB for drives)."""
+    out = []
+    for p in db.execute(
+        "SELECT * FROM shop_products WHERE name LIKE ? AND status='Enabled' ORDER BY id",
+        (f"%{noun}, %",),
+    ):
+        size = p["name"].rsplit(", ", 1)[1]
+        number = int("".join(ch for ch in size if ch.isdigit()))
+        out.append((p, number * 1000 if size.endswith("TB") else number))
+    return out
+
+
+@instantiator(171)
+def cards_storage(db):
+    cases = sorted(_storage(db, "Game Card Case for Nintendo Switch"), key=lambda pc: pc[1])
+    for num in (11, 31, 20, 50, 70, 14):
+        best = next((p for p, slots in cases if slots >= num), None)
+        if best is None:
+            continue
+        yield (
+            {"num": num},
+            url(f"{SHOP}/product/{best['sku']}"),
+            [
+                ["type", "searchbox", "Search entire store here...", "game card case", 1],
+                ["click", "link", best["name"]],
+                ["stop", ""],
+            ],
+        )
+
+
+@instantiator(207)
+def cheapest_with_capacity(db):
+    for noun, query, mins in (
+        (
+            "Game Card Case for Nintendo Switch",
+            "switch card case",
+            ((15, "15 cards"), (30, "30 cards"), (10, "10 cards")),
+        ),
+        (
+            "External Hard Drive",
+            "external hard drive",
+            ((1000, "1TB"), (300, "300GB"), (3000, "3TB")),
+        ),
+    ):
+        items = sorted(_storage(db, noun), key=lambda pc: (pc[0]["price"], pc[0]["id"]))
+        for minimum, label in mins:
+            best = next((p for p, size in items if size >= minimum), None)
+            if best is None:
+                continue
+            yield (
+                {"product": query, "min_storage": label},
+                url(f"{SHOP}/product/{best['sku']}"),
+                [
+                    ["type", "searchbox", "Search entire store here...", query, 1],
+                    *_sort_by_price(False)[1],
+                    ["click", "link", best["name"]],
+                    ["stop", ""],
+                ],
+            )

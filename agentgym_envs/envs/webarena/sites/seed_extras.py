@@ -4,7 +4,8 @@ submissions (template 27 edits one), a relationship-advice forum (template 12 as
 and the tables of forum subscriptions (template 4 subscribes), forum sidebars (template 7
 writes one), comments' up and down votes (template 33 counts them), cart price rules
 (template 258 drafts one), orders' tracking numbers (template 284 adds one) and the
-store's search terms (templates 285 and 1001 read their report)."""
+store's search terms (templates 285 and 1001 read their report); and products whose names
+state a storage capacity (templates 171 and 207 compare them)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,7 @@ def seed_extras(conn: sqlite3.Connection, seed: int) -> None:
         ],
     )
     _search_terms(conn, rng)
+    _storage_products(conn, rng)
     conn.execute("CREATE TABLE shop_order_tracks (order_id INTEGER, carrier TEXT, number TEXT)")
     users = [
         r[0]
@@ -160,3 +162,72 @@ def _search_terms(conn: sqlite3.Connection, rng: random.Random) -> None:
         "INSERT INTO shop_search_terms VALUES (?,?,?)",
         [(t, rng.randrange(0, 120), u) for t, u in zip(terms, uses, strict=True)],
     )
+
+
+#: Products whose names state a storage capacity (templates 171 and 207): the category
+#: (top, leaf), the noun, and (capacity, unit, price) each.
+STORAGE_PRODUCTS = (
+    (
+        ("Video Games", "Storage"),
+        "Game Card Case for Nintendo Switch",
+        [
+            (8, "Card Slots", 9.99),
+            (12, "Card Slots", 7.49),
+            (16, "Card Slots", 12.99),
+            (24, "Card Slots", 11.49),
+            (32, "Card Slots", 15.99),
+            (40, "Card Slots", 13.99),
+            (64, "Card Slots", 21.49),
+            (80, "Card Slots", 19.99),
+        ],
+    ),
+    (
+        ("Electronics", "Storage"),
+        "External Hard Drive",
+        [
+            (256, "GB", 39.99),
+            (512, "GB", 34.99),
+            (1, "TB", 64.99),
+            (2, "TB", 59.49),
+            (4, "TB", 99.99),
+            (5, "TB", 129.99),
+        ],
+    ),
+)
+
+
+def _storage_products(conn: sqlite3.Connection, rng: random.Random) -> None:
+    brands = [r[0] for r in conn.execute("SELECT DISTINCT brand FROM shop_products ORDER BY brand")]
+    next_id = conn.execute("SELECT MAX(id) FROM shop_products").fetchone()[0] + 1
+    rows = []
+    for (top, leaf), noun, sizes in STORAGE_PRODUCTS:
+        category_id = conn.execute(
+            "SELECT category_id FROM shop_products WHERE top=? AND category=? LIMIT 1", (top, leaf)
+        ).fetchone()[0]
+        for capacity, unit, price in sizes:
+            brand = rng.choice(brands)
+            spaced = " " if unit == "Card Slots" else ""
+            name = f"{brand} {noun}, {capacity}{spaced}{unit}"
+            pid = next_id + len(rows)
+            rows.append(
+                (
+                    pid,
+                    f"B{pid:09d}",
+                    name,
+                    price,
+                    category_id,
+                    top,
+                    leaf,
+                    brand,
+                    "Black",
+                    "Plastic",
+                    "",
+                    f"The {name} from {brand}: room for {capacity} {unit.lower()}.",
+                    rng.randrange(5, 400),
+                    "Enabled",
+                    "2023-02-14",
+                    0.0,
+                    0,
+                )
+            )
+    conn.executemany(f"INSERT INTO shop_products VALUES ({','.join('?' * 17)})", rows)
