@@ -11,7 +11,6 @@ MISSING: dict[int, str] = {
     87: "creating repositories with a README",
     88: "creating repositories with a README",
     151: "products for an ailment (search by use, not name)",
-    199: "newsletter subscriptions",
     237: "sale prices (special price) on products",
     243: "approving reviews in the admin (review status actions)",
     246: "deleting reviews in the admin",

@@ -969,3 +969,24 @@ def cheapest_with_capacity(db):
                     ["stop", ""],
                 ],
             )
+
+
+@instantiator(199)
+def newsletter(db):
+    yield (
+        {},
+        html(
+            (
+                f"{SHOP}/newsletter/manage/",
+                "document.querySelector('[title=\"General Subscription\"]').checked.toString()",
+                {"exact_match": "true"},
+            )
+        ),
+        [
+            ["click", "link", "My Account"],
+            ["click", "link", "Newsletter Subscriptions"],
+            ["click", "checkbox", "General Subscription"],
+            ["click", "button", "Save"],
+            ["stop", ""],
+        ],
+    )

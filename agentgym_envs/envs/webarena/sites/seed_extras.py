@@ -1,11 +1,12 @@
 """Seeded rows some of WebArena's templates need beyond :mod:`.data`'s base build, each from
-its own random stream (so the base rows stay as they were): the signed-in forum user's own
-submissions (template 27 edits one), a relationship-advice forum (template 12 asks there),
-and the tables of forum subscriptions (template 4 subscribes), forum sidebars (template 7
-writes one), comments' up and down votes (template 33 counts them), cart price rules
-(template 258 drafts one), orders' tracking numbers (template 284 adds one) and the
-store's search terms (templates 285 and 1001 read their report); and products whose names
-state a storage capacity (templates 171 and 207 compare them)."""
+its own random stream (so the base rows stay as they were):
+
+* forum: the signed-in user's own submissions (template 27 edits one), a relationship-advice
+  forum (12 asks there), subscriptions (4), sidebars (7), comments' up and down votes (33);
+* shop and admin: cart price rules (258), orders' tracking numbers (284), the store's search
+  terms (285, 1001), products whose names state a storage capacity (171, 207) and the
+  newsletter's subscribers (199).
+"""
 
 from __future__ import annotations
 
@@ -78,6 +79,7 @@ def seed_extras(conn: sqlite3.Connection, seed: int) -> None:
     )
     _search_terms(conn, rng)
     _storage_products(conn, rng)
+    conn.execute("CREATE TABLE shop_newsletter (email TEXT PRIMARY KEY)")
     conn.execute("CREATE TABLE shop_order_tracks (order_id INTEGER, carrier TEXT, number TEXT)")
     users = [
         r[0]

@@ -537,6 +537,7 @@ def _account(request: Request, current: str, title: str, body: str):
         ("My Wish List", "/wishlist"),
         ("Address Book", "/customer/address"),
         ("My Product Reviews", "/review/customer"),
+        ("Newsletter Subscriptions", "/newsletter/manage/"),
     )
     nav = "".join(
         f"<li><strong>{label}</strong></li>"
@@ -846,6 +847,35 @@ async def save_address(request: Request, user: User):
 
 #: The label and title of the contact form's message box (Magento's wording, its apostrophe).
 CONTACT_MESSAGE = "What\u2019s on your mind?"
+
+
+@router.get("/newsletter/manage/")
+def newsletter(request: Request, user: User, saved: str = ""):
+    """Magento's Newsletter Subscription page: one General Subscription checkbox."""
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    with connect(request) as db:
+        on = db.execute("SELECT 1 FROM shop_newsletter WHERE email=?", (user,)).fetchone()
+    note = '<div class="message success">We have saved your subscription.</div>' if saved else ""
+    body = (
+        f'{note}<form method="post" action="/newsletter/manage/"><fieldset class="fieldset">'
+        '<legend>Subscription option</legend><label><input type="checkbox" name="is_subscribed" '
+        f'value="1" title="General Subscription"{" checked" if on else ""}> General Subscription'
+        '</label></fieldset><button class="action primary" type="submit">Save</button></form>'
+    )
+    return _account(request, "Newsletter Subscriptions", "Newsletter Subscription", body)
+
+
+@router.post("/newsletter/manage/")
+async def save_newsletter(request: Request, user: User):
+    if user is None:
+        return redirect(ACCOUNTS.login)
+    data = await form(request)
+    with connect(request) as db:
+        db.execute("DELETE FROM shop_newsletter WHERE email=?", (user,))
+        if data.get("is_subscribed") == "1":
+            db.execute("INSERT INTO shop_newsletter VALUES (?)", (user,))
+    return redirect("/newsletter/manage/?saved=1")
 
 
 @router.get("/contact")
