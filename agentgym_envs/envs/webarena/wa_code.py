@@ -534,3 +534,238 @@ def assign_issue(db):
                 ["stop", ""],
             ],
         )
+
+
+def _mine(db) -> set[str]:
+    """Names of the projects in the signed-in user's namespace."""
+    return {
+        r[0] for r in db.execute("SELECT name FROM code_projects WHERE namespace=?", (CODE_USER,))
+    }
+
+
+@instantiator(352)
+def fork(db):
+    mine = _mine(db)
+    rows = [
+        p
+        for p in _unique_name_projects(db)
+        if p["namespace"] != CODE_USER and p["name"] not in mine
+    ]
+    for p in spaced(rows, 20):
+        yield (
+            {"repo": p["name"]},
+            html((f"{GITLAB}/{CODE_USER}/{p['name']}", "", {"must_include": [p["name"]]})),
+            [*open_project(db, p), ["click", "button", "Fork"], ["stop", ""]],
+        )
+
+
+_NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight")
+
+
+@instantiator(354)
+def star_top(db):
+    rows = db.execute("SELECT * FROM code_projects ORDER BY stars DESC, id").fetchall()
+    for n in (5, 3, 1, 4, 2, 6, 8, 7):
+        if rows[n - 1]["stars"] == rows[n]["stars"]:
+            continue
+        top = rows[:n]
+        steps: list[list[Any]] = []
+        for p in top:
+            steps += [
+                ["click", "link", "Projects"],
+                ["click", "link", "Explore projects"],
+                ["click", "link", f"{p['namespace']} / {p['name']}"],
+                ["click", "button", "Star"],
+            ]
+        yield (
+            {"number": _NUMBER_WORDS[n - 1]},
+            html(
+                (
+                    f"{GITLAB}/users/{CODE_USER}/starred",
+                    "",
+                    {"must_include": [f"{p['namespace']} / {p['name']}" for p in top]},
+                )
+            ),
+            [*steps, ["stop", ""]],
+        )
+
+
+def _findable_users(db) -> list[str]:
+    """Usernames the top bar's search lists (20 results) when searched for by username."""
+    out = []
+    for (u,) in db.execute(
+        "SELECT username FROM code_users WHERE username != ? ORDER BY 1", (CODE_USER,)
+    ):
+        hits = [
+            r[0]
+            for r in db.execute(
+                "SELECT username FROM code_users WHERE lower(username) LIKE ? OR lower(name) "
+                "LIKE ? ORDER BY username LIMIT 20",
+                (f"%{u.lower()}%", f"%{u.lower()}%"),
+            )
+        ]
+        if u in hits:
+            out.append(u)
+    return out
+
+
+def _open_user(user: str) -> list[list[Any]]:
+    return [["type", "searchbox", "Search GitLab", user, 1], ["click", "link", f"@{user}"]]
+
+
+@instantiator(330)
+def follow_users(db):
+    users = _findable_users(db)
+    for k in range(10):
+        picked = [users[(11 * k + 5 * j + 2) % len(users)] for j in range(1 + k % 3)]
+        picked = list(dict.fromkeys(picked))
+        steps: list[list[Any]] = []
+        for u in picked:
+            steps += [*_open_user(u), ["click", "button", "Follow"]]
+        yield (
+            {"account_list": str(picked)},
+            html(
+                (
+                    f"{GITLAB}/users/{CODE_USER}/following",
+                    "document.querySelector('.user-profile').outerText",
+                    {"must_include": [f"@{u}" for u in picked]},
+                )
+            ),
+            [*steps, ["stop", ""]],
+        )
+
+
+def _edit_profile(field: str, value: str) -> list[list[Any]]:
+    return [
+        ["click", "link", "Edit profile"],
+        ["type", "textbox", field, value, 0],
+        ["click", "button", "Update profile settings"],
+        ["stop", ""],
+    ]
+
+
+@instantiator(361)
+def set_status(db):
+    statuses = (
+        "In a meeting",
+        "Away until Monday",
+        "Focusing on reviews",
+        "Working remotely",
+        "On parental leave",
+        "Travelling",
+        "Out sick",
+        "Available",
+    )
+    for status in statuses:
+        yield (
+            {"status": status},
+            html(
+                (
+                    f"{GITLAB}/{CODE_USER}",
+                    "document.querySelector('.cover-status').lastChild.textContent",
+                    {"exact_match": status},
+                )
+            ),
+            _edit_profile("Status message", status),
+        )
+
+
+@instantiator(331)
+def set_homepage(db):
+    sites = (
+        "https://blaze.dev",
+        "https://byte.blaze.io",
+        "https://notes.example.org",
+        "https://www.lanterns.net",
+        "https://pixel-garden.com",
+        "https://fern.works",
+        "https://quiet-harbor.org",
+        "https://tea.and.code.com",
+    )
+    for site in sites:
+        yield (
+            {"url": site},
+            html(
+                (
+                    f"{GITLAB}/{CODE_USER}",
+                    "document.querySelector('.profile-header [itemprop=\"url\"]').outerText",
+                    {"exact_match": site.split("://", 1)[1]},
+                )
+            ),
+            _edit_profile("Website URL", site),
+        )
+
+
+@instantiator(312)
+def feed_token(db):
+    from agentgym_envs.envs.webarena.sites.code_social import feed_token as token
+
+    answer = token(CODE_USER)
+    yield (
+        {},
+        exact(answer),
+        [["click", "link", "Edit profile"], ["click", "link", "Access Tokens"], ["stop", answer]],
+    )
+
+
+def _create_project(name: str, visibility: str = "") -> list[list[Any]]:
+    """From the dashboard: New project -> name (and visibility) -> Create project."""
+    return [
+        ["click", "link", "New project"],
+        ["type", "textbox", "Project name", name, 0],
+        *([["click", "radio", visibility]] if visibility else []),
+        ["click", "button", "Create project"],
+    ]
+
+
+@instantiator(292)
+def new_repository(db):
+    names = (
+        "weather_cli",
+        "notes-sync",
+        "tiny_http",
+        "budget-tracker",
+        "recipe_box",
+        "markdown-lint",
+        "sensor_logger",
+        "chess-engine",
+    )
+    mine = _mine(db)
+    for name in names:
+        if name in mine:
+            continue
+        yield (
+            {"project_name": name},
+            html((f"{GITLAB}/{CODE_USER}/{name}", "", {"must_include": [name]})),
+            [*_create_project(name), ["stop", ""]],
+        )
+
+
+@instantiator(332)
+def new_project_with_members(db):
+    if "planner" in _mine(db):
+        return
+    users = _findable_users(db)
+    for k in range(10):
+        scope = ("private", "public")[k % 2]
+        picked = list(dict.fromkeys(users[(13 * k + 7 * j + 4) % len(users)] for j in range(2)))
+        steps = [*_create_project("planner", scope.capitalize()), ["click", "link", "Members"]]
+        for u in picked:
+            steps += [
+                ["type", "textbox", "Username", u, 0],
+                ["click", "radio", "Developer"],
+                ["click", "button", "Invite"],
+            ]
+        base = f"{GITLAB}/{CODE_USER}/planner"
+        yield (
+            {"scope": scope, "account_list": ", ".join(picked)},
+            html(
+                (
+                    base,
+                    "document.querySelector('.visibility-icon').getAttribute('title')",
+                    {"must_include": [scope]},
+                ),
+                (f"{base}/-/project_members", "", {"must_include": [f"@{u}" for u in picked]}),
+            ),
+            [*steps, ["stop", ""]],
+        )

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, FastAPI
 from starlette.requests import Request
 
+from agentgym_envs.envs.webarena.sites import code_social
 from agentgym_envs.envs.webarena.sites.common import (
     DATA,
     Accounts,
@@ -47,6 +48,7 @@ def _nav(request: Request) -> str:
     me = (
         f'<a href="/dashboard/todos">To-Do List</a><a href="/dashboard/issues">Issues</a>'
         f'<a href="/dashboard/merge_requests">Merge requests</a><span>{esc(user)}</span>'
+        f'<a href="/{esc(user)}">Your profile</a><a href="/-/profile">Edit profile</a>'
         '<a href="/users/sign_out">Sign out</a>'
         if user
         else '<a href="/users/sign_in">Sign in</a>'
@@ -101,15 +103,29 @@ def page(request: Request, title: str, body: str, project=None, active: str = ""
     )
 
 
-def _project(db, ns: str, name: str):
-    return db.execute(
+def _project(db, ns: str, name: str) -> dict | None:
+    """The project's row, with ``repo`` the ``namespace/name`` whose repository it shows
+    (its fork source's for a fork) and ``forked_from`` that source (``""``: not a fork)."""
+    row = db.execute(
         "SELECT * FROM code_projects WHERE namespace=? AND name=?", (ns, name)
     ).fetchone()
+    if row is None:
+        return None
+    source = db.execute(
+        "SELECT s.namespace, s.name FROM code_forks f JOIN code_projects s ON s.id=f.source_id "
+        "WHERE f.project_id=?",
+        (row["id"],),
+    ).fetchone()
+    out = dict(row)
+    out["forked_from"] = f"{source[0]}/{source[1]}" if source else ""
+    out["repo"] = out["forked_from"] or f"{ns}/{name}"
+    return out
 
 
 def _repo(p) -> Repo:
     assert DATA.repos is not None
-    return Repo(DATA.repos / p["namespace"] / f"{p['name']}.git")
+    ns, _, name = p["repo"].partition("/")
+    return Repo(DATA.repos / ns / f"{name}.git")
 
 
 def _missing(request: Request):
@@ -154,6 +170,7 @@ def projects(request: Request, user: User, name: str = "", sort: str = "", page:
         '<h1 class="page-title">Projects</h1><div class="top-area"><ul class="nav-links">'
         f'<li><a class="active" href="/">Your projects <span class="badge">{len(rows)}</span>'
         '</a></li><li><a href="/explore/projects">Explore projects</a></li></ul>'
+        '<a class="btn btn-confirm" href="/projects/new">New project</a>'
         '<form role="search" method="get" action="/"><input type="search" name="name" '
         f'aria-label="Filter by name" placeholder="Filter by name" value="{esc(name)}"></form>'
         "</div>"
@@ -279,27 +296,26 @@ def dashboard_list(
     return page_(request, f"{title} · Dashboard · GitLab", body)
 
 
-@router.get("/search")
-def search(request: Request, search: str = ""):
-    return explore(request, name=search)
-
-
 @router.get("/{ns}")
 def group(request: Request, ns: str):
+    """A group's projects, or a user's profile (status, website, follow) and projects."""
     with connect(request) as db:
         g = db.execute("SELECT * FROM code_groups WHERE path=?", (ns,)).fetchone()
         u = db.execute("SELECT * FROM code_users WHERE username=?", (ns,)).fetchone()
         rows = db.execute(
             "SELECT * FROM code_projects WHERE namespace=? ORDER BY name", (ns,)
         ).fetchall()
-    if g is None and u is None:
+        header = (
+            f'<h1 class="page-title">{esc(g["name"])}</h1>'
+            if g is not None
+            else code_social.profile_header(db, ns, ACCOUNTS.user(request))
+            if u is not None
+            else None
+        )
+    if header is None:
         return _missing(request)
     title = g["name"] if g else u["name"]
-    return page_(
-        request,
-        f"{title} · GitLab",
-        f'<h1 class="page-title">{esc(title)}</h1>{_project_list(rows)}',
-    )
+    return page_(request, f"{title} · GitLab", header + _project_list(rows))
 
 
 @router.get("/{ns}/{name}")
@@ -315,12 +331,23 @@ def project(request: Request, ns: str, name: str):
             "SELECT COUNT(*) FROM code_merge_requests WHERE project_id=? AND state='opened'",
             (p["id"],),
         ).fetchone()[0]
+        starred = code_social.starred_by(db, ACCOUNTS.user(request), p["id"])
     repo = _repo(p)
     base = f"/{esc(ns)}/{esc(name)}"
     readme = repo.blob("main", "README.md") or ""
     body = (
-        f'<h1 class="project-title">{esc(name)}</h1><p class="project-description">'
-        f'{esc(p["description"])}</p><div class="project-stats">'
+        f'<h1 class="project-title">{esc(name)} <span class="visibility-icon" '
+        f'title="{esc(p["visibility"])}">{esc(p["visibility"])}</span></h1>'
+        + (
+            f'<p class="fork-info">Forked from {esc(p["forked_from"])}</p>'
+            if p["forked_from"]
+            else ""
+        )
+        + f'<p class="project-description">{esc(p["description"])}</p>'
+        f'<div class="project-actions"><form method="post" action="{base}/star"><button '
+        f'type="submit">{"Unstar" if starred else "Star"}</button></form><form method="post" '
+        f'action="{base}/fork"><button type="submit">Fork</button></form></div>'
+        '<div class="project-stats">'
         f'<a href="{base}/-/commits/main">{repo.count("main")} Commits</a>'
         f'<a href="{base}/-/branches">{len(repo.branches())} Branches</a>'
         f"<span>Stars: {p['stars']}</span><span>Forks: {p['forks']}</span></div>"
@@ -778,7 +805,10 @@ def members(request: Request, ns: str, name: str):
     )
     body = (
         "<h1>Project members</h1>"
-        + table(["Account", "Max role"], [[esc(m["username"]), esc(m["role"])] for m in rows])
+        + table(
+            ["Account", "Username", "Max role"],
+            [[esc(m["username"]), f"@{esc(m['username'])}", esc(m["role"])] for m in rows],
+        )
         + f'<h2>Invite members</h2><form method="post" action="/{esc(ns)}/{esc(name)}/-/'
         'project_members"><label>Username <input name="username" type="text"></label> '
         f"<fieldset><legend>Select a role</legend>{radios}</fieldset>"
@@ -808,7 +838,7 @@ async def invite(request: Request, ns: str, name: str, user: User):
 
 
 def create_app() -> FastAPI:
-    app = site_app(ACCOUNTS.router(login_page), router)
+    app = site_app(ACCOUNTS.router(login_page), code_social.router, router)
 
     @app.exception_handler(BadRef)
     async def bad_ref(request: Request, exc: BadRef):

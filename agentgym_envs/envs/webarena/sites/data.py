@@ -105,6 +105,10 @@ CREATE TABLE code_todos (id INTEGER PRIMARY KEY, username TEXT, project_id INTEG
     target TEXT, body TEXT, state TEXT);
 CREATE TABLE code_settings (project_id INTEGER PRIMARY KEY, description TEXT,
     visibility TEXT, topics TEXT);
+CREATE TABLE code_stars (username TEXT, project_id INTEGER, PRIMARY KEY (username, project_id));
+CREATE TABLE code_follows (follower TEXT, followee TEXT, PRIMARY KEY (follower, followee));
+CREATE TABLE code_profiles (username TEXT PRIMARY KEY, status TEXT, website TEXT);
+CREATE TABLE code_forks (project_id INTEGER PRIMARY KEY, source_id INTEGER);
 """
 
 
