@@ -769,3 +769,213 @@ def new_project_with_members(db):
             ),
             [*steps, ["stop", ""]],
         )
+
+
+def _unique_mrs(db) -> list[Any]:
+    """Merge requests whose title is their project's only one so named, in projects whose
+    name is unique."""
+    return db.execute(
+        "SELECT m.*, p.namespace, p.name FROM code_merge_requests m JOIN code_projects p ON "
+        "p.id=m.project_id WHERE p.name IN (SELECT name FROM code_projects GROUP BY name "
+        "HAVING COUNT(*) = 1) AND m.title IN (SELECT title FROM code_merge_requests j WHERE "
+        "j.project_id=m.project_id GROUP BY title HAVING COUNT(*) = 1) ORDER BY m.id"
+    ).fetchall()
+
+
+#: A project's sidebar "Merge requests" (the top bar's, your dashboard's, comes first).
+MERGE_REQUESTS = ["click", "link", "Merge requests", 2]
+
+
+@instantiator(348)
+def comment_on_mr(db):
+    notes = (
+        "Thanks, I will look at the failing test",
+        "Looks good to me, merging after CI passes",
+        "Could you rebase this on main?",
+        "Please add a changelog entry",
+        "Nice work, just one small nit left",
+    )
+    for k, m in enumerate(spaced(_unique_mrs(db), 25)):
+        p = db.execute("SELECT * FROM code_projects WHERE id=?", (m["project_id"],)).fetchone()
+        content = notes[k % len(notes)]
+        yield (
+            {"content": content, "mr": m["title"].lower(), "repo": p["name"]},
+            html((f"{_base(p)}/-/merge_requests/{m['iid']}", "", {"must_include": [content]})),
+            [
+                *open_project(db, p),
+                MERGE_REQUESTS,
+                ["click", "link", m["title"]],
+                ["type", "textbox", "Comment", content, 0],
+                ["click", "button", "Comment"],
+                ["stop", ""],
+            ],
+        )
+
+
+def _day(day: str) -> str:
+    from agentgym_envs.envs.webarena.sites.code_plans import show_day
+
+    return show_day(day)
+
+
+@instantiator(339)
+def milestone(db):
+    events = (
+        ("the 2.0 release", "2030-01-16", "2030-01-30"),
+        ("the accessibility audit", "2030-03-02", "2030-03-20"),
+        ("the documentation sprint", "2030-05-11", "2030-05-25"),
+        ("the security review", "2030-07-01", "2030-07-15"),
+        ("the beta program", "2030-09-08", "2030-10-06"),
+        ("the holiday code freeze", "2030-12-15", "2031-01-05"),
+    )
+    for (event, start, end), p in zip(
+        events, spaced(_projects(db, f"namespace='{CODE_USER}'"), len(events)), strict=False
+    ):
+        title = event.removeprefix("the ")
+        yield (
+            {
+                "__start__": _base(p),
+                "event": event,
+                "start_date": us_date(start),
+                "end_date": us_date(end),
+            },
+            both(
+                url(f"{_base(p)}/-/milestones"),
+                html(
+                    (
+                        "last",
+                        'document.querySelector("#content-body").outerText',
+                        {"must_include": [title]},
+                    ),
+                    (
+                        "last",
+                        "document.querySelector('.block.start_date').outerText",
+                        {"must_include": [_day(start)]},
+                    ),
+                    (
+                        "last",
+                        "document.querySelector('.block.due_date').outerText",
+                        {"must_include": [_day(end)]},
+                    ),
+                ),
+            ),
+            [
+                ["click", "link", "Milestones"],
+                ["click", "link", "New milestone"],
+                ["type", "textbox", "Title", title, 0],
+                ["type", "textbox", "Start date", start, 0],
+                ["type", "textbox", "Due date", end, 0],
+                ["click", "button", "Create milestone"],
+                ["stop", ""],
+            ],
+        )
+
+
+@instantiator(327)
+def issue_with_due_date(db):
+    titles = (
+        "502 error on the login page",
+        "Search results are not paginated",
+        "Broken image on the about page",
+        "Slow start-up with many plugins",
+        "Typo in the installation guide",
+        "Dark theme loses contrast",
+    )
+    dues = (
+        ("the end of 2030", "2030-12-31"),
+        ("the end of January 2031", "2031-01-31"),
+        ("the end of June 2030", "2030-06-30"),
+        ("the end of March 2031", "2031-03-31"),
+    )
+    users = _findable_users(db)
+    for k, p in enumerate(spaced(_unique_name_projects(db)[3:], len(titles))):
+        title, (due, day) = titles[k], dues[k % len(dues)]
+        account = users[(17 * k + 9) % len(users)]
+        yield (
+            {"repo": p["name"], "issue": title, "account": account, "due": due},
+            both(
+                url(f"{_base(p)}/-/issues"),
+                html(
+                    (
+                        "last",
+                        "document.querySelector('[data-qa-selector=\"title_content\"]').outerText",
+                        {"exact_match": title},
+                    ),
+                    (
+                        "last",
+                        "document.querySelector('[data-testid=\"sidebar-due-date\"]').outerText",
+                        {"must_include": [_day(day)]},
+                    ),
+                    (
+                        "last",
+                        "document.querySelector('.block.assignee').outerText",
+                        {"must_include": [_full_name(db, account)]},
+                    ),
+                ),
+            ),
+            [
+                *open_project(db, p),
+                ISSUES,
+                ["click", "link", "New issue"],
+                ["type", "textbox", "Title", title, 0],
+                ["type", "textbox", "Assignee", account, 0],
+                ["type", "textbox", "Due date", day, 0],
+                ["click", "button", "Create issue"],
+                ["stop", ""],
+            ],
+        )
+
+
+@instantiator(335)
+def mr_with_reviewer(db):
+    rows = db.execute(
+        "SELECT project_id, group_concat(DISTINCT branch) AS b FROM (SELECT project_id, branch "
+        "FROM code_commits WHERE branch != 'main' ORDER BY branch) GROUP BY project_id "
+        "ORDER BY project_id"
+    ).fetchall()
+    users = _findable_users(db)
+    for k, r in enumerate(spaced(rows, 12)):
+        branches = sorted(r["b"].split(","))
+        source = branches[0]
+        target = branches[1] if k % 2 and len(branches) > 1 else "main"
+        p = db.execute("SELECT * FROM code_projects WHERE id=?", (r["project_id"],)).fetchone()
+        reviewer = users[(19 * k + 5) % len(users)]
+        yield (
+            {
+                "__start__": _base(p),
+                "source_branch": source,
+                "target_branch": target,
+                "reviewer": reviewer,
+            },
+            both(
+                url(f"{_base(p)}/-/merge_requests"),
+                html(
+                    (
+                        "last",
+                        'document.querySelectorAll(".detail-page-description > '
+                        'a.gl-font-monospace")[1].outerText',
+                        {"exact_match": target},
+                    ),
+                    (
+                        "last",
+                        'document.querySelectorAll(".detail-page-description > '
+                        'a.gl-font-monospace")[0].outerText',
+                        {"exact_match": source},
+                    ),
+                    (
+                        "last",
+                        "document.querySelector('.block.reviewer').outerText",
+                        {"must_include": [_full_name(db, reviewer)]},
+                    ),
+                ),
+            ),
+            [
+                MERGE_REQUESTS,
+                ["click", "link", "New merge request"],
+                ["type", "textbox", "Source branch", source, 0],
+                ["type", "textbox", "Target branch", target, 0],
+                ["type", "textbox", "Reviewer", reviewer, 0],
+                ["click", "button", "Create merge request"],
+                ["stop", ""],
+            ],
+        )

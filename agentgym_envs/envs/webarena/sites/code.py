@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, FastAPI
 from starlette.requests import Request
 
-from agentgym_envs.envs.webarena.sites import code_social
+from agentgym_envs.envs.webarena.sites import code_plans, code_social
 from agentgym_envs.envs.webarena.sites.common import (
     DATA,
     Accounts,
@@ -70,6 +70,7 @@ def _sidebar(ns: str, name: str, active: str) -> str:
         ("Commits", f"{base}/-/commits/main"),
         ("Branches", f"{base}/-/branches"),
         ("Issues", f"{base}/-/issues"),
+        ("Milestones", f"{base}/-/milestones"),
         ("Merge requests", f"{base}/-/merge_requests"),
         ("Members", f"{base}/-/project_members"),
         ("Settings", f"{base}/edit"),
@@ -597,6 +598,8 @@ def new_issue_page(request: Request, ns: str, name: str, user: User):
         f'<h1>New Issue</h1><form method="post" action="/{esc(ns)}/{esc(name)}/-/issues/new">'
         '<label>Title <input name="title" type="text"></label> '
         '<label>Description <textarea name="body"></textarea></label> '
+        '<label>Assignee <input name="assignee" type="text"></label> '
+        '<label>Due date <input name="due" type="text" placeholder="YYYY-MM-DD"></label> '
         '<button type="submit">Create issue</button></form>'
     )
     return page_(request, f"New Issue · {ns} / {name} · GitLab", body)
@@ -614,9 +617,11 @@ async def new_issue(request: Request, ns: str, name: str, user: User):
         iid = db.execute(
             "SELECT COALESCE(MAX(iid), 0) + 1 FROM code_issues WHERE project_id=?", (p["id"],)
         ).fetchone()[0]
+        assignee = data.get("assignee", "").strip().lstrip("@")
+        known = db.execute("SELECT 1 FROM code_users WHERE username=?", (assignee,)).fetchone()
         db.execute(
             "INSERT INTO code_issues (project_id, iid, title, body, state, labels, "
-            "author, created) VALUES (?,?,?,?,?,?,?,?)",
+            "author, created, assignee, due) VALUES (?,?,?,?,?,?,?,?,?,?)",
             (
                 p["id"],
                 iid,
@@ -626,6 +631,8 @@ async def new_issue(request: Request, ns: str, name: str, user: User):
                 "",
                 user,
                 "2024-01-01",
+                assignee if known else None,
+                code_plans.parse_day(data.get("due", "")),
             ),
         )
     return redirect(f"/{ns}/{name}/-/issues/{iid}")
@@ -641,11 +648,18 @@ def issue(request: Request, ns: str, name: str, iid: int):
                 "SELECT * FROM code_issues WHERE project_id=? AND iid=?", (p["id"], iid)
             ).fetchone()
         )
+        who = (
+            i
+            and db.execute(
+                "SELECT name FROM code_users WHERE username=?", (i["assignee"],)
+            ).fetchone()
+        )
     if not i:
         return _missing(request)
     action = "close" if i["state"] == "opened" else "reopen"
     body = (
-        f"<h1>{esc(i['title'])}</h1><p>Status: <span class='issue-state'>"
+        f"<h1 data-qa-selector='title_content'>{esc(i['title'])}</h1><p>Status: <span "
+        "class='issue-state'>"
         f"{'Open' if i['state'] == 'opened' else 'Closed'}</span></p>"
         f"<p>Labels: {esc(i['labels'].replace(',', ', ') or 'None')}</p>"
         f"<p>{esc(i['body'])}</p>"
@@ -655,7 +669,10 @@ def issue(request: Request, ns: str, name: str, iid: int):
         f"{esc(i['assignee'] or 'None')}</span></p>"
         f'<form method="post" action="/{esc(ns)}/{esc(name)}/-/issues/{iid}/assignee">'
         '<input name="assignee" type="text" aria-label="Assignee username"> '
-        '<button type="submit">Assign</button></form></aside>'
+        '<button type="submit">Assign</button></form>'
+        f'<div class="block assignee">{esc(who[0] if who else "None")}</div>'
+        f'<p data-testid="sidebar-due-date">Due date: {esc(code_plans.show_day(i["due"]))}</p>'
+        "</aside>"
     )
     return page_(request, f"{i['title']} (#{iid}) · Issues · GitLab", body, p, "Issues")
 
@@ -712,9 +729,10 @@ def merge_requests(request: Request, ns: str, name: str):
         ]
         for m in rows
     ]
-    body = '<h1 class="page-title">Merge requests</h1>' + table(
-        ["Title", "ID", "State", "Author", "Branches"], cells
-    )
+    body = (
+        '<h1 class="page-title">Merge requests</h1>'
+        f'<a href="/{esc(ns)}/{esc(name)}/-/merge_requests/new">New merge request</a>'
+    ) + table(["Title", "ID", "State", "Author", "Branches"], cells)
     return page_(request, f"Merge requests · {ns} / {name} · GitLab", body, p, "Merge requests")
 
 
@@ -778,11 +796,12 @@ def merge_request(request: Request, ns: str, name: str, iid: int):
     body = (
         f'<h1 class="page-title">{esc(m["title"])}</h1><p><span class="status-box '
         f'status-box-{state}">{esc(m["state"].capitalize())}</span> '
-        f"{esc(m['author'])} requested to merge <code>{esc(m['source_branch'])}</code> into "
-        f"<code>{esc(m['target_branch'])}</code> · !{iid}</p>"
-        f'<div class="description">{description}</div>'
+        f"{esc(m['author'])} requested to merge</p>"
+        + code_plans.branches_line(p, m)
+        + f'<div class="description">{description}</div>'
         f'<h2>Commits</h2><ul class="content-list">{commits}</ul>'
         f'<h2>Changes</h2><div class="diffs">{changes}</div>'
+        + code_plans.mr_discussion(request, p, m)
     )
     return page_(
         request, f"{m['title']} (!{iid}) · Merge requests · GitLab", body, p, "Merge requests"
@@ -838,7 +857,7 @@ async def invite(request: Request, ns: str, name: str, user: User):
 
 
 def create_app() -> FastAPI:
-    app = site_app(ACCOUNTS.router(login_page), code_social.router, router)
+    app = site_app(ACCOUNTS.router(login_page), code_social.router, code_plans.router, router)
 
     @app.exception_handler(BadRef)
     async def bad_ref(request: Request, exc: BadRef):

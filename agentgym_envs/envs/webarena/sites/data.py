@@ -93,11 +93,11 @@ CREATE TABLE code_projects (id INTEGER PRIMARY KEY, namespace TEXT, name TEXT,
     created TEXT, default_branch TEXT);
 CREATE TABLE code_members (project_id INTEGER, username TEXT, role TEXT);
 CREATE TABLE code_issues (id INTEGER PRIMARY KEY, project_id INTEGER, iid INTEGER, title TEXT,
-    body TEXT, state TEXT, labels TEXT, author TEXT, assignee TEXT, created TEXT);
+    body TEXT, state TEXT, labels TEXT, author TEXT, assignee TEXT, created TEXT, due TEXT);
 CREATE INDEX code_issues_project ON code_issues(project_id);
 CREATE TABLE code_merge_requests (id INTEGER PRIMARY KEY, project_id INTEGER, iid INTEGER,
     title TEXT, state TEXT, author TEXT, source_branch TEXT, target_branch TEXT, created TEXT,
-    description TEXT);
+    description TEXT, reviewer TEXT);
 CREATE TABLE code_commits (id INTEGER PRIMARY KEY, project_id INTEGER, sha TEXT, author TEXT,
     day TEXT, message TEXT, branch TEXT);
 CREATE INDEX code_commits_project ON code_commits(project_id);
@@ -109,6 +109,10 @@ CREATE TABLE code_stars (username TEXT, project_id INTEGER, PRIMARY KEY (usernam
 CREATE TABLE code_follows (follower TEXT, followee TEXT, PRIMARY KEY (follower, followee));
 CREATE TABLE code_profiles (username TEXT PRIMARY KEY, status TEXT, website TEXT);
 CREATE TABLE code_forks (project_id INTEGER PRIMARY KEY, source_id INTEGER);
+CREATE TABLE code_notes (id INTEGER PRIMARY KEY, project_id INTEGER, mr_iid INTEGER,
+    author TEXT, body TEXT);
+CREATE TABLE code_milestones (id INTEGER PRIMARY KEY, project_id INTEGER, title TEXT,
+    start_date TEXT, due_date TEXT);
 """
 
 
