@@ -979,3 +979,59 @@ def mr_with_reviewer(db):
                 ["stop", ""],
             ],
         )
+
+
+@instantiator(290)
+def mrs_assigned_to_me(db):
+    yield (
+        {},
+        url(f"{GITLAB}/dashboard/merge_requests?assignee_username={CODE_USER}"),
+        [["click", "link", "Merge requests"], ["click", "link", "Assigned to you"], ["stop", ""]],
+    )
+
+
+@instantiator(291)
+def mrs_to_review(db):
+    yield (
+        {},
+        url(f"{GITLAB}/dashboard/merge_requests?reviewer_username={CODE_USER}"),
+        [
+            ["click", "link", "Merge requests"],
+            ["click", "link", "Review requests for you"],
+            ["stop", ""],
+        ],
+    )
+
+
+@instantiator(600)
+def new_group(db):
+    names = ("n-lab", "ml-reading", "infra-guild", "web-crew", "data-club", "ops-team")
+    taken = {
+        r[0]
+        for r in db.execute("SELECT path FROM code_groups UNION SELECT username FROM code_users")
+    }
+    users = _findable_users(db)
+    for k, name in enumerate(n for n in names if n not in taken):
+        picked = list(
+            dict.fromkeys(users[(23 * k + 3 * j + 1) % len(users)] for j in range(2 + k % 3))
+        )
+        steps = [
+            ["click", "link", "Groups"],
+            ["click", "link", "New group"],
+            ["type", "textbox", "Group name", name, 0],
+            ["click", "button", "Create group"],
+            ["click", "link", "Members"],
+        ]
+        for u in picked:
+            steps += [["type", "textbox", "Username", u, 0], ["click", "button", "Invite"]]
+        yield (
+            {"name": name, "members": ", ".join(picked)},
+            html(
+                (
+                    f"{GITLAB}/groups/{name}/-/group_members",
+                    "",
+                    {"must_include": [f"@{u}" for u in picked]},
+                )
+            ),
+            [*steps, ["stop", ""]],
+        )

@@ -29,12 +29,9 @@ MISSING: dict[int, str] = {
     266: "themes and their preview",
     284: "shipments and tracking numbers",
     285: "the search-terms report",
-    290: "merge-request assignees",
-    291: "merge-request reviewers",
     308: "project pages (a site's title)",
     355: "editing and committing files (LICENSE)",
     360: "merge-request review threads",
-    600: "creating groups with members",
     1001: "the search-terms report",
     2100: "project templates and creating projects with members",
 }

@@ -215,7 +215,8 @@ def groups(request: Request):
     return page_(
         request,
         "Groups · GitLab",
-        f'<h1 class="page-title">Groups</h1><ul class="content-list">{items}</ul>',
+        '<h1 class="page-title">Groups</h1><a class="btn btn-confirm" href="/groups/new">New '
+        f'group</a><ul class="content-list">{items}</ul>',
     )
 
 
@@ -248,21 +249,28 @@ def dashboard_list(
     state: str = "opened",
     scope: str = "",
     search: str = "",
+    assignee_username: str = "",
+    reviewer_username: str = "",
 ):
     """Issues assigned to you (``scope=created``: that you opened) or merge requests you
-    authored, by state (``all`` for both), filtered by words of their title."""
+    authored (assigned to ``assignee_username``, to review by ``reviewer_username``), by state
+    (``all`` for both), filtered by words of their title."""
     if user is None:
         return redirect(ACCOUNTS.login)
     if kind not in ("issues", "merge_requests"):
         return _missing(request)
     table = "code_issues" if kind == "issues" else "code_merge_requests"
     who = "author" if kind == "merge_requests" or scope == "created" else "assignee"
+    person = user
+    if kind == "merge_requests" and (assignee_username or reviewer_username):
+        who = "assignee" if assignee_username else "reviewer"
+        person = assignee_username or reviewer_username
     with connect(request) as db:
         rows = db.execute(
             f"SELECT r.*, p.namespace, p.name FROM {table} r JOIN code_projects p ON "
             f"p.id = r.project_id WHERE r.{who}=? AND (r.state=? OR ?='all') AND "
             "instr(lower(r.title), ?) > 0 ORDER BY r.created DESC, r.id DESC",
-            (user, state, state, search.lower()),
+            (person, state, state, search.lower()),
         ).fetchall()
     items = "".join(
         f'<li><a href="/{esc(r["namespace"])}/{esc(r["name"])}/-/{kind}/{r["iid"]}">'
@@ -279,10 +287,20 @@ def dashboard_list(
         )
         + "</nav>"
         if kind == "issues"
-        else ""
+        else '<nav aria-label="Scope">'
+        + " ".join(
+            f'<a href="{base}?{qs(**{key: user} if key else {})}">{label}</a>'
+            for key, label in (
+                ("", "Created by you"),
+                ("assignee_username", "Assigned to you"),
+                ("reviewer_username", "Review requests for you"),
+            )
+        )
+        + "</nav>"
     )
+    people = {"assignee_username": assignee_username, "reviewer_username": reviewer_username}
     states = " ".join(
-        f'<a href="{base}?{qs(scope=scope, state=key)}">{key.capitalize()}</a>'
+        f'<a href="{base}?{qs(scope=scope, state=key, **people)}">{key.capitalize()}</a>'
         for key in ("opened", "closed", "all")
     )
     title = "Issues" if kind == "issues" else "Merge requests"
@@ -291,8 +309,13 @@ def dashboard_list(
         f'<form role="search" method="get" action="{base}"><input type="search" name="search" '
         f'aria-label="Search or filter results..." value="{esc(search)}">'
         f'<input type="hidden" name="scope" value="{esc(scope)}">'
-        f'<input type="hidden" name="state" value="{esc(state)}"></form>'
-        f'<ul class="content-list">{items}</ul>'
+        f'<input type="hidden" name="state" value="{esc(state)}">'
+        + "".join(
+            f'<input type="hidden" name="{key}" value="{esc(value)}">'
+            for key, value in people.items()
+            if value
+        )
+        + f'</form><ul class="content-list">{items}</ul>'
     )
     return page_(request, f"{title} · Dashboard · GitLab", body)
 
@@ -307,7 +330,8 @@ def group(request: Request, ns: str):
             "SELECT * FROM code_projects WHERE namespace=? ORDER BY name", (ns,)
         ).fetchall()
         header = (
-            f'<h1 class="page-title">{esc(g["name"])}</h1>'
+            f'<h1 class="page-title">{esc(g["name"])}</h1><a href="/groups/{esc(ns)}/-/'
+            'group_members">Members</a>'
             if g is not None
             else code_social.profile_header(db, ns, ACCOUNTS.user(request))
             if u is not None

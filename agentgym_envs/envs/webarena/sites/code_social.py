@@ -317,3 +317,89 @@ def fork(request: Request, ns: str, name: str):
             )
             db.execute("UPDATE code_projects SET forks = forks + 1 WHERE id=?", (p["id"],))
     return redirect(f"/{viewer}/{name}")
+
+
+@router.get("/groups/new")
+def new_group_page(request: Request):
+    if _user(request) is None:
+        return _login()
+    body = (
+        '<h1 class="page-title">Create group</h1><form method="post" action="/groups/new">'
+        '<div class="gl-form-group"><label for="gname">Group name</label><input id="gname" '
+        'name="name" type="text"></div><button class="btn btn-confirm" type="submit">Create '
+        "group</button></form>"
+    )
+    return _page(request, "New Group · GitLab", body)
+
+
+@router.post("/groups/new")
+async def new_group(request: Request):
+    """A group whose path is its name (a taken or odd name changes nothing); its creator is
+    its owner."""
+    viewer = _user(request)
+    if viewer is None:
+        return _login()
+    name = (await form(request)).get("name", "").strip()
+    if not name or not all(c.isalnum() or c in "-_." for c in name):
+        return redirect("/groups/new")
+    with connect(request) as db:
+        taken = db.execute(
+            "SELECT 1 FROM code_groups WHERE path=? UNION SELECT 1 FROM code_users WHERE "
+            "username=?",
+            (name, name),
+        ).fetchone()
+        if taken:
+            return redirect("/groups/new")
+        db.execute("INSERT INTO code_groups VALUES (?,?,?)", (name, name, ""))
+        db.execute("INSERT INTO code_group_members VALUES (?,?,?)", (name, viewer, "Owner"))
+    return redirect(f"/{name}")
+
+
+@router.get("/groups/{path}/-/group_members")
+def group_members(request: Request, path: str):
+    from agentgym_envs.envs.webarena.sites.code import ROLES, table
+
+    with connect(request) as db:
+        g = db.execute("SELECT * FROM code_groups WHERE path=?", (path,)).fetchone()
+        rows = db.execute(
+            "SELECT * FROM code_group_members WHERE path=? ORDER BY rowid", (path,)
+        ).fetchall()
+    if g is None:
+        return _page(request, "Not Found", "<h1>404: Page not found</h1>", 404)
+    radios = "".join(
+        f'<label><input type="radio" name="role" value="{r}"'
+        f"{' checked' if r == 'Guest' else ''}> {r}</label> "
+        for r in ROLES
+    )
+    body = (
+        f'<h1 class="page-title">Group members of {esc(g["name"])}</h1>'
+        + table(
+            ["Account", "Username", "Max role"],
+            [[esc(m["username"]), f"@{esc(m['username'])}", esc(m["role"])] for m in rows],
+        )
+        + f'<h2>Invite members</h2><form method="post" action="/groups/{esc(path)}/-/'
+        'group_members"><label>Username <input name="username" type="text"></label> '
+        f"<fieldset><legend>Select a role</legend>{radios}</fieldset>"
+        '<button type="submit">Invite</button></form>'
+    )
+    return _page(request, f"Members · {g['name']} · GitLab", body)
+
+
+@router.post("/groups/{path}/-/group_members")
+async def invite_to_group(request: Request, path: str):
+    from agentgym_envs.envs.webarena.sites.code import ROLES
+
+    if _user(request) is None:
+        return _login()
+    data = await form(request)
+    username = data.get("username", "").strip().lstrip("@")
+    role = data.get("role") if data.get("role") in ROLES else "Guest"
+    with connect(request) as db:
+        g = db.execute("SELECT 1 FROM code_groups WHERE path=?", (path,)).fetchone()
+        known = db.execute("SELECT 1 FROM code_users WHERE username=?", (username,)).fetchone()
+        if g and known:
+            db.execute(
+                "DELETE FROM code_group_members WHERE path=? AND username=?", (path, username)
+            )
+            db.execute("INSERT INTO code_group_members VALUES (?,?,?)", (path, username, role))
+    return redirect(f"/groups/{path}/-/group_members")

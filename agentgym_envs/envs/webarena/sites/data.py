@@ -97,7 +97,7 @@ CREATE TABLE code_issues (id INTEGER PRIMARY KEY, project_id INTEGER, iid INTEGE
 CREATE INDEX code_issues_project ON code_issues(project_id);
 CREATE TABLE code_merge_requests (id INTEGER PRIMARY KEY, project_id INTEGER, iid INTEGER,
     title TEXT, state TEXT, author TEXT, source_branch TEXT, target_branch TEXT, created TEXT,
-    description TEXT, reviewer TEXT);
+    description TEXT, reviewer TEXT, assignee TEXT);
 CREATE TABLE code_commits (id INTEGER PRIMARY KEY, project_id INTEGER, sha TEXT, author TEXT,
     day TEXT, message TEXT, branch TEXT);
 CREATE INDEX code_commits_project ON code_commits(project_id);
@@ -113,6 +113,7 @@ CREATE TABLE code_notes (id INTEGER PRIMARY KEY, project_id INTEGER, mr_iid INTE
     author TEXT, body TEXT);
 CREATE TABLE code_milestones (id INTEGER PRIMARY KEY, project_id INTEGER, title TEXT,
     start_date TEXT, due_date TEXT);
+CREATE TABLE code_group_members (path TEXT, username TEXT, role TEXT);
 """
 
 
@@ -642,6 +643,12 @@ def _insert_code_rows(
         merge_requests,
     )
     conn.executemany("INSERT INTO code_members VALUES (?,?,?)", members)
+    # merge requests: assigned to their author, reviewed by the project's first other member
+    conn.execute(
+        "UPDATE code_merge_requests SET assignee = author, reviewer = (SELECT m.username FROM "
+        "code_members m WHERE m.project_id = code_merge_requests.project_id AND m.username != "
+        "code_merge_requests.author ORDER BY m.rowid LIMIT 1)"
+    )
     conn.executemany(
         "INSERT INTO code_todos (username, project_id, target, body, state) VALUES (?,?,?,?,?)",
         todos,
