@@ -1035,3 +1035,69 @@ def new_group(db):
             ),
             [*steps, ["stop", ""]],
         )
+
+
+@instantiator(355)
+def license_to_mit(db):
+    from agentgym_envs.envs.webarena.sites.repos import MIT, license_of
+
+    rows = [
+        p
+        for p in _unique_name_projects(db)
+        if p["namespace"] == CODE_USER and license_of(p["name"]) != "MIT"
+    ]
+    for p in spaced(rows, 10):
+        text = MIT.format(year=2023, owner=p["namespace"])
+        yield (
+            {"repo": _path(p)},
+            html((f"{_base(p)}/-/raw/main/LICENSE", "", {"must_include": ["MIT license"]})),
+            [
+                *open_project(db, p),
+                ["click", "link", "📄 LICENSE"],
+                ["click", "link", "Edit"],
+                ["type", "textbox", "File content", text, 0],
+                ["type", "textbox", "Commit message", "Switch the license to MIT", 0],
+                ["click", "button", "Commit changes"],
+                ["stop", ""],
+            ],
+        )
+
+
+@instantiator(2100)
+def project_from_template(db):
+    from agentgym_envs.envs.webarena.sites.code_files import TEMPLATES
+
+    names = ("awesome_agents", "shop_api", "field_notes", "trail-app", "static_site", "kanban")
+    mine, users = _mine(db), _findable_users(db)
+    templates = list(TEMPLATES)
+    for k, name in enumerate(n for n in names if n not in mine):
+        template = templates[k % len(templates)]
+        picked = list(dict.fromkeys(users[(29 * k + 11 * j + 6) % len(users)] for j in range(2)))
+        steps = [
+            ["click", "link", "New project"],
+            ["type", "textbox", "Project name", name, 0],
+            ["click", "radio", "Private"],
+            ["click", "radio", template],
+            ["click", "button", "Create project"],
+            ["click", "link", "Members"],
+        ]
+        for u in picked:
+            steps += [["type", "textbox", "Username", u, 0], ["click", "button", "Invite"]]
+        base = f"{GITLAB}/{CODE_USER}/{name}"
+        yield (
+            {
+                "project_name": name,
+                "template": "blank" if template == "Blank" else template,
+                "account_list": ", ".join(picked),
+            },
+            html(
+                (
+                    base,
+                    "document.querySelector('.visibility-icon').getAttribute('title')",
+                    {"must_include": ["Private"]},
+                ),
+                (f"{base}/-/commits", "", {"must_include": ["Initial commit"]}),
+                (f"{base}/-/project_members", "", {"must_include": [f"@{u}" for u in picked]}),
+            ),
+            [*steps, ["stop", ""]],
+        )

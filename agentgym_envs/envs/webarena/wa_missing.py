@@ -30,10 +30,8 @@ MISSING: dict[int, str] = {
     284: "shipments and tracking numbers",
     285: "the search-terms report",
     308: "project pages (a site's title)",
-    355: "editing and committing files (LICENSE)",
     360: "merge-request review threads",
     1001: "the search-terms report",
-    2100: "project templates and creating projects with members",
 }
 
 

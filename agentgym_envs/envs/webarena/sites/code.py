@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, FastAPI
 from starlette.requests import Request
 
-from agentgym_envs.envs.webarena.sites import code_plans, code_social
+from agentgym_envs.envs.webarena.sites import code_files, code_plans, code_social
 from agentgym_envs.envs.webarena.sites.common import (
     DATA,
     Accounts,
@@ -120,13 +120,15 @@ def _project(db, ns: str, name: str) -> dict | None:
     out = dict(row)
     out["forked_from"] = f"{source[0]}/{source[1]}" if source else ""
     out["repo"] = out["forked_from"] or f"{ns}/{name}"
+    out["edits"] = code_files.edits_of(db, row["id"])
     return out
 
 
 def _repo(p) -> Repo:
+    """The project's repository with the sandbox's edits of ``main`` laid over it."""
     assert DATA.repos is not None
     ns, _, name = p["repo"].partition("/")
-    return Repo(DATA.repos / ns / f"{name}.git")
+    return code_files.EditedRepo(DATA.repos / ns / f"{name}.git", p["edits"])
 
 
 def _missing(request: Request):
@@ -381,6 +383,7 @@ def project(request: Request, ns: str, name: str):
         f'<p>Clone with SSH <code class="clone-url">{esc(clone_url(p, "ssh"))}</code></p>'
         f'<p>Clone with HTTP <code class="clone-url">{esc(clone_url(p, "http"))}</code></p>'
         "</details>"
+        f'<a class="btn" href="{base}/-/new/main/">New file</a>'
         + _tree_table(p, repo, "main", "")
         + f'<div class="readme"><pre>{esc(readme)}</pre></div>'
     )
@@ -424,7 +427,13 @@ def tree(request: Request, ns: str, name: str, ref: str, path: str = ""):
     body = (
         f'<h1 class="page-title">{esc(name)} / {esc(path)}</h1><p>Branch: {esc(ref)} · '
         f"Switch branch: {branches} · "
-        f'<a href="/{esc(ns)}/{esc(name)}/-/commits/{esc(ref)}">History</a></p>'
+        f'<a href="/{esc(ns)}/{esc(name)}/-/commits/{esc(ref)}">History</a>'
+        + (
+            f' · <a href="/{esc(ns)}/{esc(name)}/-/new/{esc(ref)}/{esc(prefix)}">New file</a>'
+            if ref == code_files.BRANCH
+            else ""
+        )
+        + "</p>"
         + _tree_table(p, repo, ref, prefix)
     )
     return page(request, f"Files · {ref} · {ns} / {name} · GitLab", body, p, "Repository")
@@ -440,6 +449,11 @@ def blob(request: Request, ns: str, name: str, ref: str, path: str):
     body = (
         f'<h1 class="page-title">{esc(path)}</h1><div class="file-holder"><div class="file-title">'
         f'{esc(path)}</div><pre class="blob">{esc(text)}</pre></div>'
+        + (
+            f'<a class="btn" href="/{esc(ns)}/{esc(name)}/-/edit/{esc(ref)}/{esc(path)}">Edit</a>'
+            if ref == code_files.BRANCH
+            else ""
+        )
     )
     return page(request, f"{path} · {ref} · {ns} / {name} · GitLab", body, p, "Repository")
 
@@ -881,7 +895,13 @@ async def invite(request: Request, ns: str, name: str, user: User):
 
 
 def create_app() -> FastAPI:
-    app = site_app(ACCOUNTS.router(login_page), code_social.router, code_plans.router, router)
+    app = site_app(
+        ACCOUNTS.router(login_page),
+        code_social.router,
+        code_plans.router,
+        code_files.router,
+        router,
+    )
 
     @app.exception_handler(BadRef)
     async def bad_ref(request: Request, exc: BadRef):

@@ -11,6 +11,7 @@ import hashlib
 from fastapi import APIRouter
 from starlette.requests import Request
 
+from agentgym_envs.envs.webarena.sites.code_files import TEMPLATES, initialise
 from agentgym_envs.envs.webarena.sites.common import connect, esc, form, redirect
 
 router = APIRouter()
@@ -216,11 +217,19 @@ def new_project_page(request: Request):
         f"{' checked' if v == 'Private' else ''}> {v}</label> "
         for v in VISIBILITIES
     )
+    templates = "".join(
+        f'<label><input type="radio" name="template" value="{esc(t)}"'
+        f"{' checked' if t == 'Blank' else ''}> {esc(t)}</label> "
+        for t in TEMPLATES
+    )
     body = (
-        '<h1 class="page-title">Create blank project</h1><form method="post" '
+        '<h1 class="page-title">Create new project</h1><form method="post" '
         'action="/projects/new"><div class="gl-form-group"><label for="pname">Project name'
         '</label><input id="pname" name="name" type="text"></div>'
         f"<fieldset><legend>Visibility Level</legend>{radios}</fieldset>"
+        f"<fieldset><legend>Template</legend>{templates}</fieldset>"
+        '<label><input type="checkbox" name="readme" value="on" checked> Initialize '
+        "repository with a README</label> "
         '<button class="btn btn-confirm" type="submit">Create project</button></form>'
     )
     return _page(request, "New Project · GitLab", body)
@@ -253,7 +262,9 @@ async def new_project(request: Request):
         ).fetchone()
         if not ok or taken:
             return redirect("/projects/new")
-        _new_project(db, viewer, name, visibility)
+        pid = _new_project(db, viewer, name, visibility)
+        template = data.get("template", "Blank")
+        initialise(db, pid, name, template, data.get("readme") == "on", viewer)
     return redirect(f"/{viewer}/{name}")
 
 

@@ -114,6 +114,8 @@ CREATE TABLE code_notes (id INTEGER PRIMARY KEY, project_id INTEGER, mr_iid INTE
 CREATE TABLE code_milestones (id INTEGER PRIMARY KEY, project_id INTEGER, title TEXT,
     start_date TEXT, due_date TEXT);
 CREATE TABLE code_group_members (path TEXT, username TEXT, role TEXT);
+CREATE TABLE code_file_edits (id INTEGER PRIMARY KEY, project_id INTEGER, commit_no INTEGER,
+    path TEXT, content TEXT, message TEXT, author TEXT, day TEXT);
 """
 
 
