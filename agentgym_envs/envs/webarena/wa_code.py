@@ -1101,3 +1101,97 @@ def project_from_template(db):
             ),
             [*steps, ["stop", ""]],
         )
+
+
+def _post_links(posts) -> tuple[list[str], str]:
+    """The posts' paths (what the check looks for: hosts differ between local sites and a
+    deployment) and the file text with their addresses as the agent sees them."""
+    paths = [f"/f/{p['forum']}/{p['id']}" for p in posts]
+    return paths, "\n".join(f"http://reddit.com{path}" for path in paths) + "\n"
+
+
+def _to_forum_tab(db, forum: str, tab: str) -> list[list[Any]]:
+    from agentgym_envs.envs.webarena.wa_forum import to_forum
+
+    return [["goto", "__REDDIT__"], *to_forum(db, forum), ["click", "link", tab]]
+
+
+@instantiator(84)
+def recent_posts_file(db):
+    forums = [
+        r[0]
+        for r in db.execute(
+            "SELECT forum FROM forum_posts GROUP BY forum HAVING COUNT(*) >= 5 ORDER BY forum"
+        )
+    ]
+    repos = _projects(db, f"namespace='{CODE_USER}'")
+    folders = ("real_space", "reading_list", "links", "digest", "weekly", "notes")
+    for k, forum in enumerate(spaced(forums, 6)):
+        posts = db.execute(
+            "SELECT * FROM forum_posts WHERE forum=? ORDER BY created DESC, id DESC LIMIT 5",
+            (forum,),
+        ).fetchall()
+        p = repos[(7 * k + 2) % len(repos)]
+        folder = folders[k % len(folders)]
+        paths, text = _post_links(posts)
+        yield (
+            {"directory": folder, "gitlab_repo": p["name"], "subreddit": forum},
+            html(
+                (
+                    f"{_base(p)}/-/raw/main/{folder}/urls.txt",
+                    "",
+                    {"must_include": paths},
+                )
+            ),
+            [
+                *_to_forum_tab(db, forum, "New"),
+                ["goto", "__GITLAB__"],
+                *open_project(db, p),
+                ["click", "link", "New file"],
+                ["type", "textbox", "File name", f"{folder}/urls.txt", 0],
+                ["type", "textbox", "File content", text, 0],
+                ["click", "button", "Commit changes"],
+                ["stop", ""],
+            ],
+        )
+    yield (
+        {"directory": "moon_base", "gitlab_repo": repos[0]["name"], "subreddit": "moonbase"},
+        na("the forum has no moonbase forum"),
+        [["goto", "__REDDIT__"], ["click", "link", "Forums"], ["stop", "N/A"]],
+    )
+
+
+@instantiator(88)
+def top_posts_readme(db):
+    ranked = db.execute(
+        "SELECT *, base_score + COALESCE((SELECT SUM(value) FROM forum_votes v WHERE "
+        "v.post_id = forum_posts.id), 0) AS score FROM forum_posts WHERE forum='diy' "
+        "ORDER BY score DESC, id"
+    ).fetchall()
+    names = ("Awesome_DIY_ideas", "diy_favourites", "DIY-hall-of-fame", "best_of_diy", "diy_picks")
+    mine = _mine(db)
+    for k, name in enumerate(n for n in names if n not in mine):
+        n = (6, 4, 5, 3, 7)[k]
+        if len(ranked) <= n or ranked[n - 1]["score"] == ranked[n]["score"]:
+            continue
+        paths, text = _post_links(ranked[:n])
+        yield (
+            {"name": name, "num": n},
+            html(
+                (
+                    f"{GITLAB}/{CODE_USER}/{name}/-/raw/main/README.md",
+                    "",
+                    {"must_include": paths},
+                )
+            ),
+            [
+                *_to_forum_tab(db, "diy", "Top"),
+                ["goto", "__GITLAB__"],
+                *_create_project(name),
+                ["click", "link", "📄 README.md"],
+                ["click", "link", "Edit"],
+                ["type", "textbox", "File content", f"# {name}\n\n{text}", 0],
+                ["click", "button", "Commit changes"],
+                ["stop", ""],
+            ],
+        )

@@ -12,9 +12,7 @@ MISSING: dict[int, str] = {
     12: "a relationship-advice forum",
     27: "posts written by the signed-in forum user (to edit)",
     33: "votes on comments (up and down counts)",
-    84: "creating folders and files in a repository (web IDE)",
-    87: "creating repositories with a README",
-    88: "creating repositories with a README",
+    87: "a README written from the wiki's articles (lists the wiki does not hold)",
     151: "products for an ailment (search by use, not name)",
     171: "product capacities (storage options that fit N cards)",
     199: "newsletter subscriptions",
@@ -29,8 +27,8 @@ MISSING: dict[int, str] = {
     266: "themes and their preview",
     284: "shipments and tracking numbers",
     285: "the search-terms report",
-    308: "project pages (a site's title)",
-    360: "merge-request review threads",
+    308: "a project pages site (an index.html to retitle)",
+    360: "merge-request review threads (seeded replies to review)",
     1001: "the search-terms report",
 }
 
