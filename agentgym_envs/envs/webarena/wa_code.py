@@ -1195,3 +1195,72 @@ def top_posts_readme(db):
                 ["stop", ""],
             ],
         )
+
+
+@instantiator(308)
+def site_title(db):
+    from agentgym_envs.envs.webarena.sites.repos import site_page
+
+    titles = ("GIVE ME SPACE", "Welcome to the lab", "Under construction", "Tiny tools", "Hello")
+    rows = _projects(db, "language='JavaScript'")
+    for k, p in enumerate(spaced(rows, len(titles))):
+        title = titles[k]
+        old = site_page(p["name"], p["description"])
+        new = old.replace(f"<title>{p['name']}</title>", f"<title>{title}</title>")
+        yield (
+            {"__start__": _base(p), "title": title},
+            html(
+                (
+                    f"{_base(p)}/-/raw/main/index.html",
+                    "",
+                    {"must_include": [f"<title>{title}</title>"]},
+                )
+            ),
+            [
+                ["click", "link", "📄 index.html"],
+                ["click", "link", "Edit"],
+                ["type", "textbox", "File content", new, 0],
+                ["type", "textbox", "Commit message", "Retitle the site", 0],
+                ["click", "button", "Commit changes"],
+                ["stop", ""],
+            ],
+        )
+
+
+@instantiator(360)
+def answer_review_thread(db):
+    rows = db.execute(
+        "SELECT m.* FROM code_merge_requests m WHERE m.reviewer=? AND m.state='opened' AND "
+        "m.title IN (SELECT title FROM code_merge_requests WHERE reviewer=? GROUP BY title "
+        "HAVING COUNT(*) = 1) ORDER BY m.id",
+        (CODE_USER, CODE_USER),
+    ).fetchall()
+    for m in spaced(rows, 12):
+        last = db.execute(
+            "SELECT author FROM code_notes WHERE project_id=? AND mr_iid=? ORDER BY id DESC",
+            (m["project_id"], m["iid"]),
+        ).fetchone()
+        if last is None:
+            continue
+        reply = "Thank you" if last[0] == m["author"] else f"@{m['author']}"
+        p = db.execute("SELECT * FROM code_projects WHERE id=?", (m["project_id"],)).fetchone()
+        yield (
+            {"topic": m["title"].lower()},
+            html(
+                (
+                    f"{_base(p)}/-/merge_requests/{m['iid']}",
+                    "document.querySelector('[id=\"notes-list\"').lastElementChild"
+                    ".querySelector('.timeline-discussion-body').outerText",
+                    {"exact_match": reply},
+                )
+            ),
+            [
+                ["click", "link", "Merge requests"],
+                ["click", "link", "Review requests for you"],
+                ["type", "searchbox", "Search or filter results...", m["title"], 1],
+                ["click", "link", m["title"]],
+                ["type", "textbox", "Comment", reply, 0],
+                ["click", "button", "Comment"],
+                ["stop", ""],
+            ],
+        )

@@ -27,8 +27,6 @@ MISSING: dict[int, str] = {
     266: "themes and their preview",
     284: "shipments and tracking numbers",
     285: "the search-terms report",
-    308: "a project pages site (an index.html to retitle)",
-    360: "merge-request review threads (seeded replies to review)",
     1001: "the search-terms report",
 }
 

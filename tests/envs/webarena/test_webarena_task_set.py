@@ -225,9 +225,10 @@ def test_browsergym_env_plays_one_task_per_site(browsergym, site):
 #: feed token, new projects (with visibility and members); and on its planning pages: comments
 #: on merge requests, milestones, issues with assignee and due date, merge requests with a
 #: reviewer; the merge requests assigned to me or to review; new groups with members; and on
-#: its file editor: a licence rewritten, a project from a template, files of a forum's posts.
+#: its file editor: a licence rewritten, a project from a template, files of a forum's posts,
+#: a project site retitled; a review thread answered.
 _GITLAB_USER_PAGES = [352, 354, 330, 361, 331, 312, 292, 332, 348, 339, 327, 335, 290, 291, 600]
-_GITLAB_USER_PAGES += [355, 2100, 84, 88]
+_GITLAB_USER_PAGES += [355, 2100, 84, 88, 308, 360]
 
 
 @pytest.mark.parametrize("template", _GITLAB_USER_PAGES)

@@ -651,6 +651,20 @@ def _insert_code_rows(
         "code_members m WHERE m.project_id = code_merge_requests.project_id AND m.username != "
         "code_merge_requests.author ORDER BY m.rowid LIMIT 1)"
     )
+    # the open ones Byte Blaze reviews: a review question, answered by the author on every other
+    conn.execute(
+        "INSERT INTO code_notes (project_id, mr_iid, author, body) SELECT project_id, iid, "
+        "reviewer, 'Could you add a test that covers ' || lower(title) || ' before I approve?' "
+        "FROM code_merge_requests WHERE reviewer = ? AND state = 'opened' ORDER BY id",
+        (CODE_USER,),
+    )
+    conn.execute(
+        "INSERT INTO code_notes (project_id, mr_iid, author, body) SELECT project_id, iid, "
+        "author, 'Added the test for ' || lower(title) || ' in the last commit, please take "
+        "another look.' FROM code_merge_requests WHERE reviewer = ? AND state = 'opened' AND "
+        "id % 2 = 0 ORDER BY id",
+        (CODE_USER,),
+    )
     conn.executemany(
         "INSERT INTO code_todos (username, project_id, target, body, state) VALUES (?,?,?,?,?)",
         todos,

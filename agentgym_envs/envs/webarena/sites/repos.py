@@ -44,6 +44,14 @@ WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 """
 
 
+def site_page(name: str, description: str) -> str:
+    """The ``index.html`` of a JavaScript project's site (its title is the project's name)."""
+    return (
+        f'<!DOCTYPE html>\n<html>\n<head>\n  <meta charset="utf-8">\n  <title>{name}</title>\n'
+        f"</head>\n<body>\n  <h1>{name}</h1>\n  <p>{description}.</p>\n</body>\n</html>\n"
+    )
+
+
 def license_of(name: str) -> str:
     """``MIT`` or ``Apache-2.0``: a project's licence, fixed by its name (a third are Apache)."""
     return "Apache-2.0" if zlib.crc32(name.encode()) % 3 == 0 else "MIT"
@@ -175,6 +183,8 @@ def _plan_commits(p: dict[str, Any], users: list[tuple[str, str]], rng: random.R
         ".gitlab-ci.yml": f"stages: [test]\n\ntest:\n  stage: test\n  script: make test  # {ext}\n",
         "docs/index.md": f"# {p['name']}\n\nStart with the README.\n",
     }
+    if ext == "js":  # a project site: its page, served as the project's pages
+        scaffold["index.html"] = site_page(p["name"], p["description"])
     for source in sources:
         new_function(source)
         scaffold[source] = _source(ext, functions[source])
