@@ -235,6 +235,26 @@ def test_browsergym_env_plays_one_task_per_site(browsergym, site):
         env.close()
 
 
+#: GitLab templates played on the code host's user pages: fork, star, follow, status, homepage,
+#: feed token, new projects (with visibility and members); and on its planning pages: comments
+#: on merge requests, milestones, issues with assignee and due date, merge requests with a
+#: reviewer; the merge requests assigned to me or to review; new groups with members; and on
+#: its file editor: a licence rewritten, a project from a template, files of a forum's posts,
+#: a project site retitled; a review thread answered.
+_GITLAB_USER_PAGES = [352, 354, 330, 361, 331, 312, 292, 332, 348, 339, 327, 335, 290, 291, 600]
+_GITLAB_USER_PAGES += [355, 2100, 84, 88, 308, 360]
+
+
+@pytest.mark.parametrize("template", _GITLAB_USER_PAGES)
+def test_expert_solves_the_gitlab_user_page_templates(env, template):
+    env.judge = None
+    task_id = _test_task(env, lambda c: c["intent_template_id"] == template)
+    solved = _play(env, task_id)
+    assert solved["success"] and solved["score"] == 1.0
+    failed = _play(env, task_id, answer="Done")  # stopping without acting changes nothing
+    assert not failed["success"] and failed["score"] == 0.0
+
+
 #: Plans may type a site's address (its root: a user switching sites), never a deep page.
 _SITE_ROOTS = {"__SHOPPING__", "__SHOPPING_ADMIN__", "__REDDIT__", "__GITLAB__", "__WIKIPEDIA__"}
 #: The few plans that still type a deep address: a price range no filter link offers (WebArena's

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, FastAPI
 from starlette.requests import Request
 
+from agentgym_envs.envs.webarena.sites import code_files, code_plans, code_social
 from agentgym_envs.envs.webarena.sites.common import (
     DATA,
     Accounts,
@@ -47,6 +48,7 @@ def _nav(request: Request) -> str:
     me = (
         f'<a href="/dashboard/todos">To-Do List</a><a href="/dashboard/issues">Issues</a>'
         f'<a href="/dashboard/merge_requests">Merge requests</a><span>{esc(user)}</span>'
+        f'<a href="/{esc(user)}">Your profile</a><a href="/-/profile">Edit profile</a>'
         '<a href="/users/sign_out">Sign out</a>'
         if user
         else '<a href="/users/sign_in">Sign in</a>'
@@ -68,6 +70,7 @@ def _sidebar(ns: str, name: str, active: str) -> str:
         ("Commits", f"{base}/-/commits/main"),
         ("Branches", f"{base}/-/branches"),
         ("Issues", f"{base}/-/issues"),
+        ("Milestones", f"{base}/-/milestones"),
         ("Merge requests", f"{base}/-/merge_requests"),
         ("Members", f"{base}/-/project_members"),
         ("Settings", f"{base}/edit"),
@@ -101,15 +104,31 @@ def page(request: Request, title: str, body: str, project=None, active: str = ""
     )
 
 
-def _project(db, ns: str, name: str):
-    return db.execute(
+def _project(db, ns: str, name: str) -> dict | None:
+    """The project's row, with ``repo`` the ``namespace/name`` whose repository it shows
+    (its fork source's for a fork) and ``forked_from`` that source (``""``: not a fork)."""
+    row = db.execute(
         "SELECT * FROM code_projects WHERE namespace=? AND name=?", (ns, name)
     ).fetchone()
+    if row is None:
+        return None
+    source = db.execute(
+        "SELECT s.namespace, s.name FROM code_forks f JOIN code_projects s ON s.id=f.source_id "
+        "WHERE f.project_id=?",
+        (row["id"],),
+    ).fetchone()
+    out = dict(row)
+    out["forked_from"] = f"{source[0]}/{source[1]}" if source else ""
+    out["repo"] = out["forked_from"] or f"{ns}/{name}"
+    out["edits"] = code_files.edits_of(db, row["id"])
+    return out
 
 
 def _repo(p) -> Repo:
+    """The project's repository with the sandbox's edits of ``main`` laid over it."""
     assert DATA.repos is not None
-    return Repo(DATA.repos / p["namespace"] / f"{p['name']}.git")
+    ns, _, name = p["repo"].partition("/")
+    return code_files.EditedRepo(DATA.repos / ns / f"{name}.git", p["edits"])
 
 
 def _missing(request: Request):
@@ -154,6 +173,7 @@ def projects(request: Request, user: User, name: str = "", sort: str = "", page:
         '<h1 class="page-title">Projects</h1><div class="top-area"><ul class="nav-links">'
         f'<li><a class="active" href="/">Your projects <span class="badge">{len(rows)}</span>'
         '</a></li><li><a href="/explore/projects">Explore projects</a></li></ul>'
+        '<a class="btn btn-confirm" href="/projects/new">New project</a>'
         '<form role="search" method="get" action="/"><input type="search" name="name" '
         f'aria-label="Filter by name" placeholder="Filter by name" value="{esc(name)}"></form>'
         "</div>"
@@ -197,7 +217,8 @@ def groups(request: Request):
     return page_(
         request,
         "Groups · GitLab",
-        f'<h1 class="page-title">Groups</h1><ul class="content-list">{items}</ul>',
+        '<h1 class="page-title">Groups</h1><a class="btn btn-confirm" href="/groups/new">New '
+        f'group</a><ul class="content-list">{items}</ul>',
     )
 
 
@@ -230,21 +251,28 @@ def dashboard_list(
     state: str = "opened",
     scope: str = "",
     search: str = "",
+    assignee_username: str = "",
+    reviewer_username: str = "",
 ):
     """Issues assigned to you (``scope=created``: that you opened) or merge requests you
-    authored, by state (``all`` for both), filtered by words of their title."""
+    authored (assigned to ``assignee_username``, to review by ``reviewer_username``), by state
+    (``all`` for both), filtered by words of their title."""
     if user is None:
         return redirect(ACCOUNTS.login)
     if kind not in ("issues", "merge_requests"):
         return _missing(request)
     table = "code_issues" if kind == "issues" else "code_merge_requests"
     who = "author" if kind == "merge_requests" or scope == "created" else "assignee"
+    person = user
+    if kind == "merge_requests" and (assignee_username or reviewer_username):
+        who = "assignee" if assignee_username else "reviewer"
+        person = assignee_username or reviewer_username
     with connect(request) as db:
         rows = db.execute(
             f"SELECT r.*, p.namespace, p.name FROM {table} r JOIN code_projects p ON "
             f"p.id = r.project_id WHERE r.{who}=? AND (r.state=? OR ?='all') AND "
             "instr(lower(r.title), ?) > 0 ORDER BY r.created DESC, r.id DESC",
-            (user, state, state, search.lower()),
+            (person, state, state, search.lower()),
         ).fetchall()
     items = "".join(
         f'<li><a href="/{esc(r["namespace"])}/{esc(r["name"])}/-/{kind}/{r["iid"]}">'
@@ -261,10 +289,20 @@ def dashboard_list(
         )
         + "</nav>"
         if kind == "issues"
-        else ""
+        else '<nav aria-label="Scope">'
+        + " ".join(
+            f'<a href="{base}?{qs(**{key: user} if key else {})}">{label}</a>'
+            for key, label in (
+                ("", "Created by you"),
+                ("assignee_username", "Assigned to you"),
+                ("reviewer_username", "Review requests for you"),
+            )
+        )
+        + "</nav>"
     )
+    people = {"assignee_username": assignee_username, "reviewer_username": reviewer_username}
     states = " ".join(
-        f'<a href="{base}?{qs(scope=scope, state=key)}">{key.capitalize()}</a>'
+        f'<a href="{base}?{qs(scope=scope, state=key, **people)}">{key.capitalize()}</a>'
         for key in ("opened", "closed", "all")
     )
     title = "Issues" if kind == "issues" else "Merge requests"
@@ -273,33 +311,38 @@ def dashboard_list(
         f'<form role="search" method="get" action="{base}"><input type="search" name="search" '
         f'aria-label="Search or filter results..." value="{esc(search)}">'
         f'<input type="hidden" name="scope" value="{esc(scope)}">'
-        f'<input type="hidden" name="state" value="{esc(state)}"></form>'
-        f'<ul class="content-list">{items}</ul>'
+        f'<input type="hidden" name="state" value="{esc(state)}">'
+        + "".join(
+            f'<input type="hidden" name="{key}" value="{esc(value)}">'
+            for key, value in people.items()
+            if value
+        )
+        + f'</form><ul class="content-list">{items}</ul>'
     )
     return page_(request, f"{title} · Dashboard · GitLab", body)
 
 
-@router.get("/search")
-def search(request: Request, search: str = ""):
-    return explore(request, name=search)
-
-
 @router.get("/{ns}")
 def group(request: Request, ns: str):
+    """A group's projects, or a user's profile (status, website, follow) and projects."""
     with connect(request) as db:
         g = db.execute("SELECT * FROM code_groups WHERE path=?", (ns,)).fetchone()
         u = db.execute("SELECT * FROM code_users WHERE username=?", (ns,)).fetchone()
         rows = db.execute(
             "SELECT * FROM code_projects WHERE namespace=? ORDER BY name", (ns,)
         ).fetchall()
-    if g is None and u is None:
+        header = (
+            f'<h1 class="page-title">{esc(g["name"])}</h1><a href="/groups/{esc(ns)}/-/'
+            'group_members">Members</a>'
+            if g is not None
+            else code_social.profile_header(db, ns, ACCOUNTS.user(request))
+            if u is not None
+            else None
+        )
+    if header is None:
         return _missing(request)
     title = g["name"] if g else u["name"]
-    return page_(
-        request,
-        f"{title} · GitLab",
-        f'<h1 class="page-title">{esc(title)}</h1>{_project_list(rows)}',
-    )
+    return page_(request, f"{title} · GitLab", header + _project_list(rows))
 
 
 @router.get("/{ns}/{name}")
@@ -315,12 +358,23 @@ def project(request: Request, ns: str, name: str):
             "SELECT COUNT(*) FROM code_merge_requests WHERE project_id=? AND state='opened'",
             (p["id"],),
         ).fetchone()[0]
+        starred = code_social.starred_by(db, ACCOUNTS.user(request), p["id"])
     repo = _repo(p)
     base = f"/{esc(ns)}/{esc(name)}"
     readme = repo.blob("main", "README.md") or ""
     body = (
-        f'<h1 class="project-title">{esc(name)}</h1><p class="project-description">'
-        f'{esc(p["description"])}</p><div class="project-stats">'
+        f'<h1 class="project-title">{esc(name)} <span class="visibility-icon" '
+        f'title="{esc(p["visibility"])}">{esc(p["visibility"])}</span></h1>'
+        + (
+            f'<p class="fork-info">Forked from {esc(p["forked_from"])}</p>'
+            if p["forked_from"]
+            else ""
+        )
+        + f'<p class="project-description">{esc(p["description"])}</p>'
+        f'<div class="project-actions"><form method="post" action="{base}/star"><button '
+        f'type="submit">{"Unstar" if starred else "Star"}</button></form><form method="post" '
+        f'action="{base}/fork"><button type="submit">Fork</button></form></div>'
+        '<div class="project-stats">'
         f'<a href="{base}/-/commits/main">{repo.count("main")} Commits</a>'
         f'<a href="{base}/-/branches">{len(repo.branches())} Branches</a>'
         f"<span>Stars: {p['stars']}</span><span>Forks: {p['forks']}</span></div>"
@@ -329,6 +383,7 @@ def project(request: Request, ns: str, name: str):
         f'<p>Clone with SSH <code class="clone-url">{esc(clone_url(p, "ssh"))}</code></p>'
         f'<p>Clone with HTTP <code class="clone-url">{esc(clone_url(p, "http"))}</code></p>'
         "</details>"
+        f'<a class="btn" href="{base}/-/new/main/">New file</a>'
         + _tree_table(p, repo, "main", "")
         + f'<div class="readme"><pre>{esc(readme)}</pre></div>'
     )
@@ -372,7 +427,13 @@ def tree(request: Request, ns: str, name: str, ref: str, path: str = ""):
     body = (
         f'<h1 class="page-title">{esc(name)} / {esc(path)}</h1><p>Branch: {esc(ref)} · '
         f"Switch branch: {branches} · "
-        f'<a href="/{esc(ns)}/{esc(name)}/-/commits/{esc(ref)}">History</a></p>'
+        f'<a href="/{esc(ns)}/{esc(name)}/-/commits/{esc(ref)}">History</a>'
+        + (
+            f' · <a href="/{esc(ns)}/{esc(name)}/-/new/{esc(ref)}/{esc(prefix)}">New file</a>'
+            if ref == code_files.BRANCH
+            else ""
+        )
+        + "</p>"
         + _tree_table(p, repo, ref, prefix)
     )
     return page(request, f"Files · {ref} · {ns} / {name} · GitLab", body, p, "Repository")
@@ -388,6 +449,11 @@ def blob(request: Request, ns: str, name: str, ref: str, path: str):
     body = (
         f'<h1 class="page-title">{esc(path)}</h1><div class="file-holder"><div class="file-title">'
         f'{esc(path)}</div><pre class="blob">{esc(text)}</pre></div>'
+        + (
+            f'<a class="btn" href="/{esc(ns)}/{esc(name)}/-/edit/{esc(ref)}/{esc(path)}">Edit</a>'
+            if ref == code_files.BRANCH
+            else ""
+        )
     )
     return page(request, f"{path} · {ref} · {ns} / {name} · GitLab", body, p, "Repository")
 
@@ -570,6 +636,8 @@ def new_issue_page(request: Request, ns: str, name: str, user: User):
         f'<h1>New Issue</h1><form method="post" action="/{esc(ns)}/{esc(name)}/-/issues/new">'
         '<label>Title <input name="title" type="text"></label> '
         '<label>Description <textarea name="body"></textarea></label> '
+        '<label>Assignee <input name="assignee" type="text"></label> '
+        '<label>Due date <input name="due" type="text" placeholder="YYYY-MM-DD"></label> '
         '<button type="submit">Create issue</button></form>'
     )
     return page_(request, f"New Issue · {ns} / {name} · GitLab", body)
@@ -587,9 +655,11 @@ async def new_issue(request: Request, ns: str, name: str, user: User):
         iid = db.execute(
             "SELECT COALESCE(MAX(iid), 0) + 1 FROM code_issues WHERE project_id=?", (p["id"],)
         ).fetchone()[0]
+        assignee = data.get("assignee", "").strip().lstrip("@")
+        known = db.execute("SELECT 1 FROM code_users WHERE username=?", (assignee,)).fetchone()
         db.execute(
             "INSERT INTO code_issues (project_id, iid, title, body, state, labels, "
-            "author, created) VALUES (?,?,?,?,?,?,?,?)",
+            "author, created, assignee, due) VALUES (?,?,?,?,?,?,?,?,?,?)",
             (
                 p["id"],
                 iid,
@@ -599,6 +669,8 @@ async def new_issue(request: Request, ns: str, name: str, user: User):
                 "",
                 user,
                 "2024-01-01",
+                assignee if known else None,
+                code_plans.parse_day(data.get("due", "")),
             ),
         )
     return redirect(f"/{ns}/{name}/-/issues/{iid}")
@@ -614,11 +686,18 @@ def issue(request: Request, ns: str, name: str, iid: int):
                 "SELECT * FROM code_issues WHERE project_id=? AND iid=?", (p["id"], iid)
             ).fetchone()
         )
+        who = (
+            i
+            and db.execute(
+                "SELECT name FROM code_users WHERE username=?", (i["assignee"],)
+            ).fetchone()
+        )
     if not i:
         return _missing(request)
     action = "close" if i["state"] == "opened" else "reopen"
     body = (
-        f"<h1>{esc(i['title'])}</h1><p>Status: <span class='issue-state'>"
+        f"<h1 data-qa-selector='title_content'>{esc(i['title'])}</h1><p>Status: <span "
+        "class='issue-state'>"
         f"{'Open' if i['state'] == 'opened' else 'Closed'}</span></p>"
         f"<p>Labels: {esc(i['labels'].replace(',', ', ') or 'None')}</p>"
         f"<p>{esc(i['body'])}</p>"
@@ -628,7 +707,10 @@ def issue(request: Request, ns: str, name: str, iid: int):
         f"{esc(i['assignee'] or 'None')}</span></p>"
         f'<form method="post" action="/{esc(ns)}/{esc(name)}/-/issues/{iid}/assignee">'
         '<input name="assignee" type="text" aria-label="Assignee username"> '
-        '<button type="submit">Assign</button></form></aside>'
+        '<button type="submit">Assign</button></form>'
+        f'<div class="block assignee">{esc(who[0] if who else "None")}</div>'
+        f'<p data-testid="sidebar-due-date">Due date: {esc(code_plans.show_day(i["due"]))}</p>'
+        "</aside>"
     )
     return page_(request, f"{i['title']} (#{iid}) · Issues · GitLab", body, p, "Issues")
 
@@ -685,9 +767,10 @@ def merge_requests(request: Request, ns: str, name: str):
         ]
         for m in rows
     ]
-    body = '<h1 class="page-title">Merge requests</h1>' + table(
-        ["Title", "ID", "State", "Author", "Branches"], cells
-    )
+    body = (
+        '<h1 class="page-title">Merge requests</h1>'
+        f'<a href="/{esc(ns)}/{esc(name)}/-/merge_requests/new">New merge request</a>'
+    ) + table(["Title", "ID", "State", "Author", "Branches"], cells)
     return page_(request, f"Merge requests · {ns} / {name} · GitLab", body, p, "Merge requests")
 
 
@@ -751,11 +834,12 @@ def merge_request(request: Request, ns: str, name: str, iid: int):
     body = (
         f'<h1 class="page-title">{esc(m["title"])}</h1><p><span class="status-box '
         f'status-box-{state}">{esc(m["state"].capitalize())}</span> '
-        f"{esc(m['author'])} requested to merge <code>{esc(m['source_branch'])}</code> into "
-        f"<code>{esc(m['target_branch'])}</code> · !{iid}</p>"
-        f'<div class="description">{description}</div>'
+        f"{esc(m['author'])} requested to merge</p>"
+        + code_plans.branches_line(p, m)
+        + f'<div class="description">{description}</div>'
         f'<h2>Commits</h2><ul class="content-list">{commits}</ul>'
         f'<h2>Changes</h2><div class="diffs">{changes}</div>'
+        + code_plans.mr_discussion(request, p, m)
     )
     return page_(
         request, f"{m['title']} (!{iid}) · Merge requests · GitLab", body, p, "Merge requests"
@@ -778,7 +862,10 @@ def members(request: Request, ns: str, name: str):
     )
     body = (
         "<h1>Project members</h1>"
-        + table(["Account", "Max role"], [[esc(m["username"]), esc(m["role"])] for m in rows])
+        + table(
+            ["Account", "Username", "Max role"],
+            [[esc(m["username"]), f"@{esc(m['username'])}", esc(m["role"])] for m in rows],
+        )
         + f'<h2>Invite members</h2><form method="post" action="/{esc(ns)}/{esc(name)}/-/'
         'project_members"><label>Username <input name="username" type="text"></label> '
         f"<fieldset><legend>Select a role</legend>{radios}</fieldset>"
@@ -808,7 +895,13 @@ async def invite(request: Request, ns: str, name: str, user: User):
 
 
 def create_app() -> FastAPI:
-    app = site_app(ACCOUNTS.router(login_page), router)
+    app = site_app(
+        ACCOUNTS.router(login_page),
+        code_social.router,
+        code_plans.router,
+        code_files.router,
+        router,
+    )
 
     @app.exception_handler(BadRef)
     async def bad_ref(request: Request, exc: BadRef):

@@ -93,11 +93,11 @@ CREATE TABLE code_projects (id INTEGER PRIMARY KEY, namespace TEXT, name TEXT,
     created TEXT, default_branch TEXT);
 CREATE TABLE code_members (project_id INTEGER, username TEXT, role TEXT);
 CREATE TABLE code_issues (id INTEGER PRIMARY KEY, project_id INTEGER, iid INTEGER, title TEXT,
-    body TEXT, state TEXT, labels TEXT, author TEXT, assignee TEXT, created TEXT);
+    body TEXT, state TEXT, labels TEXT, author TEXT, assignee TEXT, created TEXT, due TEXT);
 CREATE INDEX code_issues_project ON code_issues(project_id);
 CREATE TABLE code_merge_requests (id INTEGER PRIMARY KEY, project_id INTEGER, iid INTEGER,
     title TEXT, state TEXT, author TEXT, source_branch TEXT, target_branch TEXT, created TEXT,
-    description TEXT);
+    description TEXT, reviewer TEXT, assignee TEXT);
 CREATE TABLE code_commits (id INTEGER PRIMARY KEY, project_id INTEGER, sha TEXT, author TEXT,
     day TEXT, message TEXT, branch TEXT);
 CREATE INDEX code_commits_project ON code_commits(project_id);
@@ -105,6 +105,17 @@ CREATE TABLE code_todos (id INTEGER PRIMARY KEY, username TEXT, project_id INTEG
     target TEXT, body TEXT, state TEXT);
 CREATE TABLE code_settings (project_id INTEGER PRIMARY KEY, description TEXT,
     visibility TEXT, topics TEXT);
+CREATE TABLE code_stars (username TEXT, project_id INTEGER, PRIMARY KEY (username, project_id));
+CREATE TABLE code_follows (follower TEXT, followee TEXT, PRIMARY KEY (follower, followee));
+CREATE TABLE code_profiles (username TEXT PRIMARY KEY, status TEXT, website TEXT);
+CREATE TABLE code_forks (project_id INTEGER PRIMARY KEY, source_id INTEGER);
+CREATE TABLE code_notes (id INTEGER PRIMARY KEY, project_id INTEGER, mr_iid INTEGER,
+    author TEXT, body TEXT);
+CREATE TABLE code_milestones (id INTEGER PRIMARY KEY, project_id INTEGER, title TEXT,
+    start_date TEXT, due_date TEXT);
+CREATE TABLE code_group_members (path TEXT, username TEXT, role TEXT);
+CREATE TABLE code_file_edits (id INTEGER PRIMARY KEY, project_id INTEGER, commit_no INTEGER,
+    path TEXT, content TEXT, message TEXT, author TEXT, day TEXT);
 """
 
 
@@ -634,6 +645,26 @@ def _insert_code_rows(
         merge_requests,
     )
     conn.executemany("INSERT INTO code_members VALUES (?,?,?)", members)
+    # merge requests: assigned to their author, reviewed by the project's first other member
+    conn.execute(
+        "UPDATE code_merge_requests SET assignee = author, reviewer = (SELECT m.username FROM "
+        "code_members m WHERE m.project_id = code_merge_requests.project_id AND m.username != "
+        "code_merge_requests.author ORDER BY m.rowid LIMIT 1)"
+    )
+    # the open ones Byte Blaze reviews: a review question, answered by the author on every other
+    conn.execute(
+        "INSERT INTO code_notes (project_id, mr_iid, author, body) SELECT project_id, iid, "
+        "reviewer, 'Could you add a test that covers ' || lower(title) || ' before I approve?' "
+        "FROM code_merge_requests WHERE reviewer = ? AND state = 'opened' ORDER BY id",
+        (CODE_USER,),
+    )
+    conn.execute(
+        "INSERT INTO code_notes (project_id, mr_iid, author, body) SELECT project_id, iid, "
+        "author, 'Added the test for ' || lower(title) || ' in the last commit, please take "
+        "another look.' FROM code_merge_requests WHERE reviewer = ? AND state = 'opened' AND "
+        "id % 2 = 0 ORDER BY id",
+        (CODE_USER,),
+    )
     conn.executemany(
         "INSERT INTO code_todos (username, project_id, target, body, state) VALUES (?,?,?,?,?)",
         todos,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import re
 import subprocess
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
@@ -30,6 +31,32 @@ substantial portions of the Software.
 
 THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED.
 """
+APACHE = """Apache License
+Version 2.0, January 2004
+http://www.apache.org/licenses/
+
+Copyright {year} {owner}
+
+Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+except in compliance with the License. Unless required by applicable law or agreed to in
+writing, software distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+"""
+
+
+def site_page(name: str, description: str) -> str:
+    """The ``index.html`` of a JavaScript project's site (its title is the project's name)."""
+    return (
+        f'<!DOCTYPE html>\n<html>\n<head>\n  <meta charset="utf-8">\n  <title>{name}</title>\n'
+        f"</head>\n<body>\n  <h1>{name}</h1>\n  <p>{description}.</p>\n</body>\n</html>\n"
+    )
+
+
+def license_of(name: str) -> str:
+    """``MIT`` or ``Apache-2.0``: a project's licence, fixed by its name (a third are Apache)."""
+    return "Apache-2.0" if zlib.crc32(name.encode()) % 3 == 0 else "MIT"
+
+
 FEATURES = (
     "add-dark-mode", "fix-typo", "update-docs", "refactor-config", "new-api", "ci", "i18n",
     "perf", "tests",
@@ -148,12 +175,16 @@ def _plan_commits(p: dict[str, Any], users: list[tuple[str, str]], rng: random.R
     )
     scaffold = {
         "README.md": readme,
-        "LICENSE": MIT.format(year=2023, owner=owner),
+        "LICENSE": (MIT if license_of(p["name"]) == "MIT" else APACHE).format(
+            year=2023, owner=owner
+        ),
         ".gitignore": "*.log\nbuild/\n",
         manifest: _manifest(ext, p["name"], "0.1.0"),
         ".gitlab-ci.yml": f"stages: [test]\n\ntest:\n  stage: test\n  script: make test  # {ext}\n",
         "docs/index.md": f"# {p['name']}\n\nStart with the README.\n",
     }
+    if ext == "js":  # a project site: its page, served as the project's pages
+        scaffold["index.html"] = site_page(p["name"], p["description"])
     for source in sources:
         new_function(source)
         scaffold[source] = _source(ext, functions[source])
