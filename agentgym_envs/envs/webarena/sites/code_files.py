@@ -197,9 +197,11 @@ def _editor(action: str, content: str, name_field: bool) -> str:
 @router.get("/{ns}/{name}/-/edit/{ref}/{path:path}")
 def edit_page(request: Request, ns: str, name: str, ref: str, path: str):
     code, user, p = _ctx(request, ns, name)
+    if p is None or ref != BRANCH or _clean(path) is None:
+        return code._missing(request)  # before the login: a bad ref or path is no page
     if user is None:
         return redirect(code.ACCOUNTS.login)
-    text = code._repo(p).blob(ref, path) if p is not None and ref == BRANCH else None
+    text = code._repo(p).blob(ref, path)
     if text is None:
         return code._missing(request)
     body = f'<h1 class="page-title">Edit {esc(path)}</h1>' + _editor(
@@ -225,10 +227,10 @@ async def save_edit(request: Request, ns: str, name: str, ref: str, path: str):
 @router.get("/{ns}/{name}/-/new/{ref}/{folder:path}")
 def new_file_page(request: Request, ns: str, name: str, ref: str, folder: str = ""):
     code, user, p = _ctx(request, ns, name)
+    if p is None or ref != BRANCH or (folder.strip("/") and _clean(folder) is None):
+        return code._missing(request)  # before the login: a bad ref or folder is no page
     if user is None:
         return redirect(code.ACCOUNTS.login)
-    if p is None or ref != BRANCH:
-        return code._missing(request)
     body = (
         f'<h1 class="page-title">New file</h1><p>In {esc(ref)}/{esc(folder)} (a name with '
         "slashes makes folders)</p>"
