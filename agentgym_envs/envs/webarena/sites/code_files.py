@@ -161,7 +161,8 @@ def _clean(path: str) -> str | None:
     return "/".join(parts)
 
 
-def _ctx(request: Request, ns: str, name: str):
+def project_context(request: Request, ns: str, name: str):
+    """The code site's module, the signed-in user (or None) and the project (or None)."""
     from agentgym_envs.envs.webarena.sites import code
 
     with connect(request) as db:
@@ -171,7 +172,7 @@ def _ctx(request: Request, ns: str, name: str):
 
 @router.get("/{ns}/{name}/-/raw/{ref}/{path:path}")
 def raw(request: Request, ns: str, name: str, ref: str, path: str):
-    code, _, p = _ctx(request, ns, name)
+    code, _, p = project_context(request, ns, name)
     text = code._repo(p).blob(ref, path) if p is not None else None
     if text is None:
         return PlainTextResponse("404: file not found", status_code=404)
@@ -196,7 +197,7 @@ def _editor(action: str, content: str, name_field: bool) -> str:
 
 @router.get("/{ns}/{name}/-/edit/{ref}/{path:path}")
 def edit_page(request: Request, ns: str, name: str, ref: str, path: str):
-    code, user, p = _ctx(request, ns, name)
+    code, user, p = project_context(request, ns, name)
     if p is None or ref != BRANCH or _clean(path) is None:
         return code._missing(request)  # before the login: a bad ref or path is no page
     if user is None:
@@ -212,7 +213,7 @@ def edit_page(request: Request, ns: str, name: str, ref: str, path: str):
 
 @router.post("/{ns}/{name}/-/edit/{ref}/{path:path}")
 async def save_edit(request: Request, ns: str, name: str, ref: str, path: str):
-    code, user, p = _ctx(request, ns, name)
+    code, user, p = project_context(request, ns, name)
     if user is None:
         return redirect(code.ACCOUNTS.login)
     data = await form(request)
@@ -226,7 +227,7 @@ async def save_edit(request: Request, ns: str, name: str, ref: str, path: str):
 
 @router.get("/{ns}/{name}/-/new/{ref}/{folder:path}")
 def new_file_page(request: Request, ns: str, name: str, ref: str, folder: str = ""):
-    code, user, p = _ctx(request, ns, name)
+    code, user, p = project_context(request, ns, name)
     if p is None or ref != BRANCH or (folder.strip("/") and _clean(folder) is None):
         return code._missing(request)  # before the login: a bad ref or folder is no page
     if user is None:
@@ -241,7 +242,7 @@ def new_file_page(request: Request, ns: str, name: str, ref: str, folder: str = 
 
 @router.post("/{ns}/{name}/-/new/{ref}/{folder:path}")
 async def new_file(request: Request, ns: str, name: str, ref: str, folder: str = ""):
-    code, user, p = _ctx(request, ns, name)
+    code, user, p = project_context(request, ns, name)
     if user is None:
         return redirect(code.ACCOUNTS.login)
     data = await form(request)

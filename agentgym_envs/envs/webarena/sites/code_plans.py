@@ -11,6 +11,7 @@ import datetime as dt
 from fastapi import APIRouter
 from starlette.requests import Request
 
+from agentgym_envs.envs.webarena.sites.code_files import project_context
 from agentgym_envs.envs.webarena.sites.common import connect, esc, form, redirect
 
 router = APIRouter()
@@ -94,11 +95,9 @@ async def comment(request: Request, ns: str, name: str, iid: int):
 
 @router.get("/{ns}/{name}/-/merge_requests/new")
 def new_mr_page(request: Request, ns: str, name: str):
-    code, user = _ctx(request, ns, name)
+    code, user, p = project_context(request, ns, name)
     if user is None:
         return redirect(code.ACCOUNTS.login)
-    with connect(request) as db:
-        p = code._project(db, ns, name)
     if p is None:
         return code._missing(request)
     branches = ", ".join(esc(b) for b in code._repo(p).branches())
@@ -187,11 +186,9 @@ def milestones(request: Request, ns: str, name: str):
 
 @router.get("/{ns}/{name}/-/milestones/new")
 def new_milestone_page(request: Request, ns: str, name: str):
-    code, user = _ctx(request, ns, name)
+    code, user, p = project_context(request, ns, name)
     if user is None:
         return redirect(code.ACCOUNTS.login)
-    with connect(request) as db:
-        p = code._project(db, ns, name)
     if p is None:
         return code._missing(request)
     body = (
