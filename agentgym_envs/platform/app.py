@@ -53,6 +53,7 @@ def create_app(
     from agentgym_envs.platform.deps import tenant_session
     from agentgym_envs.platform.embeddings import embedder_from_env
     from agentgym_envs.platform.jobs import make_app as queue_app
+    from agentgym_envs.platform.ratelimit import AuthLimits
 
     engine = make_engine(database_url, pool_size=pool_size, max_overflow=pool_size)
     if check_role:
@@ -77,8 +78,6 @@ def create_app(
     )
     app.state.platform_sessions = sessions
     app.state.idempotency_retention = api.idempotency_retention(idempotency_hours)
-    from agentgym_envs.platform.ratelimit import AuthLimits
-
     app.state.auth_limits = AuthLimits()  # failed logins and keys
     app.state.engine = engine
 
