@@ -34,8 +34,9 @@ pytest.importorskip("typer")
 #: Seconds a command may take on a machine loaded far beyond its cores.
 TIMEOUT = 900
 
-#: The core the burners and the commands run on (the last one this process may use).
-CORE = max(os.sched_getaffinity(0))
+#: The core the burners and the commands run on (the last one this process may use; ``None``
+#: where the platform cannot pin processes: the whole machine then).
+CORE = max(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
 
 
 #: The commands of the scale-out guide's ``ray up`` example, run here (the guide's own block is
@@ -48,7 +49,8 @@ GUIDE = Path(__file__).parents[2] / "docs" / "guides" / "scale-out.md"
 
 def _pin() -> None:
     """In a child before it runs: only :data:`CORE` (its children inherit that)."""
-    os.sched_setaffinity(0, {CORE})
+    if CORE is not None:
+        os.sched_setaffinity(0, {CORE})
 
 
 @pytest.fixture(scope="module")
