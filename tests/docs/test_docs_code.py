@@ -130,7 +130,7 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
     module = types.ModuleType("docs_page_" + re.sub(r"\W", "_", name))
     monkeypatch.setitem(sys.modules, module.__name__, module)  # classes defined there pickle
     with contextlib.ExitStack() as stack:
-        if "agentgym ray up" in page.read_text("utf-8"):
+        if any("agentgym ray up" in block.code for block in parsed.runnable):
             stack.enter_context(_ray_cluster_page(tmp_path, env))
         for server in parsed.servers:
             stack.enter_context(_server(server, ports, tmp_path, env))

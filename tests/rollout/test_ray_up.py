@@ -1,15 +1,21 @@
-"""``agentgym ray up / down`` and a bare ``--ray`` on a machine that 8 CPU-bound processes load.
+"""``agentgym ray up / down`` and a bare ``--ray`` on a core that 4 CPU-bound processes load.
 
 Ray's own ``ray start --head`` / ``ray.init()`` give up on such a machine (the raylet waits a
 fixed 15 s for its agents); the package's local cluster must start, run a bench with the
 expert's scores and leave no process behind -- after ``down``, after a bare ``--ray`` run, and
 after its driver is SIGKILLed mid-run (the reaper ends the cluster).
+
+The burners and every command here (so every cluster process they start) are pinned to one
+core: that core is loaded as 8 burners load CI's 2 cores, and the machine's other cores stay
+for the tests the other xdist worker runs meanwhile (8 unpinned burners slowed those several
+times: Qwen Code's local-model episode took 160 s alone, 746 s beside them).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -28,13 +34,33 @@ pytest.importorskip("typer")
 #: Seconds a command may take on a machine loaded far beyond its cores.
 TIMEOUT = 900
 
+#: The core the burners and the commands run on (the last one this process may use; ``None``
+#: where the platform cannot pin processes: the whole machine then).
+CORE = max(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+
+
+#: The commands of the scale-out guide's ``ray up`` example, run here (the guide's own block is
+#: not run by the docs test: see :func:`test_the_guide_shows_the_commands_run_here`).
+UP = ("ray", "up", "--workers", "2", "--cpus", "1")
+BENCH = ("bench", "--envs", "Maze-v0,Wordle-v0", "--policy", "expert", "--limit", "3", "--ray")
+BENCH += ("-j", "2", "--no-progress", "--out")
+GUIDE = Path(__file__).parents[2] / "docs" / "guides" / "scale-out.md"
+
+
+def _pin() -> None:
+    """In a child before it runs: only :data:`CORE` (its children inherit that)."""
+    if CORE is not None:
+        os.sched_setaffinity(0, {CORE})
+
 
 @pytest.fixture(scope="module")
 def loaded(ray_lock):
-    """8 CPU-bound processes for the module's duration."""
+    """4 CPU-bound processes on :data:`CORE` for the module's duration."""
     burners = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
-        for _ in range(8)
+        subprocess.Popen(
+            [sys.executable, "-c", "while True: pass"], start_new_session=True, preexec_fn=_pin
+        )
+        for _ in range(4)
     ]
     try:
         yield
@@ -68,7 +94,9 @@ def _env(tmp: Path) -> dict[str, str]:
 
 def _agentgym(env: dict[str, str], *args: str, **kw):
     cmd = [sys.executable, "-m", "agentgym_envs.cli", *args]
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=TIMEOUT, **kw)
+    return subprocess.run(
+        cmd, env=env, capture_output=True, text=True, timeout=TIMEOUT, preexec_fn=_pin, **kw
+    )
 
 
 def _cluster_processes(tmp: Path) -> list[str]:
@@ -102,7 +130,7 @@ def _records(out: Path) -> list[dict]:
 
 def test_up_bench_down_on_a_loaded_machine(loaded, tmp_path):
     env = _env(tmp_path)
-    up = _agentgym(env, "ray", "up", "--workers", "2", "--cpus", "1")
+    up = _agentgym(env, *UP)
     assert up.returncode == 0, up.stderr[-2000:]
     assert up.stdout.startswith("export RAY_ADDRESS=127.0.0.1:")
     address = up.stdout.strip().split("=", 1)[1]
@@ -110,15 +138,20 @@ def test_up_bench_down_on_a_loaded_machine(loaded, tmp_path):
     assert address in status.stdout and "worker2" in status.stdout
 
     out = tmp_path / "run"
-    bench = _agentgym(
-        {**env, "RAY_ADDRESS": address},
-        "bench", "--envs", "Maze-v0,Wordle-v0", "--policy", "expert", "--limit", "3",
-        "--ray", "-j", "2", "--no-progress", "--out", str(out),
-    )  # fmt: skip
+    bench = _agentgym({**env, "RAY_ADDRESS": address}, *BENCH, str(out))
     assert bench.returncode == 0, bench.stdout[-2000:] + bench.stderr[-2000:]
     records = _records(out)
     assert len(records) == 6 and all(r["success"] for r in records)
-    assert "2 nodes" in bench.stdout  # the two workers played them
+    # `-j 2` started two actors, one per 1-CPU worker; the head (no CPUs: drivers only) played
+    # none. Both workers play only if both actors are up before the episodes run out: on a
+    # loaded core one actor may play all six while the other's process still starts.
+    text = " ".join(bench.stdout.split())  # the console wraps long lines
+    where = r"((?:[\w.:]+ \d+, )*[\w.:]+ \d+)"
+    stats = re.search(rf"ray: 6 episodes on [12] nodes, (\d+) actors .*?; per node: {where}", text)
+    assert stats and int(stats[1]) >= 2, bench.stdout[-2000:]
+    played = dict(x.split(" ") for x in stats[2].split(", "))
+    assert set(played) <= {"127.0.0.2", "127.0.0.3"}, played  # the workers' node IPs
+    assert sum(map(int, played.values())) == 6, played
 
     down = _agentgym({**env, "RAY_ADDRESS": address}, "ray", "down")
     assert down.returncode == 0 and f"{address} ended" in down.stderr
@@ -140,7 +173,9 @@ def test_bare_ray_cleans_up_after_a_run_and_after_its_driver_is_killed(loaded, t
     killed = tmp_path / "killed"
     cmd = [sys.executable, "-m", "agentgym_envs.cli", "bench", "--envs", "Maze-v0"]
     cmd += ["--policy", "expert", "--ray", "-j", "1", "--no-progress", "--out", str(killed)]
-    driver = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    driver = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=_pin
+    )
     try:
         deadline = time.monotonic() + TIMEOUT
         while not _records(killed) and driver.poll() is None and time.monotonic() < deadline:
@@ -153,6 +188,20 @@ def test_bare_ray_cleans_up_after_a_run_and_after_its_driver_is_killed(loaded, t
         if driver.poll() is None:
             driver.kill()
     assert _gone(tmp_path, within=180.0) == []
+
+
+def test_the_guide_shows_the_commands_run_here():
+    """The guide's example is the sequence :func:`test_up_bench_down_on_a_loaded_machine`
+    runs (its output folder aside): the docs test skips that block rather than start a second
+    cluster beside this module's."""
+    block = GUIDE.read_text("utf-8").split('eval "$(agentgym ray up', 1)[1].split("```", 1)[0]
+    lines = [x.split("#", 1)[0].strip() for x in f'eval "$(agentgym ray up{block}'.splitlines()]
+    assert lines == [
+        f'eval "$(agentgym {" ".join(UP)})"',
+        "agentgym ray status",
+        f"agentgym {' '.join(BENCH)} runs/maze-ray",
+        "agentgym ray down",
+    ], lines
 
 
 def test_bad_input_is_one_line(tmp_path):

@@ -12,7 +12,8 @@ a local model on a loaded CPU can take longer than 240 s to its first token of Q
 prompt, and the runner's deadline bounds the episode anyway; the key is the ``--openai-api-key`` flag, as the
 sandbox drops variables named like secrets), names our MCP
 server (streamable HTTP, ``httpUrl``) ``agentgym``, and turns off auto-update, usage statistics,
-telemetry and the folder-trust prompt. The run is ``qwen --yolo --output-format stream-json -m
+telemetry, the folder-trust prompt and managed auto-memory (whose extraction subagent made
+model calls of its own after the episode's answer). The run is ``qwen --yolo --output-format stream-json -m
 <model> <prompt>``: Qwen Code's own system prompt and built-in tools, plus the env's tools from
 MCP (named ``mcp__agentgym__<tool>``), sent with native tool calling. Its JSON events go to the
 harness log; the run's ``num_turns`` and ending are read from the last ``result`` event.
@@ -76,6 +77,10 @@ class QwenCode(Harness):
                 }
             },
             "general": {"enableAutoUpdate": False, "chatRecording": False},
+            # no managed auto-memory: its extraction subagent runs after the answer (4-5 more
+            # model calls of 1,024 tokens each on the local model, minutes apiece), and the
+            # episode's home, where it would keep its memories, is gone after the episode
+            "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
             "privacy": {"usageStatisticsEnabled": False},
             "telemetry": {"enabled": False},
         }

@@ -28,10 +28,14 @@ class EnvActor:
         self.played = 0
 
     def ready(self) -> dict[str, Any]:
-        """Where the actor runs (its env is made by now)."""
+        """Where the actor runs (its env is made by now): node id, node IP, pid."""
         import ray
 
-        return {"node_id": ray.get_runtime_context().get_node_id(), "pid": os.getpid()}
+        return {
+            "node_id": ray.get_runtime_context().get_node_id(),
+            "ip": ray.util.get_node_ip_address(),
+            "pid": os.getpid(),
+        }
 
     def play(self, payload: Any) -> tuple[Any, bool]:
         """One episode: the player's result and whether the actor is still fit for the next."""

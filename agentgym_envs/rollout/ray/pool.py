@@ -70,7 +70,7 @@ class Group:
 @dataclass
 class PoolStats:
     """What a pool did: episodes played, retried after a lost actor, lost for good; actors
-    started, lost and recycled; episodes per node id."""
+    started, lost and recycled; episodes per node id, and each node's IP (``ips``)."""
 
     episodes: int = 0
     retried: int = 0
@@ -79,12 +79,17 @@ class PoolStats:
     actors_lost: int = 0
     actors_recycled: int = 0
     per_node: Counter = field(default_factory=Counter)
+    ips: dict[str, str] = field(default_factory=dict)
 
     def line(self) -> str:
+        """One line, e.g. ``6 episodes on 2 nodes, 3 actors (1 recycled, 0 lost); 0 episodes
+        retried, 0 lost; per node: 127.0.0.2 4, 127.0.0.3 2``."""
+        named = sorted((self.ips.get(node, node[:8]), n) for node, n in self.per_node.items())
+        where = ", ".join(f"{name} {n}" for name, n in named)
         return (
             f"{self.episodes} episodes on {len(self.per_node)} nodes, {self.actors_started} actors "
             f"({self.actors_recycled} recycled, {self.actors_lost} lost); {self.retried} episodes "
-            f"retried, {self.lost} lost"
+            f"retried, {self.lost} lost" + (f"; per node: {where}" if where else "")
         )
 
 
@@ -263,6 +268,8 @@ class ActorPool:
                 self._start_failed(actor, exc)
                 return
             actor.node, actor.since = where["node_id"], time.monotonic()
+            if where.get("ip"):
+                self.stats.ips[actor.node] = where["ip"]
             self._start_failures[actor.group] = 0
             self._idle.append(actor)
             return
