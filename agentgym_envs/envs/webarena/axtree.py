@@ -3,12 +3,17 @@
 The tree comes from ``Accessibility.getFullAXTree``; node bounds for the viewport pruning come
 from one ``DOMSnapshot.captureSnapshot`` call (WebArena resolves every node separately, which is
 what makes its steps take seconds). Lines are ``[id] role 'name' prop: value`` with one tab per
-depth of kept nodes. The ids are the browser's, as WebArena's: CDP's AX node ids, which
-Chromium makes equal to the DOM node's backend node id for every node backed by the DOM (only
-inline text boxes, never shown, have negative ids of their own). A node keeps its id for as long
-as it is in the document, so an id is stable while the agent types or scrolls, and a new page
-gets new ids. Chromium hands the ids out in the order it first touches the nodes, so the same
-page reached by the same steps in a fresh context gets the same ids.
+depth of kept nodes.
+
+The ids come from the browser's own node identities, as WebArena's, numbered so that they do
+not depend on timing (:class:`ShownIds`). WebArena shows CDP's AX node ids, which Chromium
+makes equal to the DOM node's backend node id; Chromium hands those out in the order something
+first touches a node, and under load its paint-timing bookkeeping touches some nodes while the
+page is still being parsed, so the same page reached by the same steps got ids shifted by one
+now and then. Here each backend node gets a number of its own the first time an observation of
+its document sees it, in document order: a node keeps its id for as long as it is in the
+document (stable while the agent types or scrolls; nodes a script adds get the next numbers),
+a new page gets new ids, and the same steps give the same ids.
 """
 
 from __future__ import annotations
@@ -51,6 +56,40 @@ class Node:
     box: tuple[float, float, float, float] | None = None
 
 
+class ShownIds:
+    """The ids one tab's observations show: per document, each backend DOM node numbered in
+    document order the first time a snapshot holds it (numbers keep growing across the tab's
+    pages, so an id of the last page never names an element of the next one)."""
+
+    def __init__(self) -> None:
+        self._next = 1
+        self._document: tuple[int, str] | None = None
+        self._ids: dict[int | str, int] = {}
+
+    def update(self, snapshot: dict[str, Any]) -> None:
+        """Number the nodes of a ``DOMSnapshot.captureSnapshot`` result not numbered yet."""
+        docs = snapshot["documents"]
+        main = docs[0]
+        url = snapshot["strings"][main["documentURL"]] if main["documentURL"] >= 0 else ""
+        document = (main["nodes"]["backendNodeId"][0], url.split("#", 1)[0])
+        if document != self._document:
+            self._document, self._ids = document, {}
+        for doc in docs:
+            for backend in doc["nodes"]["backendNodeId"]:
+                self._number(backend)
+
+    def shown(self, node: dict[str, Any]) -> str:
+        """The id shown for an AX node (one the snapshot lacked gets the next number)."""
+        backend = node.get("backendDOMNodeId")
+        return str(self._number(backend if backend is not None else f"ax{node['nodeId']}"))
+
+    def _number(self, key: int | str) -> int:
+        if key not in self._ids:
+            self._ids[key] = self._next
+            self._next += 1
+        return self._ids[key]
+
+
 def _value(prop_value: dict[str, Any]) -> str:
     value = prop_value.get("value", "")
     return str(value)
@@ -88,11 +127,13 @@ def build_tree(
     ax_nodes: list[dict[str, Any]],
     snapshot: dict[str, Any] | None,
     viewport: tuple[int, int] = (1280, 720),
+    ids: ShownIds | None = None,
 ) -> tuple[str, dict[str, Node]]:
     """The tree text and the id -> :class:`Node` map of its kept nodes.
 
     ``snapshot`` is a ``DOMSnapshot.captureSnapshot`` result; ``None`` turns viewport pruning
-    off.
+    off. ``ids`` numbers the nodes (already updated with the page's snapshot); without it the
+    lines show Chromium's AX node ids.
     """
     by_id: dict[str, dict[str, Any]] = {}
     for node in ax_nodes:
@@ -132,7 +173,7 @@ def build_tree(
             if keep and node_id != root_id and snapshot is not None:
                 keep = backend is not None and _in_viewport(bounds.get(backend), scroll, viewport)
             if keep:
-                shown_id = str(node_id)
+                shown_id = ids.shown(node) if ids is not None else str(node_id)
                 line = " ".join([f"[{shown_id}] {role} {name!r}", *props]).rstrip()
                 lines.append("\t" * depth + line)
                 rect = bounds.get(backend) if backend is not None else None

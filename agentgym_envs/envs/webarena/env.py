@@ -13,7 +13,7 @@ import numpy as np
 from agentgym_envs.core import StepResult, TaskSource, TextEnv
 from agentgym_envs.envs.webarena import actions as act
 from agentgym_envs.envs.webarena import marks
-from agentgym_envs.envs.webarena.axtree import Node, build_tree, tab_line
+from agentgym_envs.envs.webarena.axtree import Node, ShownIds, build_tree, tab_line
 from agentgym_envs.envs.webarena.browser import ActionTimeout, MissingChromiumError, host
 from agentgym_envs.envs.webarena.evaluators import LLMJudge, evaluate
 from agentgym_envs.envs.webarena.login import Login, LoginError, LoginForm
@@ -90,6 +90,7 @@ class _Tab:
     def __init__(self, page: Any) -> None:
         self.page = page
         self.cdp: Any = None
+        self.ids = ShownIds()
         self.nav_started = asyncio.Event()
         self.loaded = asyncio.Event()
         page.on("request", self._on_request)
@@ -149,10 +150,13 @@ _TARGET_JS = (
   else { const r = document.createRange(); r.selectNodeContents(this); boxes = r.getClientRects(); }
   const rect = Array.from(boxes).find(b => b.width > 0 && b.height > 0);
   if (!rect) return null;
+  const x = rect.left + rect.width / 2, y = rect.top + rect.height / 2;
+  // the click lands on whatever is at its point (a link inside a clicked article, say)
+  const hit = document.elementFromPoint(x, y) || this;
   const navigates = ("""
     + _NAVIGATES_JS
-    + """).call(this, enter);
-  return [rect.left + rect.width / 2, rect.top + rect.height / 2, navigates];
+    + """).call(hit, enter);
+  return [x, y, navigates];
 }"""
 )
 
@@ -198,8 +202,8 @@ class WebArenaEnv(TextEnv):
 
     ## Observation Space
     AgentGym's WebArena text: ``OBSERVATION:`` + the tab line and the accessibility tree of
-    the viewport (``[id] role 'name' props``; the ids are Chromium's own AX node ids, as
-    WebArena's, stable while the agent types), ``URL:`` (shown
+    the viewport (``[id] role 'name' props``; the ids number the browser's DOM nodes in
+    document order, stable while the agent types, the same for the same steps), ``URL:`` (shown
     with AgentGym's "real" host names, e.g. ``http://onestopmarket.com``), ``OBJECTIVE:`` and
     ``PREVIOUS ACTION:``. ``observation="html"`` puts the page's HTML in place of the tree
     (interactive elements carry their ids as ``data-agentgym-id``); ``observation="som"``
@@ -418,17 +422,19 @@ class WebArenaEnv(TextEnv):
         # The tree is read on a session of its own, detached at once: a session left attached
         # keeps Chromium's accessibility on while the next page loads, which shifted that
         # page's ids by one now and then (1 load in 40 under load; 0 in 64 detached).
+        if not self.deployment:
+            await self._await_widgets(tab.page)
         reader = await self._context.new_cdp_session(tab.page)
         try:
+            # the snapshot numbers the nodes (ShownIds) and bounds them for viewport pruning
+            snapshot = await reader.send("DOMSnapshot.captureSnapshot", {"computedStyles": []})
             ax = await reader.send("Accessibility.getFullAXTree")
-            snapshot = (
-                await reader.send("DOMSnapshot.captureSnapshot", {"computedStyles": []})
-                if self.viewport_only
-                else None
-            )
         finally:
             await reader.detach()
-        tree, self._nodes = build_tree(ax["nodes"], snapshot)
+        tab.ids.update(snapshot)
+        tree, self._nodes = build_tree(
+            ax["nodes"], snapshot if self.viewport_only else None, ids=tab.ids
+        )
         titles = [_root_name(ax["nodes"]) if t is tab else await t.page.title() for t in self._tabs]
         if self.observation == "html":
             await self._label_elements(tab)
@@ -437,6 +443,18 @@ class WebArenaEnv(TextEnv):
             self._image = marks.draw_marks(await tab.page.screenshot(), self._nodes)
             tree = marks.marks_text(self._nodes)
         return f"{tab_line(titles, self._current)}\n\n{tree}"
+
+    async def _await_widgets(self, page: Any) -> None:
+        """Wait for the sites' widgets that load after the page (``aria-busy`` until their
+        data came): else what the agent sees would depend on the machine's load."""
+        try:
+            await page.wait_for_function(
+                "() => document.readyState === 'complete' && "
+                "!document.querySelector('[aria-busy=\"true\"]')",
+                timeout=self.action_timeout * 800,
+            )
+        except Exception as exc:
+            logger.debug("widgets still busy: %s", exc)
 
     async def _label_elements(self, tab: _Tab) -> None:
         """Give every interactive element of the observation its id as ``data-agentgym-id``
@@ -629,6 +647,8 @@ class WebArenaEnv(TextEnv):
             if action.name == "click" or action.enter:
                 await tab.settle(settle, expected, scripted=self.deployment)
         elif action.name == "press":
+            if tab.cdp is None:
+                tab.cdp = await self._context.new_cdp_session(page)
             expected = await self._will_navigate(tab, None, True)
             await page.keyboard.press(act.key_combo(action.key))
             if "Enter" in act.key_combo(action.key):

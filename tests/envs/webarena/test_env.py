@@ -59,20 +59,47 @@ def test_bad_input_is_feedback(env):
     assert "error" not in info and "Search results for: 'shampoo'" in text
 
 
-def test_ids_are_the_browsers_and_stay_while_the_agent_types(env):
-    """The shown ids are Chromium's AX node ids (= backend DOM node ids), as WebArena's: typing
-    into a field (no Enter) keeps every id of the page, the field's included."""
+def _ids(text: str) -> set[int]:
+    return {int(x.strip().split("]")[0][1:]) for x in text.splitlines() if x.strip()[:1] == "["}
+
+
+def test_ids_come_from_the_browsers_nodes_and_stay_while_the_agent_types(env):
+    """Each shown id stands for one of the browser's DOM nodes (its backend node id), as
+    WebArena's: typing into a field (no Enter) keeps every id of the page, the field's
+    included; the next page's ids are all new."""
     obs, _ = env.reset(seed=0, options={"split": "test", "task_id": 0})
     searchbox = find(obs, "searchbox", "Search entire store here...")
     backend = env._nodes[searchbox].backend_id
-    assert str(backend) == searchbox
-    before = {line.strip() for line in obs.splitlines() if line.strip().startswith("[")}
+    assert backend > 0 and all(n.backend_id > 0 for n in env._nodes.values())
     text, _, _, _, info = env.step(_do(f"type [{searchbox}] [hiking boots] [0]"))
     assert "error" not in info
     assert find(text, "searchbox", "Search entire store here...") == searchbox
-    after = {line.strip() for line in text.splitlines() if line.strip().startswith("[")}
-    assert {line.split("]")[0] for line in before} <= {line.split("]")[0] for line in after}
+    assert env._nodes[searchbox].backend_id == backend
+    assert _ids(obs) <= _ids(text)
     assert f"[{searchbox}] searchbox 'Search entire store here...' focused: True" in text
+    results, _, _, _, info = env.step(_do(f"type [{searchbox}] [hiking boots] [1]"))
+    assert "error" not in info and "Search results for" in results
+    assert min(_ids(results)) > max(_ids(text))
+
+
+def test_ids_number_the_nodes_in_document_order_once():
+    """ShownIds: document order on first sight, a node keeps its number, a script's new node
+    gets the next one, a new document starts afresh without reusing numbers."""
+    from agentgym_envs.envs.webarena.axtree import ShownIds
+
+    def snap(doc_id, url, backends):
+        nodes = {"backendNodeId": [doc_id, *backends]}
+        return {"strings": [url], "documents": [{"documentURL": 0, "nodes": nodes}]}
+
+    ids = ShownIds()
+    ids.update(snap(2, "http://a/", [9, 5, 7]))
+    first = [ids.shown({"nodeId": "x", "backendDOMNodeId": b}) for b in (2, 9, 5, 7)]
+    assert first == ["1", "2", "3", "4"]
+    ids.update(snap(2, "http://a/#top", [9, 11, 5, 7]))  # same document, a node added
+    assert [ids.shown({"nodeId": "x", "backendDOMNodeId": b}) for b in (9, 11)] == ["2", "5"]
+    ids.update(snap(40, "http://a/next", [41, 9]))
+    assert ids.shown({"nodeId": "x", "backendDOMNodeId": 9}) == "8"
+    assert ids.shown({"nodeId": "-3"}) == "9"  # a node the snapshot lacked
 
 
 def test_a_hanging_page_is_cut_off_by_the_action_time_limit():
@@ -403,28 +430,6 @@ print(json.dumps(out))
 """
 
 
-def _renumbered(transcript: list) -> list:
-    """The transcript with each page's browser-assigned ids replaced by their order in the
-    tree (ids after the tree by ``#``). The full Chromium's form filler touches forms before
-    the page is shown, so its ids are offset from the headless shell's, and WebArena's clean-up
-    (a StaticText whose text is in one of the three lines above, ids included, is dropped)
-    then drops other short texts: StaticText lines are left out. The rest of every tree, the
-    URLs and the rewards must not differ."""
-
-    def sub(obs: str) -> str:
-        tree, _, tail = obs.partition("\nURL: ")
-        lines = [line for line in tree.splitlines() if "] StaticText " not in line]
-        seen: dict[str, str] = {}
-        tree = re.sub(
-            r"\[(\d+)\]",
-            lambda m: f"[#{seen.setdefault(m[1], str(len(seen)))}]",
-            "\n".join(lines),
-        )
-        return tree + "\nURL: " + re.sub(r"\[\d+\]", "[#]", tail)
-
-    return [sub(s) if isinstance(s, str) else [sub(s[0]), s[1]] for s in transcript]
-
-
 @pytest.mark.skipif(
     not all(os.path.exists(p) for p in SYSTEM_CHROMIUMS),
     reason="needs Debian's chromium and chromium-headless-shell",
@@ -450,6 +455,6 @@ def test_the_headless_shell_and_full_chromium_give_the_same_transcripts(tmp_path
             timeout=600,
         )
         assert done.returncode == 0, done.stderr[-2000:]
-        runs.append(_renumbered(json.loads(done.stdout.strip().splitlines()[-1])))
-    assert runs[0] == runs[1]
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert runs[0] == runs[1]  # ids included: they number the nodes, not Chromium's touches
     assert [step[1] for step in runs[0] if isinstance(step, list)].count(1.0) == len(tasks)

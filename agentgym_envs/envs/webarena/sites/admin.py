@@ -136,7 +136,7 @@ WIDGETS_JS = """
         select.appendChild(opt);
       });
       select.setAttribute('data-loaded', 'true');
-    });
+    }).finally(function () { select.removeAttribute('aria-busy'); });
   });
   document.querySelectorAll('[data-modal]').forEach(function (button) {
     button.addEventListener('click', function () {
@@ -469,7 +469,7 @@ def products(
         f'<input type="hidden" name="q" value="{esc(q)}">'
         f'<label>Status <select name="status">{status_options}</select></label> '
         f'<label>Department <select name="department" data-options-url="/admin/catalog/category/'
-        f'options" data-value="{esc(department)}"><option value="">Any</option></select></label> '
+        f'options" aria-busy="true" data-value="{esc(department)}"><option value="">Any</option></select></label> '
         f'<label>Price from <input type="text" name="price_from" value="{esc(price_from)}">'
         f'</label> <label>Price to <input type="text" name="price_to" value="{esc(price_to)}">'
         f'</label> <label>Quantity from <input type="text" name="qty_from" '
