@@ -423,11 +423,11 @@ register_env(
 register_env(
     WEBARENA,
     "WebArenaTemplates-v0",
-    splits={"train": 1576, "test": 172},
+    splits={"train": 1609, "test": 176},
     description="Task set 'webarena': WebArena's own intent templates (read from the installed "
     "libwebarena) instantiated on the same local sites, with its eval types, per-site shares "
-    "and unachievable ('N/A') tasks; one test task per template id; the map site plays 23 of "
-    "its 33 map templates on a generated city.",
+    "and unachievable ('N/A') tasks; one test task per template id; the map site plays 26 of "
+    "its 33 map templates on a generated city (3 with the wiki's articles about it).",
     kwargs={"task_set": "webarena"},
     extra_requires=("webarena",),
     extra="webarena-templates",

@@ -9,7 +9,8 @@ the page and adds its numbers gets the reference. "Nearest" is the search's orde
 the route's agree with a clear margin, so the two readings of "nearest" give one answer.
 
 Templates whose text names places of WebArena's Pittsburgh or needs facts the map lacks are
-not instantiated; :data:`UNPLAYABLE` says why for each.
+not instantiated; :data:`UNPLAYABLE` says why for each. The wikipedia + map templates are in
+:mod:`.wa_mapwiki`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
-from agentgym_envs.envs.webarena.sites.mapdata import CITY, Place, Route, city, haversine
+from agentgym_envs.envs.webarena.sites.mapdata import (
+    CITY,
+    LANDMARKS,
+    Place,
+    Route,
+    city,
+    haversine,
+)
 from agentgym_envs.envs.webarena.wa_common import exact, fuzzy, html, must, na, url
 from agentgym_envs.envs.webarena.webarena_tasks import Instance, instantiator
 
@@ -32,18 +40,17 @@ UNPLAYABLE = {
     35: "its fixed text starts at 'CMU Pittsburgh', which the generated city does not have",
     47: "its fixed text asks for Pittsburgh to Philadelphia: the map is one generated city",
     49: "its fixed text names SCS CMU and Independence Hall, which the city does not have",
-    67: "it asks which US states border a state: the map is one city, without states",
+    67: "it asks which US states border a state: the map is one city, without states (a "
+    "generated region of states would not be on its map, and neighbourhoods are not states)",
     77: "its fixed text says 'in pittsburgh', and any place of the city is minutes away by "
     "car: every answer would be 'Yes' (a blind win)",
     782: "its fixed text names Pittsburgh Airport and a Hyatt hotel, which the city lacks",
-    85: "wikipedia + map: the wiki's generated encyclopedia has no article about the map "
-    "city's places (national parks)",
-    94: "wikipedia + map: no wiki article names a stadium of the map's city",
-    120: "wikipedia + map: its fixed text names Carnegie Mellon and Massachusetts schools",
-    371: "wikipedia + map: no wiki article describes a place of the map's city",
+    120: "its fixed text asks for the drive from Carnegie Mellon University to the top computer "
+    "science school in Massachusetts: the generated city has neither, and naming its places "
+    "after real ones would state real-world facts the wiki cannot back",
 }
 #: Kinds of place the city does not have (unachievable instances ask for them).
-ABSENT = ("zoo", "airport", "stadium", "ice rink", "aquarium", "post office", "car wash")
+ABSENT = ("zoo", "airport", "ferry terminal", "ice rink", "aquarium", "post office", "car wash")
 #: How a category is asked for in an intent (singular, plural).
 WORDS = {
     "restaurant": ("restaurant", "restaurants"),
@@ -152,13 +159,17 @@ def _rng(template_id: int) -> random.Random:
 
 def _home_places() -> set[int]:
     """Places the map's home page lists (a page task must not start on its answer)."""
-    places = city().places
-    return {p.id for p in places[:: max(1, len(places) // 12)][:12]}
+    return {p.id for p in city().home_places()}
 
 
 def _named(places: list[Place]) -> list[Place]:
-    """Places whose names are safe in a search URL and unique as search words."""
-    return [p for p in places if "&" not in p.name and p.id not in _home_places()]
+    """Places whose names are safe in a search URL and unique as search words (not the
+    landmarks the wiki writes about: the map-only templates draw from the others)."""
+    return [
+        p
+        for p in places
+        if "&" not in p.name and p.id not in _home_places() and p.category not in LANDMARKS
+    ]
 
 
 def pairs(template_id: int, n: int, mode: str, low: int = 2, high: int = 90) -> list[tuple]:

@@ -13,8 +13,9 @@ Shares: every site gets :data:`SCALE` times its WebArena task count, drawn from 
 templates in turn; templates WebArena answers "N/A" on some instances get unachievable
 instances too (graded as WebArena grades them: ``fuzzy_match`` "N/A"). The first instance of
 every template is a test task; the rest are train tasks. The map's templates play on the map
-site's generated city (:mod:`.wa_map`); WebArena's cross-site map templates (wikipedia + map)
-are left out of the shares, as the wiki has no article about the city's places.
+site's generated city (:mod:`.wa_map`); its cross-site ones (wikipedia + map) read the wiki's
+articles about that city (:mod:`.wa_mapwiki`), but for the one whose fixed text names real
+places (:data:`.wa_map.UNPLAYABLE`).
 """
 
 from __future__ import annotations
@@ -133,12 +134,10 @@ def catalog() -> dict[int, WebArenaTemplate]:
 
 
 def site_shares() -> dict[str, int]:
-    """WebArena's task counts by site key (``multi`` for several sites), its cross-site map
-    templates aside (none is played: see :data:`.wa_map.UNPLAYABLE`)."""
+    """WebArena's task counts by site key (``multi`` for several sites)."""
     counts: Counter[str] = Counter()
     for t in catalog().values():
-        if not (t.needs_map and t.site_key == "multi"):
-            counts[t.site_key] += t.count
+        counts[t.site_key] += t.count
     return dict(counts)
 
 
@@ -192,7 +191,14 @@ def build_config(t: WebArenaTemplate, inst: Instance) -> dict[str, Any]:
 
 
 def _load_instantiators() -> None:
-    from agentgym_envs.envs.webarena import wa_admin, wa_code, wa_forum, wa_map, wa_shop  # noqa: F401
+    from agentgym_envs.envs.webarena import (  # noqa: F401
+        wa_admin,
+        wa_code,
+        wa_forum,
+        wa_map,
+        wa_mapwiki,
+        wa_shop,
+    )
 
 
 def instantiate(db: sqlite3.Connection) -> list[dict[str, Any]]:

@@ -256,7 +256,14 @@ def test_expert_solves_the_gitlab_user_page_templates(env, template):
 
 
 #: Plans may type a site's address (its root: a user switching sites), never a deep page.
-_SITE_ROOTS = {"__SHOPPING__", "__SHOPPING_ADMIN__", "__REDDIT__", "__GITLAB__", "__WIKIPEDIA__"}
+_SITE_ROOTS = {
+    "__SHOPPING__",
+    "__SHOPPING_ADMIN__",
+    "__REDDIT__",
+    "__GITLAB__",
+    "__WIKIPEDIA__",
+    "__MAP__",
+}
 #: The few plans that still type a deep address: a price range no filter link offers (WebArena's
 #: own answer is such a URL), the product in another open tab, a user's profile page.
 _DEEP_GOTOS = {139, 145, 25, 1510}

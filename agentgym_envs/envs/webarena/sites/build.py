@@ -21,7 +21,7 @@ from agentgym_envs.locks import file_lock
 
 logger = logging.getLogger(__name__)
 
-GENERATOR_VERSION = 10
+GENERATOR_VERSION = 11
 CACHE_ENV = paths.CACHE_ENV
 
 
@@ -49,14 +49,20 @@ def _du(path: Path) -> int:
 
 
 def build_wiki(path: Path) -> Path:
-    """The encyclopedia (SearchQA's generated world) as an SQLite database with a full-text
-    index: one article per title, its passages as paragraphs."""
+    """The encyclopedia (SearchQA's generated world, and the map city's articles from
+    :mod:`.citywiki`) as an SQLite database with a full-text index: one article per title,
+    its passages as paragraphs."""
     from agentgym_envs.envs.searchqa.world import build_world
+    from agentgym_envs.envs.webarena.sites.citywiki import city_world
 
     world = build_world()
     articles: dict[str, list[str]] = {}
     for passage in world.passages:
         articles.setdefault(passage.title, []).append(passage.text)
+    for title, body in city_world().articles():
+        if title in articles:
+            raise ValueError(f"the city's article {title!r} has the title of another article")
+        articles[title] = [body]
     tmp = path.with_suffix(".tmp")
     tmp.unlink(missing_ok=True)
     conn = sqlite3.connect(tmp)

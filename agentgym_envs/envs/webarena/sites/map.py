@@ -56,7 +56,12 @@ CATEGORY_COLOR = {
     "bakery": "#ca6f1e",
     "cinema": "#6c3483",
     "parking": "#5d6d7e",
+    "neighbourhood": "#7f8c8d",
+    "national_park": "#145a32",
+    "stadium": "#922b21",
 }
+#: The OpenStreetMap key of a category's tag (``amenity`` unless listed).
+TAG_KEY = {"neighbourhood": "place", "national_park": "boundary", "stadium": "leisure"}
 
 router = APIRouter()
 
@@ -148,7 +153,7 @@ def index(mlat: float | None = None, mlon: float | None = None):
         "people like you and free to use. Search for a place, open it, or find directions "
         "between two places by car, bike or foot.</p>"
         '<h2>Places to start</h2><ul class="search_results">'
-        + "".join(_place_item(p) for p in c.places[:: max(1, len(c.places) // 12)][:12])
+        + "".join(_place_item(p) for p in c.home_places())
         + "</ul>"
     )
     return _page(TITLE, sidebar, marked)
@@ -182,7 +187,7 @@ def node(place_id: int):
         return _page(f"Node: {place_id} | {TITLE}", "<h2>Node not found</h2>", [])
     tags = {
         "name": place.name,
-        "amenity": place.category,
+        TAG_KEY.get(place.category, "amenity"): place.category,
         "addr:full": place.address,
         "addr:city": CITY,
         "addr:postcode": place.postcode,

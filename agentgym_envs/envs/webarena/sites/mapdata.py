@@ -268,7 +268,51 @@ SYNONYMS = {
     "bakery": ("bakery", "bakeries"),
     "cinema": ("cinema", "cinemas", "movie theater", "theater"),
     "parking": ("parking", "parking lot", "garage"),
+    "neighbourhood": ("neighbourhood", "neighbourhoods", "neighborhood", "neighborhoods"),
+    "national_park": ("national park", "national parks"),
+    "stadium": ("stadium", "stadiums", "arena", "sports venue"),
 }
+#: Kinds of place added after the others (:meth:`City._make_landmarks`): the wiki writes
+#: about them (:mod:`.citywiki`).
+LANDMARKS = ("neighbourhood", "national_park", "stadium")
+#: The city's districts (rows x columns of the grid), one neighbourhood each.
+_DISTRICTS = (3, 4)
+_NEIGHBOURHOODS = [
+    "Ridgemont",
+    "Northgate",
+    "Harborside",
+    "Millbrook",
+    "Eastvale",
+    "Stonefield",
+    "Brightwater",
+    "Kestrel Hill",
+    "Oakhurst",
+    "Fernwood",
+    "Lindenmoor",
+    "Cobble Row",
+]
+_NATIONAL_PARKS = [
+    "Kestrel Ridge National Park",
+    "Old Foundry National Park",
+    "Canal Locks National Park",
+    "Bluestone Bluffs National Park",
+    "Heron Marsh National Park",
+    "Lantern Point National Park",
+]
+
+
+def _stadium_names(rng: random.Random) -> list[str]:
+    """Five stadiums: four teams' homes and the municipal stadium two of them left."""
+    from agentgym_envs.names import LAST_NAMES
+
+    first, second = rng.sample(LAST_NAMES, 2)
+    return [
+        f"{first} Field",
+        "Bayfront Stadium",
+        f"{second} Arena",
+        "Riverbend Ice Center",
+        "Alder Bay Municipal Stadium",
+    ]
 
 
 @dataclass(frozen=True)
@@ -416,6 +460,13 @@ class City:
             if not self.graph.has_edge(a, b):
                 self._road(a, b, "Footpath", "footway", False, True)
         self.places = [_with_tags(p, seed) for p in self._make_places(rng)]
+        #: Places before the landmarks (the home page and the map tasks' anchors are drawn
+        #: from these, so adding landmarks moved none of them).
+        self.base_count = len(self.places)
+        self.places += [
+            _with_tags(p, seed) if p.category != "neighbourhood" else p
+            for p in self._make_landmarks(seed)
+        ]
         self._by_name = {p.name.lower(): p for p in self.places}
         self._by_id = {p.id: p for p in self.places}
 
@@ -468,6 +519,78 @@ class City:
                 )
                 made += 1
         return places
+
+    def _make_landmarks(self, seed: int) -> list[Place]:
+        """The neighbourhoods (a place node at each district's middle corner), the national
+        parks and the stadiums, from a generator of their own (the places before them do not
+        change); each is at least 60 m from every other place."""
+        rng = random.Random(f"{seed}-landmarks")
+        made: list[Place] = []
+        names = rng.sample(_NEIGHBOURHOODS, len(_NEIGHBOURHOODS))
+        rows, cols = ROWS // _DISTRICTS[0], COLS // _DISTRICTS[1]
+        for k in range(_DISTRICTS[0] * _DISTRICTS[1]):
+            r0, c0 = divmod(k, _DISTRICTS[1])
+            r, c = r0 * rows + rows // 2, c0 * cols + cols // 2
+            corner = f"{self.street_names[r]} & {self.avenue_names[c]}"
+            made.append(self._landmark(len(made), names[k], "neighbourhood", r, c, corner))
+        wanted = [(w, "national_park") for w in rng.sample(_NATIONAL_PARKS, 4)]
+        wanted += [(w, "stadium") for w in _stadium_names(rng)]
+        quadrant = 0
+        for name, category in wanted:
+            while True:
+                # national parks: one in each quadrant of the city, away from its edge
+                half_r, half_c = (
+                    divmod(quadrant % 4, 2)
+                    if category == "national_park"
+                    else (
+                        rng.randrange(2),
+                        rng.randrange(2),
+                    )
+                )
+                r = half_r * (ROWS // 2) + rng.randrange(2, ROWS // 2 - 2)
+                c = half_c * (COLS // 2) + rng.randrange(2, COLS // 2 - 2)
+                on_street = rng.random() < 0.5
+                road = self.street_names[r] if on_street else self.avenue_names[c]
+                number = (c if on_street else r) * 100 + rng.randrange(2, 98)
+                place = self._landmark(
+                    len(made), name, category, r, c, f"{number} {road}", rng.uniform(-3e-4, 3e-4)
+                )
+                if all(
+                    haversine(place.lat, place.lon, p.lat, p.lon) > 60
+                    for p in [*self.places, *made]
+                ):
+                    made.append(place)
+                    quadrant += category == "national_park"
+                    break
+        return made
+
+    def _landmark(
+        self, k: int, name: str, category: str, r: int, c: int, street: str, jitter: float = 0.0
+    ) -> Place:
+        node = r * COLS + c
+        data = self.graph.nodes[node]
+        return Place(
+            id=len(self.places) + k + 1,
+            name=name,
+            category=category,
+            address=f"{street}, {CITY}",
+            lat=round(data["lat"] + jitter, 5),
+            lon=round(data["lon"] - jitter, 5),
+            node=node,
+        )
+
+    def home_places(self) -> list[Place]:
+        """The twelve places the home page lists (spread over the places before the
+        landmarks)."""
+        base = self.places[: self.base_count]
+        return base[:: max(1, len(base) // 12)][:12]
+
+    def district(self, place: Place) -> Place:
+        """The neighbourhood a place is in (its node's district)."""
+        r, c = divmod(place.node, COLS)
+        rows, cols = ROWS // _DISTRICTS[0], COLS // _DISTRICTS[1]
+        k = min(r // rows, _DISTRICTS[0] - 1) * _DISTRICTS[1] + min(c // cols, _DISTRICTS[1] - 1)
+        return [p for p in self.places if p.category == "neighbourhood"][k]
 
     # -- look-ups ---------------------------------------------------------------------
     def place(self, name: str) -> Place:

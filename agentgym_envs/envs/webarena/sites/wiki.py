@@ -83,12 +83,23 @@ def article(name: str):
             "does not have an article with this exact name.</p>",
             404,
         )
-    paras = "".join(f"<p>{esc(p)}</p>" for p in row["body"].split("\n\n"))
+    paras = "".join(_block(p) for p in row["body"].split("\n\n"))
     body = (
         f'<h1 class="firstHeading" id="firstHeading">{esc(title)}</h1>'
         f'<div class="mw-parser-output">{paras}</div>'
     )
     return _page(f"{title} - Wikipedia", body)
+
+
+def _block(text: str) -> str:
+    """A paragraph of an article's body as HTML: ``== Heading ==`` a section heading, lines
+    starting ``* `` a list, else a paragraph."""
+    if text.startswith("== ") and text.endswith(" =="):
+        return f'<h2><span class="mw-headline">{esc(text[3:-3])}</span></h2>'
+    lines = text.split("\n")
+    if all(line.startswith("* ") for line in lines):
+        return "<ul>" + "".join(f"<li>{esc(line[2:])}</li>" for line in lines) + "</ul>"
+    return f"<p>{esc(text)}</p>"
 
 
 @router.get("/search")
