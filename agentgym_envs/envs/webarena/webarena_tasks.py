@@ -192,7 +192,14 @@ def build_config(t: WebArenaTemplate, inst: Instance) -> dict[str, Any]:
 
 
 def _load_instantiators() -> None:
-    from agentgym_envs.envs.webarena import wa_admin, wa_code, wa_forum, wa_map, wa_shop  # noqa: F401
+    from agentgym_envs.envs.webarena import (  # noqa: F401
+        wa_admin,
+        wa_admin_write,
+        wa_code,
+        wa_forum,
+        wa_map,
+        wa_shop,
+    )
 
 
 def instantiate(db: sqlite3.Connection) -> list[dict[str, Any]]:

@@ -317,12 +317,13 @@ async def configurations_save(request: Request, pid: int, user: User):
     return redirect(f"/admin/catalog/product/edit/{pid}?saved=1")
 
 
-def _select(name: str, label: str, values: tuple[str, ...]) -> str:
-    options = "".join(f'<option value="{esc(v)}">{esc(v)}</option>' for v in values)
-    return (
-        f'<label>{label} <select name="{name}"><option value="">-- Please Select --</option>'
-        f"{options}</select></label> "
+def _choices(name: str, label: str, values: tuple[str, ...]) -> str:
+    """One of ``values`` (Magento's swatches: one click picks a value)."""
+    options = "".join(
+        f'<label><input type="radio" name="{name}" value="{esc(v)}"> {esc(v)}</label> '
+        for v in values
     )
+    return f'<fieldset class="swatches"><legend>{label}</legend>{options}</fieldset> '
 
 
 @router.get("/admin/catalog/product/new")
@@ -349,9 +350,9 @@ def new_product(request: Request, user: User, error: str = ""):
         '</label> <label>Product Name <input name="name" type="text" value=""></label> '
         '<label>SKU <input name="sku" type="text" value=""></label> '
         '<label>Price <input name="price" type="text" value=""></label> '
-        '<label>Quantity <input name="qty" type="text" value="0"></label> '
-        + _select("sizes", "Size", SIZE_OPTIONS)
-        + _select("color", "Color", COLOR_OPTIONS)
+        '<label>Quantity <input name="qty" type="text" value=""></label> '
+        + _choices("sizes", "Size", SIZE_OPTIONS)
+        + _choices("color", "Color", COLOR_OPTIONS)
         + categories
         + "</fieldset>"
         '<button class="primary" type="submit">Save Product</button></form>'

@@ -1,7 +1,7 @@
 """The admin's reviews (Marketing > All Reviews), as Magento has them: a grid of every review
 whatever its status (a search of the text; filters by status, product, nickname and date;
 each row's status and rating), mass actions on the rows chosen or on all the grid finds
-(Update Status, Delete), and each review's edit page (status, nickname, summary, text; Save
+(Update Status, Delete: the bar below the grid), and each review's edit page (status, nickname, summary, text; Save
 Review, Delete Review). Only approved reviews show in the store and count in a product's
 rating (:func:`.seed_shop.refresh_rating`)."""
 
@@ -126,7 +126,6 @@ def reviews(
         f'<h1>Reviews</h1>{note}<nav aria-label="Status">Status: <a href="/admin/reviews">All'
         f"</a> {links}</nav>"
         + filters
-        + mass
         + _records(
             "/admin/reviews",
             "Search reviews",
@@ -137,6 +136,7 @@ def reviews(
             _cells,
             **{k: v for k, v in f.items() if k != "q"},
         )
+        + mass
     )
     return render("Reviews / Magento Admin", body, _nav())
 

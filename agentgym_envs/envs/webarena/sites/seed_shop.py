@@ -6,6 +6,8 @@
 * reviews awaiting moderation: ``Pending`` and ``Not Approved`` ones after the approved
   reviews (templates 243 and 246; 277 counts them by status). Only approved reviews count in
   a product's ``rating`` and ``review_count`` (the storefront shows only those);
+* a few scammers' approved reviews: nicknames no one else uses, two or three reviews each
+  (template 246 deletes them);
 * configurable products' variants (``shop_variants``: one row per size and colour; template
   252 adds some): every sized product in each of its sizes in its colour, one in eight in a
   second and third colour too.
@@ -29,6 +31,8 @@ REVIEW_STATUSES = {1: "Approved", 2: "Pending", 3: "Not Approved"}
 #: Ratings of the pending reviews (one product each) and of the ones not approved.
 PENDING_RATINGS = (5, 1, 4, 2, 3, 5, 1, 4, 2)
 REJECTED_RATINGS = (1, 2, 5, 1)
+#: Nicknames of scammers (a first name only: no shopper's nickname contains one).
+SCAMMERS = ("Arden", "Carlo", "Dmitri", "Ysolde", "Quinton", "Marisol")
 
 
 def seed_shop(conn: sqlite3.Connection, seed: int) -> None:
@@ -37,6 +41,7 @@ def seed_shop(conn: sqlite3.Connection, seed: int) -> None:
     conn.execute("ALTER TABLE shop_products ADD COLUMN sale INTEGER NOT NULL DEFAULT 0")
     conn.execute("ALTER TABLE shop_products ADD COLUMN special_price REAL")
     _moderation(conn, rng)
+    _scammers(conn, rng)
     _variants(conn, rng)
 
 
@@ -73,6 +78,22 @@ def _moderation(conn: sqlite3.Connection, rng: random.Random) -> None:
             + (status,)
         )
     conn.executemany("INSERT INTO shop_reviews VALUES (?,?,?,?,?,?,?,?)", rows)
+
+
+def _scammers(conn: sqlite3.Connection, rng: random.Random) -> None:
+    products = conn.execute(
+        "SELECT id, category FROM shop_products WHERE status = 'Enabled' ORDER BY id"
+    ).fetchall()
+    next_id = conn.execute("SELECT MAX(id) FROM shop_reviews").fetchone()[0] + 1
+    rows = []
+    for nick in SCAMMERS:
+        for pid, leaf in rng.sample(products, rng.choice((2, 3))):
+            title, body = text.review(rng, rng.choice(vocab.REVIEW_PHRASES), leaf.rstrip("s"), 5)
+            day = _day(rng, date(2022, 6, 1), 300)
+            rows.append((next_id + len(rows), pid, nick, 5, title, body, day, "Approved"))
+    conn.executemany("INSERT INTO shop_reviews VALUES (?,?,?,?,?,?,?,?)", rows)
+    for row in rows:
+        refresh_rating(conn, row[1])
 
 
 def _variants(conn: sqlite3.Connection, rng: random.Random) -> None:
