@@ -97,13 +97,15 @@ def approve_positive(db):
 
 
 def _kept(db, not_ids: list[int]) -> tuple[str, str, dict[str, str]]:
-    """A check that an approved review other than ``not_ids`` is still there."""
-    rid = db.execute(
-        f"SELECT MIN(id) FROM shop_reviews WHERE status='Approved' AND id NOT IN "
-        f"({','.join('?' * len(not_ids))})",
+    """A check that a review other than ``not_ids`` is still there, with its status: a pending
+    positive one (deleting every pending review fails), else an approved one."""
+    marks = ",".join("?" * len(not_ids))
+    rid, status = db.execute(
+        f"SELECT id, status FROM shop_reviews WHERE id NOT IN ({marks}) AND (status='Approved' "
+        "OR (status='Pending' AND rating >= 4)) ORDER BY status='Pending' DESC, id LIMIT 1",
         not_ids,
-    ).fetchone()[0]
-    return (_review_page(rid), STATUS, {"exact_match": "1"})
+    ).fetchone()
+    return (_review_page(rid), STATUS, {"exact_match": "2" if status == "Pending" else "1"})
 
 
 def _deleted(db, rows) -> dict[str, Any]:

@@ -222,3 +222,107 @@ def test_add_product_saves_a_simple_product_seen_in_grid_and_store(site):
     ):
         reply = admin.post("/admin/catalog/product/new", data=data)
         assert reply.headers["location"].endswith(f"error={why}"), why
+
+
+# -- the templates' tasks, played in Chromium ----------------------------------------------
+@pytest.fixture(scope="module")
+def env():
+    from agentgym_envs.envs.webarena.env import WebArenaEnv
+
+    pytest.importorskip("webarena")
+    made = WebArenaEnv(task_set="webarena")
+    made.judge = None
+    yield made
+    made.close()
+
+
+def _test_task(env, template: int) -> int:
+    for task_id in range(env.tasks.size("test")):
+        if env.tasks.get("test", task_id).config["intent_template_id"] == template:
+            return task_id
+    raise AssertionError(f"template {template} has no test task")
+
+
+def _play(env, task_id: int, plan=None) -> dict:
+    """The expert's episode on the test task, following ``plan`` instead of the task's own
+    when given."""
+    from agentgym_envs.envs.webarena.expert import WebArenaExpert
+
+    obs, info = env.reset(options={"split": "test", "task_id": task_id})
+    config = env.task.config
+    own = config["agentgym_solution"]
+    if plan is not None:
+        config["agentgym_solution"] = plan
+    try:
+        expert = WebArenaExpert(env)
+        for _ in range(40):
+            obs, _, terminated, _, info = env.step(expert(obs, info))
+            if terminated:
+                return info
+    finally:
+        config["agentgym_solution"] = own
+    raise AssertionError("the expert did not stop")
+
+
+@pytest.mark.parametrize("template", [237, 243, 246, 252, 256, 277])
+def test_expert_solves_the_test_task_and_a_bare_stop_fails(env, template):
+    task_id = _test_task(env, template)
+    solved = _play(env, task_id)
+    assert solved["success"] and solved["score"] == 1.0
+    assert _play(env, task_id, [["stop", "Done"]])["score"] == 0.0
+
+
+def _pick(label: str, moves: int) -> list[list]:
+    return [["click", "combobox", label], *[["press", "ArrowDown"]] * moves, ["press", "Enter"]]
+
+
+@pytest.mark.parametrize(
+    ("template", "plan"),
+    [
+        # approving every pending review: the negative ones too
+        (
+            243,
+            [
+                ["click", "link", "Reviews"],
+                ["click", "link", "Pending"],
+                ["click", "checkbox", "Select All"],
+                *_pick("Actions", 2),
+                ["click", "button", "Submit"],
+                ["stop", ""],
+            ],
+        ),
+        # deleting every pending review: the positive ones too
+        (
+            246,
+            [
+                ["click", "link", "Reviews"],
+                ["click", "link", "Pending"],
+                ["click", "checkbox", "Select All"],
+                *_pick("Actions", 1),
+                ["click", "button", "Submit"],
+                ["stop", ""],
+            ],
+        ),
+        # every product of the brand on sale, not only its shirts
+        (
+            237,
+            [
+                ["click", "link", "Products"],
+                ["type", "searchbox", "Search by keyword", "Acme", 1],
+                ["click", "checkbox", "Select All"],
+                *_pick("Actions", 1),
+                ["click", "button", "Submit"],
+                *_pick("Sale", 1),
+                ["click", "button", "Save"],
+                ["stop", ""],
+            ],
+        ),
+    ],
+    ids=["approve-all", "delete-all-pending", "whole-brand-on-sale"],
+)
+def test_doing_too_much_fails(env, template, plan):
+    task_id = _test_task(env, template)
+    if template == 237:
+        assert "Acme" in env.tasks.get("test", task_id).config["intent"]
+    done = _play(env, task_id, plan)
+    assert done["score"] == 0.0
