@@ -140,13 +140,14 @@ def attributes_page(request: Request, user: User, ids: str = ""):
     items = "".join(f"<li>{esc(n)}</li>" for n in names)
     body = (
         f"<h1>Update Attributes</h1><p>{len(names)} products selected</p>"
-        f'<ul class="selected-products">{items}</ul>'
         '<form class="product-form" method="post" action="/admin/catalog/product_action_attribute/'
         f'save"><input type="hidden" name="ids" value="{esc(ids)}"><fieldset><legend>Attributes'
         '</legend><label>Sale <select name="sale"><option value="">Keep</option>'
         '<option value="1">Yes</option><option value="0">No</option></select></label> '
         '<label>Special Price <input type="text" name="special_price" value=""></label>'
         '</fieldset><button class="primary" type="submit">Save</button></form>'
+        f'<details><summary>Selected products</summary><ul class="selected-products">{items}'
+        "</ul></details>"
     )
     return render("Update Attributes / Products / Magento Admin", body, _nav())
 
