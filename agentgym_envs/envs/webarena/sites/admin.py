@@ -413,38 +413,12 @@ def products(
     mass actions on the rows chosen (:mod:`.admin_catalog`)."""
     if user is None:
         return redirect(ACCOUNTS.login)
-    from agentgym_envs.envs.webarena.sites.admin_catalog import massaction_form, row_checkbox
+    from agentgym_envs.envs.webarena.sites.admin_catalog import (
+        grid_filters,
+        massaction_form,
+        row_checkbox,
+    )
 
-    words = q.lower().split()[:8]
-    clauses, args = ["1=1"], []
-    clauses += ["lower(name) LIKE ?" for _ in words]
-    args += [f"%{w}%" for w in words]
-    active = []
-    if status in ("Enabled", "Disabled"):
-        clauses.append("status = ?")
-        args.append(status)
-        active.append(("Status", status, "status"))
-    if department:
-        clauses.append("top = ?")
-        args.append(department)
-        active.append(("Department", department, "department"))
-    for label, column, key, value, op in (
-        ("Price from", "price", "price_from", price_from, ">="),
-        ("Price to", "price", "price_to", price_to, "<="),
-        ("Quantity from", "qty", "qty_from", qty_from, ">="),
-        ("Quantity to", "qty", "qty_to", qty_to, "<="),
-    ):
-        try:
-            number = float(value) if value.strip() else None
-        except ValueError:
-            number = None
-        if number is not None:
-            clauses.append(f"{column} {op} ?")
-            args.append(number)
-            active.append((label, value, key))
-    limit = limit if limit in PRODUCT_LIMITS else PER_PAGE
-    db = connect(request)
-    rows = SqlRows(db, "shop_products", " AND ".join(clauses), args, "id")
     params = {
         "status": status,
         "department": department,
@@ -453,6 +427,10 @@ def products(
         "qty_from": qty_from,
         "qty_to": qty_to,
     }
+    where, args, active = grid_filters({"q": q, **params})
+    limit = limit if limit in PRODUCT_LIMITS else PER_PAGE
+    db = connect(request)
+    rows = SqlRows(db, "shop_products", where, args, "id")
     chips = "".join(
         f'<li>{esc(label)}: {esc(value)} <a href="/admin/catalog/product?'
         f'{qs(q=q, **{k: v for k, v in params.items() if k != key})}" '

@@ -34,32 +34,43 @@ def first(data: dict[str, list[str]], key: str, default: str = "") -> str:
     return data.get(key, [default])[-1]
 
 
-def grid_where(params: dict[str, str]) -> tuple[str, list[object]]:
-    """The product grid's WHERE clause and arguments for its search and filters."""
-    clauses, args = ["1=1"], []
+def grid_filters(params: dict[str, str]) -> tuple[str, list[object], list[tuple[str, str, str]]]:
+    """The product grid's WHERE clause and arguments for its search and filters, and the
+    filters in force as ``(label, value, parameter)``."""
+    clauses, args, active = ["1=1"], [], []
     for word in params.get("q", "").lower().split()[:8]:
         clauses.append("lower(name) LIKE ?")
         args.append(f"%{word}%")
     if params.get("status") in ("Enabled", "Disabled"):
         clauses.append("status = ?")
         args.append(params["status"])
+        active.append(("Status", params["status"], "status"))
     if params.get("department"):
         clauses.append("top = ?")
         args.append(params["department"])
-    for key, column, op in (
-        ("price_from", "price", ">="),
-        ("price_to", "price", "<="),
-        ("qty_from", "qty", ">="),
-        ("qty_to", "qty", "<="),
+        active.append(("Department", params["department"], "department"))
+    for label, column, key, op in (
+        ("Price from", "price", "price_from", ">="),
+        ("Price to", "price", "price_to", "<="),
+        ("Quantity from", "qty", "qty_from", ">="),
+        ("Quantity to", "qty", "qty_to", "<="),
     ):
+        value = params.get(key, "")
         try:
-            number = float(params.get(key, "")) if params.get(key, "").strip() else None
+            number = float(value) if value.strip() else None
         except ValueError:
             number = None
         if number is not None:
             clauses.append(f"{column} {op} ?")
             args.append(number)
-    return " AND ".join(clauses), args
+            active.append((label, value, key))
+    return " AND ".join(clauses), args, active
+
+
+def grid_where(params: dict[str, str]) -> tuple[str, list[object]]:
+    """The product grid's WHERE clause and arguments (see :func:`grid_filters`)."""
+    where, args, _ = grid_filters(params)
+    return where, args
 
 
 def massaction_form(params: dict[str, str]) -> str:
