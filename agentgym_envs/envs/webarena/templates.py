@@ -256,15 +256,16 @@ def _shop_reviewers(db):
     tpl = "List out reviewers, if exist, who mention about {{description}} in the reviews of {{product}}"
     rows = db.execute(
         "SELECT r.*, p.name, p.sku, p.status AS product_status FROM shop_reviews r JOIN "
-        "shop_products p ON p.id=r.product_id WHERE r.id % 97 = 0 ORDER BY r.id"
+        "shop_products p ON p.id=r.product_id WHERE r.id % 97 = 0 AND r.status='Approved' "
+        "ORDER BY r.id"
     ).fetchall()
     for r in spaced(rows, 30):
         phrase = r["title"].lower()
         names = [
             a[0]
             for a in db.execute(
-                "SELECT author FROM shop_reviews WHERE product_id=? AND lower(body) LIKE ? "
-                "ORDER BY id",
+                "SELECT author FROM shop_reviews WHERE product_id=? AND status='Approved' AND "
+                "lower(body) LIKE ? ORDER BY id",
                 (r["product_id"], f"%{phrase}%"),
             )
         ]

@@ -8,11 +8,6 @@ from __future__ import annotations
 MISSING: dict[int, str] = {
     11: "images in posts (re-posting one)",
     151: "products for an ailment (search by use, not name)",
-    237: "sale prices (special price) on products",
-    243: "approving reviews in the admin (review status actions)",
-    246: "deleting reviews in the admin",
-    252: "configurable product options (adding an option value)",
-    256: "creating products in the admin",
 }
 
 

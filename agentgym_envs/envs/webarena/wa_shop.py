@@ -485,7 +485,8 @@ def reviewers_mention(db):
     k = 0
     for p in spaced(rows, 40):
         reviews = db.execute(
-            "SELECT author, lower(title) AS t FROM shop_reviews WHERE product_id=? ORDER BY id",
+            "SELECT author, lower(title) AS t FROM shop_reviews WHERE product_id=? AND "
+            "status='Approved' ORDER BY id",
             (p["id"],),
         ).fetchall()
         phrase = reviews[0]["t"]
@@ -493,8 +494,8 @@ def reviewers_mention(db):
             {
                 r["author"]
                 for r in db.execute(
-                    "SELECT author FROM shop_reviews WHERE product_id=? AND (lower(body) LIKE ? OR "
-                    "lower(title) LIKE ?)",
+                    "SELECT author FROM shop_reviews WHERE product_id=? AND status='Approved' "
+                    "AND (lower(body) LIKE ? OR lower(title) LIKE ?)",
                     (p["id"], f"%{phrase}%", f"%{phrase}%"),
                 )
             }
@@ -566,14 +567,16 @@ def type_price_range(db):
 def criticisms(db):
     rows = db.execute(
         "SELECT p.id, p.sku FROM shop_products p JOIN shop_reviews r ON r.product_id=p.id "
-        "WHERE r.rating <= 2 AND p.status='Enabled' GROUP BY p.id HAVING COUNT(*) BETWEEN 1 AND 2 "
+        "WHERE r.rating <= 2 AND r.status='Approved' AND p.status='Enabled' GROUP BY p.id "
+        "HAVING COUNT(*) BETWEEN 1 AND 2 "
         "ORDER BY p.id"
     ).fetchall()
     for p in spaced(rows, 25):
         bodies = [
             r[0]
             for r in db.execute(
-                "SELECT body FROM shop_reviews WHERE product_id=? AND rating <= 2 ORDER BY id",
+                "SELECT body FROM shop_reviews WHERE product_id=? AND rating <= 2 AND "
+                "status='Approved' ORDER BY id",
                 (p["id"],),
             )
         ]

@@ -193,6 +193,7 @@ def build_config(t: WebArenaTemplate, inst: Instance) -> dict[str, Any]:
 def _load_instantiators() -> None:
     from agentgym_envs.envs.webarena import (  # noqa: F401
         wa_admin,
+        wa_admin_write,
         wa_code,
         wa_forum,
         wa_map,

@@ -406,41 +406,19 @@ def products(
     qty_from: str = "",
     qty_to: str = "",
     limit: int = PER_PAGE,
+    message: str = "",
 ):
     """Magento's product grid: a keyword search and filters that combine (status, department,
-    price and quantity ranges), the active filters listed, and a page size."""
+    price and quantity ranges), the active filters listed, and a page size; Add Product, and
+    mass actions on the rows chosen (:mod:`.admin_catalog`)."""
     if user is None:
         return redirect(ACCOUNTS.login)
-    words = q.lower().split()[:8]
-    clauses, args = ["1=1"], []
-    clauses += ["lower(name) LIKE ?" for _ in words]
-    args += [f"%{w}%" for w in words]
-    active = []
-    if status in ("Enabled", "Disabled"):
-        clauses.append("status = ?")
-        args.append(status)
-        active.append(("Status", status, "status"))
-    if department:
-        clauses.append("top = ?")
-        args.append(department)
-        active.append(("Department", department, "department"))
-    for label, column, key, value, op in (
-        ("Price from", "price", "price_from", price_from, ">="),
-        ("Price to", "price", "price_to", price_to, "<="),
-        ("Quantity from", "qty", "qty_from", qty_from, ">="),
-        ("Quantity to", "qty", "qty_to", qty_to, "<="),
-    ):
-        try:
-            number = float(value) if value.strip() else None
-        except ValueError:
-            number = None
-        if number is not None:
-            clauses.append(f"{column} {op} ?")
-            args.append(number)
-            active.append((label, value, key))
-    limit = limit if limit in PRODUCT_LIMITS else PER_PAGE
-    db = connect(request)
-    rows = SqlRows(db, "shop_products", " AND ".join(clauses), args, "id")
+    from agentgym_envs.envs.webarena.sites.admin_catalog import (
+        grid_filters,
+        massaction_form,
+        row_checkbox,
+    )
+
     params = {
         "status": status,
         "department": department,
@@ -449,6 +427,10 @@ def products(
         "qty_from": qty_from,
         "qty_to": qty_to,
     }
+    where, args, active = grid_filters({"q": q, **params})
+    limit = limit if limit in PRODUCT_LIMITS else PER_PAGE
+    db = connect(request)
+    rows = SqlRows(db, "shop_products", where, args, "id")
     chips = "".join(
         f'<li>{esc(label)}: {esc(value)} <a href="/admin/catalog/product?'
         f'{qs(q=q, **{k: v for k, v in params.items() if k != key})}" '
@@ -487,17 +469,21 @@ def products(
         f'name="q" aria-label="Search by keyword" value="{esc(q)}"> '
         '<button type="submit">Search</button></form>'
     )
+    note = f"<p role='status'>{esc(message)}</p>" if message else ""
     body = (
-        "<h1>Products</h1>"
+        '<h1>Products</h1><a class="action-primary" href="/admin/catalog/product/new">'
+        f"Add Product</a>{note}"
         + search
         + filters
+        + massaction_form({"q": q, **params})
         + f"<p>{len(rows)} records found</p>"
         + paged_table(
             rows,
             page,
             limit,
-            ["Name", "SKU", "Price", "Quantity", "Status", "Action"],
+            ["", "Name", "SKU", "Price", "Quantity", "Status", "Action"],
             lambda p: [
+                row_checkbox(p),
                 esc(p["name"]),
                 esc(p["sku"]),
                 f"${p['price']:,.2f}",
@@ -524,11 +510,15 @@ def edit_product(request: Request, pid: int, user: User, saved: str = "", error:
     other attributes, description; Save, and Delete behind a confirmation dialog."""
     if user is None:
         return redirect(ACCOUNTS.login)
+    from agentgym_envs.envs.webarena.sites import admin_catalog as catalog
+
     with connect(request) as db:
         p = db.execute("SELECT * FROM shop_products WHERE id=?", (pid,)).fetchone()
-    if p is None:
-        return not_found(_nav())
-    from agentgym_envs.envs.webarena.sites.vocab import COLORS
+        if p is None:
+            return not_found(_nav())
+        category = catalog.category_field(db, p["category_id"])
+        configurations = catalog.configurations_panel(db, p)
+    COLORS = catalog.COLOR_OPTIONS
 
     note = "<p role='status'>You saved the product.</p>" if saved else ""
     if error == "sku":
@@ -557,9 +547,10 @@ def edit_product(request: Request, pid: int, user: User, saved: str = "", error:
         f'<label>Quantity <input name="qty" type="text" value="{p["qty"]}"></label> '
         f'<label>Stock Status <select name="stock_status">{stock_options}</select></label> '
         f'<label>Color <select name="color">{colours}</select></label> {attributes}'
+        f"{category}{catalog.pricing_fields(p)}"
         "</fieldset><fieldset><legend>Content</legend>"
         f'<label>Description <textarea name="description" rows="4">{esc(p["description"])}'
-        "</textarea></label></fieldset>"
+        f"</textarea></label></fieldset>{configurations}"
         '<button class="primary" type="submit">Save Product</button> '
         '<button type="button" data-modal="delete-product">Delete</button></form>'
         + _modal(
@@ -595,6 +586,9 @@ async def save_product(request: Request, pid: int, user: User):
         taken = db.execute("SELECT 1 FROM shop_products WHERE sku=? AND id!=?", (sku, pid))
         if taken.fetchone() is not None:
             return redirect(f"/admin/catalog/product/edit/{pid}?error=sku")
+        from agentgym_envs.envs.webarena.sites.admin_catalog import save_extras
+
+        save_extras(db, pid, data)
         db.execute(
             "UPDATE shop_products SET name=?, price=?, qty=?, status=?, sku=?, color=?, "
             "description=?, brand=?, material=?, sizes=? WHERE id=?",
@@ -622,63 +616,6 @@ def delete_product(request: Request, pid: int, user: User):
     with connect(request) as db:
         db.execute("DELETE FROM shop_products WHERE id=?", (pid,))
     return redirect("/admin/catalog/product?deleted=1")
-
-
-@router.get("/admin/reviews")
-def reviews(
-    request: Request,
-    user: User,
-    q: str = "",
-    product: str = "",
-    date_from: str = "",
-    date_to: str = "",
-    page: int = 1,
-):
-    """Magento's review grid: a search of the reviews' text, and filters by product name and
-    by the day a review was written (``date_from`` / ``date_to``, both included)."""
-    if user is None:
-        return redirect(ACCOUNTS.login)
-    db = connect(request)
-    rows = SqlRows(
-        db,
-        "(SELECT r.*, p.name FROM shop_reviews r JOIN shop_products p ON p.id = r.product_id)",
-        "lower(body) LIKE ? AND lower(name) LIKE ? AND substr(created, 1, 10) >= ? AND "
-        "substr(created, 1, 10) <= ?",
-        [f"%{q.lower()}%", f"%{product.lower()}%", date_from or "0000", date_to or "9999"],
-        "id DESC",
-    )
-    filters = (
-        '<form class="grid-filters" method="get" action="/admin/reviews">'
-        f'<input type="hidden" name="q" value="{esc(q)}"><label>Product <input type="text" '
-        f'name="product" aria-label="Product" value="{esc(product)}"></label> '
-        + _date_field("date_from", "From", date_from)
-        + " "
-        + _date_field("date_to", "To", date_to)
-        + ' <button class="primary" type="submit">Apply Filters</button></form>'
-    )
-    body = (
-        "<h1>Reviews</h1>"
-        + filters
-        + _records(
-            "/admin/reviews",
-            "Search reviews",
-            q,
-            rows,
-            page,
-            ["Created", "Title", "Nickname", "Product", "Review"],
-            lambda r: [
-                esc(r["created"]),
-                esc(r["title"]),
-                esc(r["author"]),
-                esc(r["name"]),
-                esc(r["body"]),
-            ],
-            product=product,
-            date_from=date_from,
-            date_to=date_to,
-        )
-    )
-    return render("Reviews / Magento Admin", body, _nav())
 
 
 @router.get("/admin/reports/bestsellers")
@@ -882,6 +819,12 @@ async def cms_save(request: Request, pid: int, user: User):
 
 
 def create_app() -> FastAPI:
-    from agentgym_envs.envs.webarena.sites import admin_more
+    from agentgym_envs.envs.webarena.sites import admin_catalog, admin_more, admin_reviews
 
-    return site_app(ACCOUNTS.router(login_page), router, admin_more.router)
+    return site_app(
+        ACCOUNTS.router(login_page),
+        admin_catalog.router,
+        admin_reviews.router,
+        router,
+        admin_more.router,
+    )

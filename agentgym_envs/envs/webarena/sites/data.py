@@ -709,6 +709,9 @@ def seed_database(path: Path, commits: list[tuple[Any, ...]], seed: int = SEED) 
         from agentgym_envs.envs.webarena.sites.seed_extras import seed_extras
 
         seed_extras(conn, seed)
+        from agentgym_envs.envs.webarena.sites.seed_shop import seed_shop
+
+        seed_shop(conn, seed)
         _code(conn, random.Random(seed + 2), commits)
         conn.commit()
         conn.execute("PRAGMA journal_mode=DELETE")

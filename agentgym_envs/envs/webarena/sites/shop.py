@@ -135,6 +135,21 @@ def _stars(rating: float) -> str:
     return f'<span class="rating-summary" title="{rating:.1f} out of 5">{"★" * full}{"☆" * (5 - full)}</span>'
 
 
+def _price_box(p) -> str:
+    """The price, Magento's way: a special price below the regular one shows both (Special
+    Price, Regular Price); a product on sale carries the Sale label."""
+    keys = p.keys()
+    special = p["special_price"] if "special_price" in keys else None
+    label = '<span class="product-label sale">Sale</span> ' if "sale" in keys and p["sale"] else ""
+    if special is not None and special < p["price"]:
+        return (
+            f'<div class="price-box">{label}<span class="special-price">Special Price <span '
+            f'class="price">{_money(special)}</span></span> <span class="old-price">Regular '
+            f'Price <span class="price">{_money(p["price"])}</span></span></div>'
+        )
+    return f'<div class="price-box">{label}<span class="price">{_money(p["price"])}</span></div>'
+
+
 def _grid(rows) -> str:
     items = []
     for p in rows:
@@ -150,8 +165,8 @@ def _grid(rows) -> str:
             f"{_picture(p, 'product-image-photo')}</a>"
             f'<strong class="product-item-name"><a href="/product/{esc(p["sku"])}">'
             f"{esc(p['name'])}</a></strong>{reviews}"
-            f'<div class="price-box"><span class="price">{_money(p["price"])}</span></div>'
-            f'<div class="product-item-actions"><form method="post" '
+            + _price_box(p)
+            + f'<div class="product-item-actions"><form method="post" '
             f'action="/checkout/cart/add/{esc(p["sku"])}"><button class="action primary" '
             'type="submit">Add to Cart</button></form></div></div></li>'
         )
@@ -393,12 +408,26 @@ def product(request: Request, sku: str, user: User):
             (p["id"],),
         ).fetchall()
         trail = _trail(db, p["category_id"])
+        colors = [
+            r[0]
+            for r in db.execute(
+                "SELECT color FROM shop_variants WHERE product_id=? GROUP BY color ORDER BY "
+                "MIN(id)",
+                (p["id"],),
+            )
+        ]
     options = ""
     if p["sizes"]:
         opts = "".join(f'<option value="{s}">{s}</option>' for s in p["sizes"].split(","))
         options = (
             '<div class="field"><label for="size">Size</label><select id="size" name="size">'
             f'<option value="">Choose an Option...</option>{opts}</select></div>'
+        )
+    if len(colors) > 1:  # a configurable product in several colours
+        opts = "".join(f'<option value="{esc(c)}">{esc(c)}</option>' for c in colors)
+        options += (
+            '<div class="field"><label for="color">Color</label><select id="color" '
+            f'name="color"><option value="">Choose an Option...</option>{opts}</select></div>'
         )
     summary = (
         f'{_stars(p["rating"])} <a href="#reviews">{len(reviews)} Reviews</a>'
@@ -416,8 +445,8 @@ def product(request: Request, sku: str, user: User):
         f'{_picture(p, "gallery-image")}</div></div><div class="product-info-main">'
         f'<h1 class="page-title"><span class="base">{esc(p["name"])}</span></h1>'
         f'<div class="product-reviews-summary">{summary}</div>'
-        f'<div class="price-box"><span class="price">{_money(p["price"])}</span></div>'
-        f'<div class="product-info-stock-sku"><span class="stock">{stock}</span> · SKU '
+        + _price_box(p)
+        + f'<div class="product-info-stock-sku"><span class="stock">{stock}</span> · SKU '
         f'<span class="sku">{esc(p["sku"])}</span></div>'
         f'<form class="box-tocart" method="post" action="/checkout/cart/add/{esc(sku)}">'
         f'{options}<div class="field"><label for="qty">Qty</label>'
@@ -511,7 +540,8 @@ async def add_to_cart(request: Request, sku: str, user: User):
         return redirect(ACCOUNTS.login)
     data = await form(request)
     qty = int(data["qty"]) if data.get("qty", "").isdigit() and int(data["qty"]) > 0 else 1
-    options = f"Size: {data['size']}" if data.get("size") else ""
+    chosen = [f"{k.capitalize()}: {data[k]}" for k in ("size", "color") if data.get(k)]
+    options = ", ".join(chosen)
     with connect(request) as db:
         p = _product_id(db, sku)
         if p is not None:
