@@ -657,6 +657,9 @@ def session_manager(env_id: str, store: EpisodeStore) -> Any:
     require("mcp", _HINT)
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
+    from agentgym_envs.integrations.mcp_sdk import quiet_teardown
+
+    quiet_teardown()
     return StreamableHTTPSessionManager(
         app=build_server(env_id, store),
         stateless=False,

@@ -23,6 +23,7 @@ both.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -113,6 +114,30 @@ async def run_handshake_era(server: Any, read: Any, write: Any) -> None:
         )
 
 
+class _TeardownNoise:
+    """A logging filter dropping 1.x's "Error in standalone SSE writer" when the error is
+    ``anyio.ClosedResourceError``: 1.x's streamable-HTTP transport logs it (with a traceback)
+    whenever a client ends its session cleanly (``DELETE``) while its ``GET`` stream is open,
+    because ``terminate()`` closes the stream the writer reads; 2.x catches that error and
+    passes. Anything else the writer logs still shows."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        import anyio
+
+        error = record.exc_info[0] if record.exc_info else None
+        teardown = error is not None and issubclass(error, anyio.ClosedResourceError)
+        return not (teardown and record.getMessage() == "Error in standalone SSE writer")
+
+
+def quiet_teardown() -> None:
+    """Install :class:`_TeardownNoise` on the SDK's streamable-HTTP logger (once; 1.x only)."""
+    if not is_legacy():
+        return
+    sdk = logging.getLogger("mcp.server.streamable_http")
+    if not any(isinstance(f, _TeardownNoise) for f in sdk.filters):
+        sdk.addFilter(_TeardownNoise())
+
+
 def check_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> str | None:
     """What is wrong with ``arguments`` for a tool whose input schema is ``schema`` (``None``:
     nothing), worded as the 1.x SDK's own check."""
@@ -125,4 +150,11 @@ def check_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> str | 
     return None
 
 
-__all__ = ["Call", "check_arguments", "is_legacy", "lowlevel_server", "run_handshake_era"]
+__all__ = [
+    "Call",
+    "check_arguments",
+    "is_legacy",
+    "lowlevel_server",
+    "quiet_teardown",
+    "run_handshake_era",
+]
