@@ -653,17 +653,13 @@ def session_manager(env_id: str, store: EpisodeStore) -> Any:
     """The SDK's streamable-HTTP session manager for ``env_id`` over ``store``: mount its
     ``handle_request`` and run ``manager.run()`` in the app's lifespan. A connection idle for
     the store's ``idle_timeout`` is closed; past :data:`CONNECTIONS_PER_EPISODE` per episode
-    slot a new one is refused with 503."""
+    slot a new one is refused with 503 (by an SDK that caps them: not ``mcp`` 2.0)."""
     require("mcp", _HINT)
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from agentgym_envs.integrations.mcp_sdk import http_session_manager
 
-    from agentgym_envs.integrations.mcp_sdk import quiet_teardown
-
-    quiet_teardown()
-    return StreamableHTTPSessionManager(
-        app=build_server(env_id, store),
-        stateless=False,
-        session_idle_timeout=store.idle_timeout,
+    return http_session_manager(
+        build_server(env_id, store),
+        idle_timeout=store.idle_timeout,
         max_sessions=CONNECTIONS_PER_EPISODE * store.max_episodes,
     )
 

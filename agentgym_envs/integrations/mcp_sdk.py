@@ -28,6 +28,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+logger = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class Call:
@@ -114,6 +116,27 @@ async def run_handshake_era(server: Any, read: Any, write: Any) -> None:
         )
 
 
+def http_session_manager(server: Any, *, idle_timeout: float, max_sessions: int) -> Any:
+    """The SDK's stateful streamable-HTTP session manager for ``server``: connections idle for
+    ``idle_timeout`` seconds closed, at most ``max_sessions`` at once (refused with 503 past
+    it). ``mcp`` 2.0 has no such cap (1.30 and 2.3 do): there it is left out, with a warning."""
+    import inspect
+
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    quiet_teardown()
+    options: dict[str, Any] = {"stateless": False, "session_idle_timeout": idle_timeout}
+    if "max_sessions" in inspect.signature(StreamableHTTPSessionManager).parameters:
+        options["max_sessions"] = max_sessions
+    else:
+        logger.warning(
+            "this mcp SDK does not cap MCP connections (at most %d wanted): upgrade mcp for the "
+            "cap",
+            max_sessions,
+        )
+    return StreamableHTTPSessionManager(app=server, **options)
+
+
 class _TeardownNoise:
     """A logging filter dropping 1.x's "Error in standalone SSE writer" when the error is
     ``anyio.ClosedResourceError``: 1.x's streamable-HTTP transport logs it (with a traceback)
@@ -153,6 +176,7 @@ def check_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> str | 
 __all__ = [
     "Call",
     "check_arguments",
+    "http_session_manager",
     "is_legacy",
     "lowlevel_server",
     "quiet_teardown",

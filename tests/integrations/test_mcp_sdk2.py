@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import os
 import re
 import shutil
 import subprocess
@@ -32,8 +33,8 @@ from agentgym_envs.locks import file_lock
 logger = logging.getLogger(__name__)
 
 DRIVER = Path(__file__).parent / "drivers" / "mcp_client_episode.py"
-#: The SDK the venv holds.
-MCP2 = "mcp>=2,<3"
+#: The SDK the venv holds (``AGENTGYM_TEST_MCP2=mcp==2.0.0``: verifiers 0.4's pin instead).
+MCP2 = os.environ.get("AGENTGYM_TEST_MCP2", "mcp>=2,<3")
 #: pip's words for an index it could not reach (the only failure that skips).
 _OFFLINE = re.compile(
     r"NewConnectionError|Failed to establish a new connection|Temporary failure in name "

@@ -85,6 +85,10 @@ async def _play(job: dict[str, Any]) -> dict[str, Any]:
     else:
         from mcp import Client
 
+        if job["server"] == "stdio":  # 2.0's Client takes a transport, 2.3's the parameters too
+            from mcp.client.stdio import stdio_client
+
+            server = stdio_client(server)
         async with Client(server) as client:  # mode="auto": probes server/discover first
             out = await _episode(client.call_tool, client.list_tools, job)
             out["protocol"] = str(getattr(client.session, "protocol_version", "") or "")
