@@ -162,6 +162,25 @@ def test_http_episode_through_the_mcp2_client(python2):
     assert out["protocol"] and not out["protocol"].startswith("2026"), out["protocol"]
 
 
+def test_the_sessionless_protocol_keeps_an_episode_named_by_the_url(python2):
+    """A 2.x client pinned to the 2026-07-28 protocol (no MCP session: each request stands
+    alone) keeps one episode across calls when the URL names it with ``?session=``."""
+    from agentgym_envs.integrations.ownership import TOKEN_HEADER
+
+    with _http_server(python2, "AgentGym/Maze-v0") as url:
+        job = {
+            "env_id": "AgentGym/Maze-v0",
+            "task_id": 4,
+            "server": f"{url}?session=modern-1",
+            "headers": {TOKEN_HEADER: "a-secret-of-the-clients-choosing-0123"},
+            "mode": "2026-07-28",
+        }
+        out = _drive(python2, job)
+    assert out["protocol"].startswith("2026"), out["protocol"]
+    _check(out, "2.", 4)
+    assert out["final"]["episode"] == "modern-1"
+
+
 def test_mcp1_client_plays_an_mcp2_server_and_the_other_way_round(python2):
     pytest.importorskip("mcp")
     with _http_server(python2, "AgentGym/Maze-v0") as url:

@@ -2,7 +2,8 @@
 
 Usage: ``python mcp_client_episode.py '<job json>'``; the job names ``env_id``, ``task_id`` and
 ``server``: ``"stdio"`` (this interpreter runs ``python -m agentgym_envs.integrations.mcp``)
-or an ``http://.../mcp`` URL. The last stdout line is JSON: the SDK's version, the tools
+or an ``http://.../mcp`` URL; over HTTP a 2.x client may send ``headers`` and pin the protocol
+version with ``mode``. The last stdout line is JSON: the SDK's version, the tools
 listed, what the early and bad calls said, each step's observation and the final structured
 content.
 """
@@ -89,7 +90,14 @@ async def _play(job: dict[str, Any]) -> dict[str, Any]:
             from mcp.client.stdio import stdio_client
 
             server = stdio_client(server)
-        async with Client(server) as client:  # mode="auto": probes server/discover first
+        elif job.get("headers"):
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            http = httpx2.AsyncClient(headers=job["headers"], follow_redirects=True)
+            server = streamable_http_client(server, http_client=http)
+        # mode "auto" probes server/discover first; a version pins the session-less protocol
+        async with Client(server, mode=job.get("mode", "auto")) as client:
             out = await _episode(client.call_tool, client.list_tools, job)
             out["protocol"] = str(getattr(client.session, "protocol_version", "") or "")
     return {"sdk": sdk, **out}
