@@ -117,8 +117,10 @@ def _http_server(python: Path | str, env_id: str):
     try:
         import httpx
 
+        deadline = time.monotonic() + 300  # a loaded machine: generous, but no hang
         while True:
             assert proc.poll() is None, proc.stderr.read()[-3000:] if proc.stderr else ""
+            assert time.monotonic() < deadline, "the MCP server did not start in 300 s"
             try:
                 httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
                 break
