@@ -12,6 +12,9 @@ as an error result that says what to do; the episode is unchanged.
 
 ``record=<file.jsonl>`` appends each finished episode as an AgentTraj record.
 
+It runs on ``mcp`` 1.x and 2.x; what differs between them is in
+:mod:`~agentgym_envs.integrations.mcp_sdk`.
+
 ::
 
     agentgym mcp Maze-v0                          # stdio
