@@ -12,6 +12,9 @@ as an error result that says what to do; the episode is unchanged.
 
 ``record=<file.jsonl>`` appends each finished episode as an AgentTraj record.
 
+It runs on ``mcp`` 1.x and 2.x; what differs between them is in
+:mod:`~agentgym_envs.integrations.mcp_sdk`.
+
 ::
 
     agentgym mcp Maze-v0                          # stdio
@@ -37,6 +40,7 @@ import gymnasium as gym
 
 from agentgym_envs.bounds import json_dumps_utf8
 from agentgym_envs.errors import AgentGymError, require
+from agentgym_envs.integrations.mcp_sdk import Call, check_arguments
 from agentgym_envs.integrations.ownership import (
     CALL_TIMEOUT,
     TOKEN_HEADER,
@@ -498,15 +502,15 @@ class EpisodeTools:
 
 
 def build_server(env_id: str, store: EpisodeStore | None = None) -> Any:
-    """The MCP ``Server`` (low-level API) for ``env_id`` over ``store``."""
+    """The MCP ``Server`` (low-level API, ``mcp`` 1.x or 2.x) for ``env_id`` over ``store``."""
     require("mcp", _HINT)
-    from mcp.server.lowlevel import Server
+    from agentgym_envs.integrations.mcp_sdk import lowlevel_server
 
     store = store or EpisodeStore(env_id)
-    server: Any = Server(f"agentgym:{store.env_id}")
-    handlers = _Handlers(server, store)
-    server.list_tools()(handlers.list_tools)
-    server.call_tool()(handlers.call_tool)
+    handlers = _Handlers(store)
+    server: Any = lowlevel_server(
+        f"agentgym:{store.env_id}", handlers.list_tools, handlers.call_tool
+    )
     server.agentgym_store = store
     return server
 
@@ -515,29 +519,29 @@ class _Handlers:
     """The MCP server's two handlers (list the tools, call one) and what they share: the
     calling connection's episode key and the tools its URL offers."""
 
-    def __init__(self, server: Any, store: EpisodeStore) -> None:
-        self.server, self.store = server, store
+    def __init__(self, store: EpisodeStore) -> None:
+        self.store = store
         self.tools = env_tools(store.env_id)
         self.names = {t["name"] for t in self.tools}
+        self.schemas = {t["name"]: t["inputSchema"] for t in self.tools}
         self.session_keys: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
-    def query(self, name: str) -> str | None:
+    @staticmethod
+    def query(call: Call, name: str) -> str | None:
         """Parameter ``name`` of the streamable-HTTP URL (``None`` over stdio)."""
-        request = getattr(self.server.request_context, "request", None)
-        params = getattr(request, "query_params", None)
+        params = getattr(call.request, "query_params", None)
         return str(params[name]) if params is not None and params.get(name) else None
 
-    def session_key(self, tool: str) -> tuple[str, str]:
+    def session_key(self, call: Call, tool: str) -> tuple[str, str]:
         """The episode key of the calling connection and the client's address; a key named
         by ``?session=`` is claimed with the ``X-Session-Token`` header (see
         :mod:`~agentgym_envs.integrations.ownership`) -- a new key only by ``reset``."""
-        ctx = self.server.request_context
-        request = getattr(ctx, "request", None)
+        request = call.request
         client = ""
         if request is not None and getattr(request, "client", None) is not None:
             client = request.client.host
-        if self.query("session"):
-            key = str(self.query("session"))
+        if self.query(call, "session"):
+            key = str(self.query(call, "session"))
             token = request.headers.get(TOKEN_HEADER)
             if self.store.claims.auth and not token:
                 raise ForbiddenError(
@@ -546,23 +550,23 @@ class _Handlers:
                 )
             self.store.claims.claim(key, token, client, create=tool == "reset")
             return key, client
-        key = self.session_keys.get(ctx.session)
+        key = self.session_keys.get(call.connection)
         if key is None:
-            key = self.session_keys[ctx.session] = f"mcp-{uuid.uuid4().hex[:12]}"
+            key = self.session_keys[call.connection] = f"mcp-{uuid.uuid4().hex[:12]}"
         return key, client
 
-    def offered(self) -> set[str]:
+    def offered(self, call: Call) -> set[str]:
         # ``?reset=off``: the episode was started for the client (a harness runner), which
         # may play it but not restart it on another task
-        return self.names - {"reset"} if self.query("reset") == "off" else self.names
+        return self.names - {"reset"} if self.query(call, "reset") == "off" else self.names
 
-    async def list_tools(self) -> list[Any]:
+    async def list_tools(self, call: Call) -> list[Any]:
         from mcp import types
 
         # ``?prefix=<p>``: names as ``<p><tool>``, for a client whose own tools share names
         # with the env's (OpenHands's ``finish``)
-        prefix = self.query("prefix") or ""
-        offered = self.offered()
+        prefix = self.query(call, "prefix") or ""
+        offered = self.offered(call)
         return [
             types.Tool(**{**t, "name": prefix + t["name"]})
             for t in self.tools
@@ -592,15 +596,18 @@ class _Handlers:
             store.finish(episode)
         return with_error(obs, episode.info), episode.result(obs)
 
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        arguments = dict(arguments or {})
-        prefix = self.query("prefix") or ""
+    async def call_tool(self, call: Call, name: str, arguments: dict[str, Any]) -> Any:
+        prefix = self.query(call, "prefix") or ""
         if prefix and name.startswith(prefix):
             name = name[len(prefix) :]
-        if name not in self.offered():
-            return _error(f"unknown tool {name!r}: use one of {', '.join(sorted(self.offered()))}")
+        offered = self.offered(call)
+        if name not in offered:
+            return _error(f"unknown tool {name!r}: use one of {', '.join(sorted(offered))}")
+        wrong = check_arguments(arguments, self.schemas[name])
+        if wrong is not None:
+            return _error(wrong)
         try:
-            key, client = self.session_key(name)
+            key, client = self.session_key(call, name)
             text, data = await self.store.call(self.play, name, arguments, key, client, key=key)
         except SessionError as exc:
             return _error(str(exc))
@@ -630,11 +637,13 @@ async def serve_stdio(env_id: str, *, record: str | None = None) -> None:
     require("mcp", _HINT)
     from mcp.server.stdio import stdio_server
 
+    from agentgym_envs.integrations.mcp_sdk import run_handshake_era
+
     store = EpisodeStore(env_id, record=record)
     server = build_server(env_id, store)
     try:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            await run_handshake_era(server, read, write)
     finally:
         store.close_all()
 
@@ -647,14 +656,13 @@ def session_manager(env_id: str, store: EpisodeStore) -> Any:
     """The SDK's streamable-HTTP session manager for ``env_id`` over ``store``: mount its
     ``handle_request`` and run ``manager.run()`` in the app's lifespan. A connection idle for
     the store's ``idle_timeout`` is closed; past :data:`CONNECTIONS_PER_EPISODE` per episode
-    slot a new one is refused with 503."""
+    slot a new one is refused with 503 (by an SDK that caps them: not ``mcp`` 2.0)."""
     require("mcp", _HINT)
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from agentgym_envs.integrations.mcp_sdk import http_session_manager
 
-    return StreamableHTTPSessionManager(
-        app=build_server(env_id, store),
-        stateless=False,
-        session_idle_timeout=store.idle_timeout,
+    return http_session_manager(
+        build_server(env_id, store),
+        idle_timeout=store.idle_timeout,
         max_sessions=CONNECTIONS_PER_EPISODE * store.max_episodes,
     )
 

@@ -130,3 +130,42 @@ def test_http_sessions_are_isolated(http_server):
     assert first["success"] and second["success"]
     assert first["episode"] != second["episode"]
     assert {e.info["task_id"] for e in store.episodes.values()} >= {0, 7}
+
+
+def test_a_clean_session_end_logs_no_error(http_server, caplog):
+    """mcp 1.x logs a ClosedResourceError traceback from its standalone SSE writer when a
+    client ends its session (DELETE) with its GET stream open; the server drops just that
+    record (2.x catches the error itself)."""
+    import logging
+
+    url, _ = http_server
+
+    async def session():
+        async with streamablehttp_client(url) as (read, write, _), ClientSession(read, write) as s:
+            await s.initialize()
+            await s.call_tool("reset", {"task_id": 0})
+
+    with caplog.at_level(logging.DEBUG, logger="mcp.server.streamable_http"):
+        asyncio.run(session())
+        deadline = time.monotonic() + 120  # the writer's teardown ends after the client's exit
+        while "Closing standalone SSE writer" not in caplog.text:
+            assert time.monotonic() < deadline, caplog.text
+            time.sleep(0.05)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
+def test_the_teardown_filter_drops_only_the_closed_stream_error():
+    import logging
+
+    import anyio
+
+    from agentgym_envs.integrations.mcp_sdk import _TeardownNoise
+
+    def record(message: str, error: BaseException) -> logging.LogRecord:
+        info = (type(error), error, None)
+        return logging.LogRecord("mcp.server.streamable_http", 40, "", 0, message, (), info)
+
+    noise = _TeardownNoise()
+    assert not noise.filter(record("Error in standalone SSE writer", anyio.ClosedResourceError()))
+    assert noise.filter(record("Error in standalone SSE writer", ValueError("bad event")))
+    assert noise.filter(record("Error in standalone SSE response", anyio.ClosedResourceError()))
