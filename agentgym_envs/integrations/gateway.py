@@ -374,17 +374,16 @@ def create_app(gateway: Gateway) -> Any:
     require("starlette", "gateway")
     import httpx
     from starlette.applications import Starlette
-    from starlette.routing import Mount
 
     from agentgym_envs.integrations.gateway_anthropic import ROUTES as MESSAGES
     from agentgym_envs.integrations.gateway_responses import ROUTES as RESPONSES
     from agentgym_envs.integrations.gateway_routes import ROUTES
-    from agentgym_envs.integrations.mcp import bounded, session_manager
+    from agentgym_envs.integrations.mcp import bounded, http_routes, session_manager
     from agentgym_envs.metrics import instrument
 
     manager = session_manager(gateway.store.env_id, gateway.store)
-    mcp = Mount("/mcp", app=bounded(manager.handle_request))
-    app = Starlette(routes=[*ROUTES, *MESSAGES, *RESPONSES, mcp], lifespan=_lifespan)
+    mcp = http_routes("/mcp", bounded(manager.handle_request))
+    app = Starlette(routes=[*ROUTES, *MESSAGES, *RESPONSES, *mcp], lifespan=_lifespan)
     env_id = gateway.store.env_id
     metrics = instrument(app, "gateway", live_sessions=gateway.live_sessions, envs=[env_id])
     gateway.episode_ended = lambda outcome: metrics.episode_ended(outcome, env=env_id)

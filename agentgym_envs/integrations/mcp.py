@@ -739,10 +739,29 @@ def bounded(app: Any) -> Any:
     return handle
 
 
+class _Asgi:
+    """An ASGI callable Starlette's ``Route`` passes requests to as they are (a plain function
+    would be wrapped as a request handler)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+
+def http_routes(path: str, handler: Any) -> list[Any]:
+    """The routes serving ``handler`` at ``path`` itself and below it: a mount alone answers
+    ``POST /mcp`` with a redirect to ``/mcp/``, which clients that do not follow redirects
+    (an httpx client made without ``follow_redirects``) take for a failure."""
+    from starlette.routing import Mount, Route
+
+    return [Route(path, endpoint=_Asgi(handler)), Mount(path, app=handler)]
+
+
 def http_app(env_id: str, *, store: EpisodeStore | None = None, path: str = "/mcp") -> Any:
     """A Starlette app serving ``env_id`` over streamable HTTP at ``path``."""
     from starlette.applications import Starlette
-    from starlette.routing import Mount
 
     store = store or EpisodeStore(env_id)
     manager = session_manager(env_id, store)
@@ -752,7 +771,7 @@ def http_app(env_id: str, *, store: EpisodeStore | None = None, path: str = "/mc
         async with manager.run(), swept(store):
             yield
 
-    app = Starlette(routes=[Mount(path, app=bounded(manager.handle_request))], lifespan=lifespan)
+    app = Starlette(routes=http_routes(path, bounded(manager.handle_request)), lifespan=lifespan)
     app.state.store = store
     return app
 
