@@ -6,9 +6,7 @@ from __future__ import annotations
 
 #: Template id -> the missing interface (the map's reasons are :data:`.wa_map.UNPLAYABLE`).
 MISSING: dict[int, str] = {
-    11: "images in posts (re-posting one)",
     87: "a README written from the wiki's articles (lists the wiki does not hold)",
-    151: "products for an ailment (search by use, not name)",
     237: "sale prices (special price) on products",
     243: "approving reviews in the admin (review status actions)",
     246: "deleting reviews in the admin",

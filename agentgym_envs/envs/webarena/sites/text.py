@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import random
 
+from agentgym_envs.envs.webarena.sites.vocab import USE_SHAPES, USES
+
 _USES = (
     "on my morning commute",
     "for a weekend camping trip",
@@ -509,3 +511,11 @@ def forum_things(forum: str) -> tuple[str, ...]:
             break
     own = FORUM_THINGS.get(forum, (f"{forum} tips", f"a {forum} question", f"{forum} news"))
     return own + _GENERIC_THINGS
+
+
+def uses(rng: random.Random, noun: str, leaf: str) -> str:
+    """The sentence of a product's description that says what it is for (two of its noun's,
+    else its leaf category's, needs: :data:`.vocab.USES`)."""
+    kind, needs = USES.get(noun) or USES[leaf]
+    a, b = rng.sample(needs, 2)
+    return rng.choice(USE_SHAPES[kind]).format(a=a, b=b)
