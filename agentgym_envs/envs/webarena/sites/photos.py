@@ -124,8 +124,9 @@ def seed_photos(conn: sqlite3.Connection, seed: int) -> None:
     for k, (content, title, alt, kind, sky, ground, _target) in enumerate(PHOTOS):
         pid, name = next_id + k, file_name(seed, title)
         created = _when(rng, date(2022, 6, 1), 400)
+        body = text.post_body(rng, f"the {content.lower()}", f"/f/{PICS_FORUM}")
         posts.append(
-            (pid, PICS_FORUM, rng.choice(users), title, "", created, rng.randrange(5, 900))
+            (pid, PICS_FORUM, rng.choice(users), title, body, created, rng.randrange(5, 900))
         )
         urls.append((pid, IMAGE_PATH + name))
         images.append((name, kind, sky, ground, alt))
