@@ -4,6 +4,11 @@ and accents come from a hash of its SKU, so no two products look alike and the s
 always looks the same. No files: the shop puts them inline in its pages (an ``<img>`` would
 load after the page, and the order Chromium hands out node ids, which the observation shows,
 would then depend on timing) and also serves them at ``/media/catalog/product/<sku>.svg``.
+
+The forum's photos (:func:`photo_svg`) are scenes: a sky and a ground by time of day and
+place, and a subject (an eagle, fireworks, a costume contest ...: :data:`PHOTO_KINDS`) whose
+details vary with the image's file name; the forum inlines them the same way and serves them
+at ``/submission_images/<sha256>.svg`` (:mod:`.photos`).
 """
 
 from __future__ import annotations
