@@ -423,7 +423,7 @@ register_env(
 register_env(
     WEBARENA,
     "WebArenaTemplates-v0",
-    splits={"train": 1604, "test": 181},
+    splits={"train": 1602, "test": 183},
     description="Task set 'webarena': WebArena's own intent templates (read from the installed "
     "libwebarena) instantiated on the same local sites, with its eval types, per-site shares "
     "and unachievable ('N/A') tasks; one test task per template id; the map site plays 26 of "

@@ -621,3 +621,57 @@ def downvoted_comments(db):
                 ["stop", str(votes["bad"])],
             ],
         )
+
+
+#: WebArena's locators for template 11 (the new post's text, and its links' and images'
+#: addresses).
+_POST_TEXT = "document.querySelector('.submission__inner').outerText"
+_POST_LINKS = (
+    "[...document.querySelector('.submission__inner').querySelectorAll('[href],[src]')]"
+    ".map(elem => elem.getAttribute('href') || elem.getAttribute('src')).join(' ')"
+)
+
+
+@instantiator(11)
+def repost_image(db):
+    """Re-post one of /f/pics' photos (told by what its title says it shows) to the forum
+    that fits it, noting where it came from: a link post whose URL is the image's."""
+    from agentgym_envs.envs.webarena.sites.photos import IMAGE_PATH, PHOTOS, PICS_FORUM
+    from agentgym_envs.envs.webarena.tasks import REAL_HOSTS
+
+    note = f"from /f/{PICS_FORUM}"
+    for content, title, alt, *_, target in PHOTOS:
+        row = db.execute(
+            "SELECT p.id, u.url FROM forum_posts p JOIN forum_post_urls u ON u.post_id = p.id "
+            "WHERE p.forum=? AND p.title=?",
+            (PICS_FORUM, title),
+        ).fetchone()
+        same = db.execute(
+            "SELECT COUNT(*) FROM forum_posts WHERE forum=? AND lower(title) LIKE ?",
+            (PICS_FORUM, f"%{content.lower()}%"),
+        ).fetchone()[0]
+        if row is None or same != 1 or not row["url"].startswith(IMAGE_PATH):
+            continue
+        ev = both(
+            url(f"{REDDIT}/f/{target}"),
+            html(
+                ("func:reddit_get_post_url('__last_url__')", _POST_TEXT, {"must_include": [note]}),
+                (
+                    "func:reddit_get_post_url('__last_url__')",
+                    _POST_LINKS,
+                    {"must_include": [row["url"][len(IMAGE_PATH) :]]},
+                ),
+            ),
+        )
+        plan = [
+            ["click", "link", alt],  # the photo: its address is the image's URL
+            ["goto", REDDIT],
+            *to_forum(db, target),
+            ["click", "link", "Submit a new post"],
+            ["type", "textbox", "URL", REAL_HOSTS["reddit"] + row["url"], 0],
+            ["type", "textbox", "Title", title, 0],
+            ["type", "textbox", "Body", note, 0],
+            ["click", "button", "Create submission"],
+            ["stop", ""],
+        ]
+        yield ({"content": content, "subreddit": target}, ev, plan)

@@ -993,3 +993,33 @@ def newsletter(db):
             ["stop", ""],
         ],
     )
+
+
+#: Template 151's problem (its text is fixed: WebArena has one instance) and what the page the
+#: agent ends on must show, as WebArena checks it.
+BRUXISM = ("jaw bruxism", "mouth guard")
+
+
+@instantiator(151)
+def alleviate_problem(db):
+    """A need stated in words, not a product name: the store's search reads descriptions, which
+    say what each product is for (:data:`.sites.vocab.USES`). WebArena's text is fixed, so
+    there is one instance; the check is WebArena's (the last page shows the problem and a mouth
+    guard), which the start page does not."""
+    problem, kind = BRUXISM
+    rows = _enabled(
+        db,
+        "lower(description) LIKE ? AND lower(name || ' ' || description) LIKE ?",
+        (f"%{problem}%", f"%{kind}%"),
+    )
+    if not rows:
+        return
+    yield (
+        {},
+        html(("last", "", {"must_include": list(BRUXISM)})),
+        [
+            ["type", "searchbox", "Search entire store here...", problem, 1],
+            ["click", "link", rows[0]["name"]],
+            ["stop", ""],
+        ],
+    )

@@ -21,7 +21,7 @@ from agentgym_envs.locks import file_lock
 
 logger = logging.getLogger(__name__)
 
-GENERATOR_VERSION = 12
+GENERATOR_VERSION = 13
 CACHE_ENV = paths.CACHE_ENV
 
 

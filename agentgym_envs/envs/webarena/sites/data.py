@@ -185,7 +185,9 @@ def _product(rng, pid, cat_id, top, leaf, nouns, names) -> tuple[Any, ...]:
     brand, color = rng.choice(vocab.BRANDS), rng.choice(vocab.COLORS)
     material = rng.choice(vocab.MATERIALS)
     while True:
-        name = f"{brand} {rng.choice(vocab.ADJECTIVES)} {rng.choice(nouns)}"
+        adjective = rng.choice(vocab.ADJECTIVES)
+        noun = rng.choice(nouns)
+        name = f"{brand} {adjective} {noun}"
         extra = rng.random()
         if extra < 0.4:
             name += f", {color}"
@@ -201,7 +203,8 @@ def _product(rng, pid, cat_id, top, leaf, nouns, names) -> tuple[Any, ...]:
     price = round(rng.choice((4.99, 9.99, 14.99, 19.99, 24.99)) + rng.randrange(0, 200) * 0.5, 2)
     desc = (
         f"The {name} from {brand} is part of our {leaf} range. Made of {material.lower()}, "
-        f"finished in {color.lower()}. {rng.choice(vocab.ADJECTIVES)} design for everyday use."
+        f"finished in {color.lower()}. {rng.choice(vocab.ADJECTIVES)} design for everyday use. "
+        + text.uses(random.Random(f"webarena-uses-{pid}"), noun, leaf)
     )
     return (
         pid,
@@ -712,6 +715,9 @@ def seed_database(path: Path, commits: list[tuple[Any, ...]], seed: int = SEED) 
         from agentgym_envs.envs.webarena.sites.seed_shop import seed_shop
 
         seed_shop(conn, seed)
+        from agentgym_envs.envs.webarena.sites.photos import seed_photos
+
+        seed_photos(conn, seed)
         _code(conn, random.Random(seed + 2), commits)
         conn.commit()
         conn.execute("PRAGMA journal_mode=DELETE")

@@ -3,12 +3,15 @@ and user profiles with biographies."""
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI
 from starlette.requests import Request
+from starlette.responses import Response
 
+from agentgym_envs.envs.webarena.sites import images
 from agentgym_envs.envs.webarena.sites.common import (
     Accounts,
     connect,
@@ -21,6 +24,7 @@ from agentgym_envs.envs.webarena.sites.common import (
     render,
     site_app,
 )
+from agentgym_envs.envs.webarena.sites.photos import IMAGE_PATH
 
 ACCOUNTS = Accounts(
     cookie="forum_session",
@@ -79,6 +83,35 @@ def _vote_form(post_id: int, back: str, mine: int = 0) -> str:
     return f'<div class="vote{state}">{buttons}</div>'
 
 
+def _link(db, post_id: int) -> str:
+    """The submission's URL (link and image posts), else ``""``."""
+    row = db.execute("SELECT url FROM forum_post_urls WHERE post_id=?", (post_id,)).fetchone()
+    return row[0] if row else ""
+
+
+def _photo(db, url: str, width: int) -> str:
+    """The picture a submission's ``url`` names (one of the forum's images), inline; ``""``
+    for any other URL."""
+    if not url.startswith(IMAGE_PATH):
+        return ""
+    row = db.execute(
+        "SELECT * FROM forum_images WHERE file=?", (url[len(IMAGE_PATH) :],)
+    ).fetchone()
+    if row is None:
+        return ""
+    return images.photo_svg(row["kind"], row["sky"], row["ground"], row["file"], row["alt"], width)
+
+
+def _link_block(db, url: str, width: int, css: str) -> str:
+    """A link post's picture (linked to the image), or its URL as a link."""
+    if not url:
+        return ""
+    photo = _photo(db, url, width)
+    if photo:
+        return f'<a class="{css}" href="{esc(url)}">{photo}</a>'
+    return f'<p class="submission__url"><a href="{esc(url)}">{esc(url)}</a></p>'
+
+
 def _submission(db, p, back: str, user: str | None) -> str:
     comments = db.execute(
         "SELECT COUNT(*) FROM forum_comments WHERE post_id=?", (p["id"],)
@@ -87,9 +120,11 @@ def _submission(db, p, back: str, user: str | None) -> str:
         "SELECT value FROM forum_votes WHERE user=? AND post_id=?", (user or "", p["id"])
     ).fetchone()
     url = f"/f/{esc(p['forum'])}/{p['id']}"
+    thumb = _link_block(db, _link(db, p["id"]), 120, "submission__thumbnail")
     return (
         f'<article class="submission">{_vote_form(p["id"], back, mine[0] if mine else 0)}'
-        f'<div><h2 class="submission__title"><a href="{url}">{esc(p["title"])}</a></h2>'
+        f'{thumb}<div class="submission__inner"><h2 class="submission__title"><a href="{url}">'
+        f"{esc(p['title'])}</a></h2>"
         f'<p class="submission__info">Submitted by <a href="/user/{esc(p["author"])}">'
         f"{esc(p['author'])}</a> on <time>{esc(p['created'][:16])}</time> in "
         f'<a href="/f/{esc(p["forum"])}">/f/{esc(p["forum"])}</a> · '
@@ -327,6 +362,7 @@ def post(request: Request, forum: str, post_id: int, user: User):
         mine = db.execute(
             "SELECT value FROM forum_votes WHERE user=? AND post_id=?", (user or "", post_id)
         ).fetchone()
+        link = _link_block(db, _link(db, post_id), 480, "submission__image")
     listing = _thread(comments)
     back = f"/f/{forum}/{post_id}"
     edit = f' · <a href="/f/{esc(forum)}/{post_id}/edit">Edit</a>' if user == p["author"] else ""
@@ -334,12 +370,12 @@ def post(request: Request, forum: str, post_id: int, user: User):
         '<div class="content-with-sidebar"><div class="content">'
         f'<article class="submission"><div class="submission__vote" data-my-vote='
         f'"{mine[0] if mine else 0}">{_vote_form(post_id, back, mine[0] if mine else 0)}'
-        f'<span class="vote__net-score">{score}</span></div><div>'
+        f'<span class="vote__net-score">{score}</span></div><div class="submission__inner">'
         f'<h1 class="submission__title">{esc(p["title"])}</h1>'
         f'<p class="submission__info">Submitted by <a href="/user/{esc(p["author"])}">'
         f"{esc(p['author'])}</a> on {esc(p['created'][:16])} in "
-        f'<a href="/f/{esc(forum)}">/f/{esc(forum)}</a>{edit}</p></div></article>'
-        f'<div class="submission__body">{esc(p["body"])}</div>'
+        f'<a href="/f/{esc(forum)}">/f/{esc(forum)}</a>{edit}</p>{link}'
+        f'<div class="submission__body">{esc(p["body"])}</div></div></article>'
         f'<section id="comments"><h2>{len(comments)} comments</h2>'
         f'<form method="post" action="/f/{esc(forum)}/{post_id}/comment">'
         '<div class="form-row"><label for="comment">Comment</label>'
@@ -476,16 +512,50 @@ async def vote(request: Request, post_id: int, user: User):
 def submit_page(request: Request, forum: str, user: User):
     if user is None:
         return redirect(ACCOUNTS.login)
+    return _submit_form(request, forum)
+
+
+def _submit_form(request: Request, forum: str, data: dict[str, str] | None = None, error: str = ""):
+    """Postmill's submission form: a URL (a link or an image post), a title and a body."""
+    data = data or {}
+    note = f'<div class="alert alert--error" role="alert">{esc(error)}</div>' if error else ""
     body = (
-        f'<h1 class="page-heading">Create submission in /f/{esc(forum)}</h1>'
+        f'<h1 class="page-heading">Create submission in /f/{esc(forum)}</h1>{note}'
         f'<form method="post" action="/submit/{esc(forum)}">'
-        '<div class="form-row"><label for="title">Title</label>'
-        '<input id="title" name="title" type="text"></div>'
+        '<div class="form-row"><label for="url">URL</label><input id="url" name="url" '
+        f'type="url" value="{esc(data.get("url", ""))}"></div>'
+        '<div class="form-row"><label for="title">Title</label><input id="title" name="title" '
+        f'type="text" value="{esc(data.get("title", ""))}"></div>'
         '<div class="form-row"><label for="body">Body</label>'
-        '<textarea id="body" name="body"></textarea></div>'
+        f'<textarea id="body" name="body">{esc(data.get("body", ""))}</textarea></div>'
         '<button type="submit">Create submission</button></form>'
     )
-    return render("Create submission", body, _nav(request))
+    return render("Create submission", body, _nav(request), status=400 if error else 200)
+
+
+_IMAGE_FILE = re.compile(re.escape(IMAGE_PATH) + r"([0-9a-f]{64}\.svg)$")
+
+
+def _submitted_url(raw: str) -> str | None:
+    """The URL to keep for a submission: the forum's own images by their path (whatever host
+    the agent saw them under), any other http(s) URL as given; None when it is not a URL."""
+    raw = raw.strip()
+    if not raw:
+        return ""
+    if not raw.startswith(("http://", "https://", "/")) or any(c.isspace() for c in raw):
+        return None
+    found = _IMAGE_FILE.search(raw.split("?", 1)[0].split("#", 1)[0])
+    return IMAGE_PATH + found.group(1) if found else raw
+
+
+@router.get(IMAGE_PATH + "{name}")
+def submission_image(request: Request, name: str):
+    """One of the forum's images (an SVG drawn from its row: see :mod:`.photos`)."""
+    with connect(request) as db:
+        photo = _photo(db, IMAGE_PATH + name, 640)
+    if not photo:
+        return Response("not found", status_code=404, media_type="text/plain")
+    return Response(photo, media_type="image/svg+xml", headers={"Cache-Control": "max-age=3600"})
 
 
 @router.post("/submit/{forum}")
@@ -493,6 +563,11 @@ async def submit(request: Request, forum: str, user: User):
     if user is None:
         return redirect(ACCOUNTS.login)
     data = await form(request)
+    link = _submitted_url(data.get("url", ""))
+    if link is None:
+        return _submit_form(
+            request, forum, data, "The URL must start with http:// or https:// (or be left empty)."
+        )
     if not data.get("title", "").strip():
         return redirect(f"/submit/{forum}")
     with connect(request) as db:
@@ -502,6 +577,8 @@ async def submit(request: Request, forum: str, user: User):
             (forum, user, data["title"].strip(), data.get("body", ""), "2024-01-01 00:00:00", 1),
         )
         post_id = cur.lastrowid
+        if link:
+            db.execute("INSERT INTO forum_post_urls VALUES (?,?)", (post_id, link))
     return redirect(f"/f/{forum}/{post_id}")
 
 

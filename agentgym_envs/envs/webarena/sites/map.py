@@ -316,8 +316,8 @@ def render_svg(markers: str = "", route: str = "", zoom: int = 0):
 
 def svg(c: City, marked: list[Place], path_nodes: list[int], zoom: int = 0, label: str = "") -> str:
     """The SVG text of the map (900 x 640), centred on the markers and route when any. Pages
-    put it inline (an image that loads after the page would make the browser's node ids, which
-    the observation shows, depend on timing)."""
+    put it inline (an image that loads after the page has an empty box until it has loaded, so
+    the viewport-pruned observation would depend on timing)."""
     g = c.graph
     lats = [d["lat"] for _, d in g.nodes(data=True)]
     lons = [d["lon"] for _, d in g.nodes(data=True)]

@@ -173,8 +173,17 @@ def _grid(rows) -> str:
     return f'<ol class="product-items">{"".join(items)}</ol>'
 
 
-def _listing(request: Request, db, where: str, args: list[Any], base: str, extra: dict) -> str:
-    """Layered navigation, toolbar, product grid and pager for the products ``where`` picks."""
+def _listing(
+    request: Request,
+    db,
+    where: str,
+    args: list[Any],
+    base: str,
+    extra: dict,
+    rank: tuple[str, list[Any]] | None = None,
+) -> str:
+    """Layered navigation, toolbar, product grid and pager for the products ``where`` picks;
+    ``rank`` (SQL and its arguments) orders them first when sorted by position (relevance)."""
     q = request.query_params
     filters = {k: q[k] for k in ("price", "brand", "color") if q.get(k)}
     sql, fargs = where, list(args)
@@ -194,10 +203,11 @@ def _listing(request: Request, db, where: str, args: list[Any], base: str, extra
     total = db.execute(f"SELECT COUNT(*) FROM shop_products WHERE {sql}", fargs).fetchone()[0]
     pages = max(1, -(-total // limit))
     p = min(max(1, int(q["p"]) if q.get("p", "").isdigit() else 1), pages)
+    first, first_args = (f"{rank[0]}, ", rank[1]) if rank and order == "position" else ("", [])
     rows = db.execute(
-        f"SELECT * FROM shop_products WHERE {sql} ORDER BY {SORTS.get(order, 'id')} {direction}, "
-        "id LIMIT ? OFFSET ?",
-        [*fargs, limit, (p - 1) * limit],
+        f"SELECT * FROM shop_products WHERE {sql} ORDER BY {first}"
+        f"{SORTS.get(order, 'id')} {direction}, id LIMIT ? OFFSET ?",
+        [*fargs, *first_args, limit, (p - 1) * limit],
     ).fetchall()
     keep = {**extra, **filters}
     if order != "position":
@@ -363,11 +373,23 @@ def home(request: Request):
 @router.get("/catalogsearch/result/")
 def search(request: Request, q: str = ""):
     words = [w for w in q.lower().split() if w][:8]
-    where = " AND ".join(["status='Enabled'", *("lower(name) LIKE ?" for _ in words)])
+    # Magento's quick search reads the name and the description; names matching come first
+    where = " AND ".join(
+        ["status='Enabled'", *("lower(name || ' ' || description) LIKE ?" for _ in words)]
+    )
     args = [f"%{w}%" for w in words]
+    by_name = " AND ".join("lower(name) LIKE ?" for _ in words)
     with connect(request) as db:
         listing = (
-            _listing(request, db, where, args, "/catalogsearch/result/", {"q": q})
+            _listing(
+                request,
+                db,
+                where,
+                args,
+                "/catalogsearch/result/",
+                {"q": q},
+                rank=(f"(CASE WHEN {by_name} THEN 0 ELSE 1 END)", args),
+            )
             if words
             else '<div class="message info">Enter a search term.</div>'
         )

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import random
 
+from agentgym_envs.envs.webarena.sites.vocab import USE_SHAPES, USES
+
 _USES = (
     "on my morning commute",
     "for a weekend camping trip",
@@ -232,11 +234,12 @@ _UNITS = ("day", "week", "month", "year")
 
 
 def post_title(rng: random.Random, thing: str, other: str, where: str) -> str:
-    """A forum submission's title about ``thing`` (``other`` and ``where`` are fillers)."""
+    """A forum submission's title about ``thing`` (``other`` and ``where`` are fillers; an
+    ``other`` equal to ``thing`` becomes "the alternatives", with no draw of its own)."""
     shape = rng.choice(_POST_SHAPES)
     return shape.format(
         thing=thing,
-        other=other,
+        other=other if other != thing else "the alternatives",
         where=where,
         result=rng.choice(_RESULTS),
         when=rng.choice(_WHENS),
@@ -507,5 +510,14 @@ def forum_things(forum: str) -> tuple[str, ...]:
         if forum.endswith(suffix):
             forum = forum[: -len(suffix)]
             break
-    own = FORUM_THINGS.get(forum, (f"{forum} tips", f"a {forum} question", f"{forum} news"))
+    article = "an" if forum[0] in "aeiou" else "a"
+    own = FORUM_THINGS.get(forum, (f"{forum} tips", f"{article} {forum} question", f"{forum} news"))
     return own + _GENERIC_THINGS
+
+
+def uses(rng: random.Random, noun: str, leaf: str) -> str:
+    """The sentence of a product's description that says what it is for (two of its noun's,
+    else its leaf category's, needs: :data:`.vocab.USES`)."""
+    kind, needs = USES.get(noun) or USES[leaf]
+    a, b = rng.sample(needs, 2)
+    return rng.choice(USE_SHAPES[kind]).format(a=a, b=b)
