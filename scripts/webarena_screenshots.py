@@ -16,6 +16,7 @@ import logging
 import sqlite3
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -24,6 +25,7 @@ log = logging.getLogger("webarena_screenshots")
 
 def pages(db: sqlite3.Connection) -> list[tuple[str, str, str]]:
     """(file name, site, path) of the pages to shoot."""
+    from agentgym_envs.envs.webarena.sites.citywiki import city_world
     from agentgym_envs.envs.webarena.sites.mapdata import city
 
     leaf = db.execute("SELECT path FROM shop_categories WHERE level = 3 LIMIT 1").fetchone()[0]
@@ -38,6 +40,7 @@ def pages(db: sqlite3.Connection) -> list[tuple[str, str, str]]:
     ).fetchone()
     c = city()
     a, b = c.places[3], c.places[150]
+    city_article = max(city_world().articles(), key=lambda a: len(a[1]))[0]
     return [
         ("homepage", "homepage", "/"),
         ("shopping", "shopping", f"/{leaf}.html"),
@@ -49,6 +52,9 @@ def pages(db: sqlite3.Connection) -> list[tuple[str, str, str]]:
         ("wikipedia", "wikipedia", "/search?pattern=river"),
         ("map", "map", f"/directions?engine=fossgis_osrm_foot&route={a.coords};{b.coords}"),
         ("shopping-login", "shopping", "/customer/account/login"),
+        ("shopping-admin-reviews", "shopping_admin", "/reviews?status=Pending"),
+        ("reddit-pics", "reddit", "/f/pics"),
+        ("wikipedia-city", "wikipedia", "/wiki/" + quote(city_article.replace(" ", "_"))),
     ]
 
 

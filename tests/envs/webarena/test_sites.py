@@ -169,3 +169,35 @@ def test_observations_give_html_and_set_of_marks(observation):
     env.close()
     with pytest.raises(ValueError, match="not one of axtree, html, som"):
         WebArenaEnv(observation="pixels")
+
+
+def test_a_browser_gone_before_its_form_arrives_is_no_server_error():
+    """A form POST whose client disconnects before the body (the agent's next action left the
+    page) gets an answer nobody reads, not a ClientDisconnect traceback in the logs."""
+    import asyncio
+
+    app = server().apps["reddit"]
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "path": "/login",
+        "raw_path": b"/login",
+        "query_string": b"",
+        "headers": [(b"content-type", b"application/x-www-form-urlencoded")],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+        "scheme": "http",
+        "root_path": "",
+    }
+    sent = []
+
+    async def receive():
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(app(scope, receive, send))
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 499

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 from fastapi import APIRouter, FastAPI
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 SANDBOX_COOKIE = "agentgym_sandbox"
@@ -286,10 +286,17 @@ class Accounts:
         return response
 
 
+async def _client_gone(request: Request, exc: Exception) -> Response:
+    """A browser that left before sending its form (the agent's next action navigated away):
+    nobody reads the answer, and it is no server error to log with a traceback."""
+    return Response(status_code=499)  # nginx's "client closed request"
+
+
 def site_app(*routers: APIRouter) -> FastAPI:
     """An app serving ``routers`` (in order: the first route that matches a path answers)
     and the stylesheets at ``/static/<name>.css``, without API docs pages."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_exception_handler(ClientDisconnect, _client_gone)
     app.add_api_route("/static/{name}.css", stylesheet, methods=["GET"])
     for router in routers:
         app.include_router(router)
