@@ -39,7 +39,7 @@ def a_data(platform):
     gym.feedback_outcome(agent_id, ex.execution_id, "bad", comment="too curt")
     gym.create_ab_test(agent_id, {"1.0.0": 50, "1.1.0": 50})
     routed = gym.execute_with_feedback(agent_id=agent_id, input_data="again", context=[], user="u1")
-    job = gym.queue_training(agent_id, "2.0.0")  # no worker runs in this module: it stays queued
+    job = gym.queue_training(agent_id, "2.0.0")  # no worker runs in this module: queued till the end
     with as_key(platform.url, platform.a.key) as c:
         key = c.post("/v1/keys", json={"name": "second", "scopes": ["read"]}).json()
         user = c.post(
@@ -59,7 +59,7 @@ def a_data(platform):
         )
         assert indexed.status_code == 201, indexed.text
     gym.close()
-    return {
+    yield {
         "agent_id": agent_id,
         "execution_id": ex.execution_id,
         "routed_execution_id": routed.execution_id,
@@ -72,6 +72,11 @@ def a_data(platform):
         "job_id": job["id"],
         "label": "Secret Support@1.1.0",  # B registers its own 1.0.0
     }
+    # the session's platform is shared with other modules: a job left queued would be the
+    # first one their workers run (test_jobs waits for its own job behind it)
+    with AgentGym(api_key=platform.a.key, base_url=platform.url) as owner:
+        if owner.get_job(job["id"])["status"] == "queued":
+            owner.cancel_job(job["id"])
 
 
 def _ids(d, missing: bool) -> dict[str, str]:
