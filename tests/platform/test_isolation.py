@@ -39,7 +39,9 @@ def a_data(platform):
     gym.feedback_outcome(agent_id, ex.execution_id, "bad", comment="too curt")
     gym.create_ab_test(agent_id, {"1.0.0": 50, "1.1.0": 50})
     routed = gym.execute_with_feedback(agent_id=agent_id, input_data="again", context=[], user="u1")
-    job = gym.queue_training(agent_id, "2.0.0")  # no worker runs in this module: queued till the end
+    job = gym.queue_training(
+        agent_id, "2.0.0"
+    )  # no worker runs in this module: queued till the end
     with as_key(platform.url, platform.a.key) as c:
         key = c.post("/v1/keys", json={"name": "second", "scopes": ["read"]}).json()
         user = c.post(
