@@ -60,6 +60,9 @@ class OpenHands(Harness):
             "persistence_dir": str(episode.home / ".openhands" / "conversations"),
             "prompt": episode.prompt,
             "max_iterations": 100,
+            # a local model on a busy CPU takes minutes a call: OpenHands's own 300 s per
+            # call cut episodes short; the episode's time limit bounds them instead
+            "llm_timeout": max(300, int(episode.timeout)),
         }
         (episode.home / "openhands.json").write_text(json.dumps(config, indent=2))
 

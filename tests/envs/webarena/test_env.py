@@ -247,18 +247,23 @@ def _no_chromium_outlives(how: str, tmp_path) -> None:
         "env = WebArenaEnv()\n"
         "env.reset(options={'split': 'test', 'task_id': 0})\n"
         "print('ready', flush=True)\n"
-        "if sys.argv[1] == 'kill':\n"
-        "    time.sleep(60)\n"
+        "sys.stdin.readline()  # exits (or is killed) once the parent has seen its Chromium\n"
     )
-    child = subprocess.Popen([sys.executable, str(script), how], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, str(script), how], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert child.stdout.readline().strip() == "ready"
     family = descendants(child.pid)
-    assert named(family, "chromium")
+    assert named(family, "chromium"), names(family)
     if how == "kill":
         os.kill(child.pid, signal.SIGKILL)
-    child.wait(30)
+    else:
+        child.stdin.write("go\n")
+        child.stdin.flush()
+    child.wait(120)
+    child.stdin.close()
     child.stdout.close()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while (left := alive(family)) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not left, names(left)

@@ -24,6 +24,8 @@ def main(path: str) -> int:
         usage_id="agent",
         num_retries=1,
         drop_params=True,
+        timeout=int(config.get("llm_timeout", 300)),
+        stream_idle_timeout=float(config.get("llm_timeout", 300)),
     )
     agent = Agent(
         llm=llm,
