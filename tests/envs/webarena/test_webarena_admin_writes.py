@@ -15,6 +15,7 @@ import pytest
 from agentgym_envs.envs.webarena.sites import LOGIN_COOKIES, SANDBOX_COOKIE, server
 from agentgym_envs.envs.webarena.sites.common import sign
 from agentgym_envs.envs.webarena.sites.data import ADMIN_USER
+from tests.envs.webarena.expert_play import play_expert
 
 
 @pytest.fixture
@@ -246,22 +247,7 @@ def _test_task(env, template: int) -> int:
 def _play(env, task_id: int, plan=None) -> dict:
     """The expert's episode on the test task, following ``plan`` instead of the task's own
     when given."""
-    from agentgym_envs.envs.webarena.expert import WebArenaExpert
-
-    obs, info = env.reset(options={"split": "test", "task_id": task_id})
-    config = env.task.config
-    own = config["agentgym_solution"]
-    if plan is not None:
-        config["agentgym_solution"] = plan
-    try:
-        expert = WebArenaExpert(env)
-        for _ in range(40):
-            obs, _, terminated, _, info = env.step(expert(obs, info))
-            if terminated:
-                return info
-    finally:
-        config["agentgym_solution"] = own
-    raise AssertionError("the expert did not stop")
+    return play_expert(env, task_id, plan)
 
 
 @pytest.mark.parametrize("template", [237, 243, 246, 252, 256, 277])

@@ -18,13 +18,13 @@ if importlib.util.find_spec("webarena") is None:
 
 from agentgym_envs.envs.webarena.browser import host
 from agentgym_envs.envs.webarena.env import WebArenaEnv
-from agentgym_envs.envs.webarena.expert import WebArenaExpert
 from agentgym_envs.envs.webarena.marks import decode_png
 from agentgym_envs.envs.webarena.sites import LOGIN_COOKIES, server
 from agentgym_envs.envs.webarena.sites.common import sign
 from agentgym_envs.envs.webarena.sites.data import FORUM_USER
 from agentgym_envs.envs.webarena.sites.photos import IMAGE_PATH, PHOTOS, PICS_FORUM
 from agentgym_envs.envs.webarena.tasks import REAL_HOSTS
+from tests.envs.webarena.expert_play import play_expert
 
 
 @pytest.fixture(scope="module")
@@ -80,20 +80,7 @@ def _test_task(env, template: int) -> int:
 
 def _play(env, task_id: int, plan: list[list] | None = None) -> dict:
     """The expert's episode on the test task (its own plan, or ``plan``)."""
-    obs, info = env.reset(options={"split": "test", "task_id": task_id})
-    config = env.task.config
-    own = config["agentgym_solution"]
-    if plan is not None:
-        config["agentgym_solution"] = plan
-    try:
-        expert = WebArenaExpert(env)
-        for _ in range(40):
-            obs, _, terminated, _, info = env.step(expert(obs, info))
-            if terminated:
-                return info
-    finally:
-        config["agentgym_solution"] = own
-    raise AssertionError("the expert did not stop")
+    return play_expert(env, task_id, plan)
 
 
 # -- the forum's image posts ---------------------------------------------------------------------

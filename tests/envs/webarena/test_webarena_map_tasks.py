@@ -19,7 +19,7 @@ if importlib.util.find_spec("webarena") is None:
 from agentgym_envs.envs.webarena import wa_map
 from agentgym_envs.envs.webarena import webarena_tasks as wt
 from agentgym_envs.envs.webarena.env import WebArenaEnv
-from agentgym_envs.envs.webarena.expert import WebArenaExpert
+from tests.envs.webarena.expert_play import play_expert
 
 
 @pytest.fixture(scope="module")
@@ -43,22 +43,10 @@ def _test_task(template_id: int) -> int:
 def _play(env, task_id: int, plan=None, answer=None) -> dict:
     """The expert's episode on test task ``task_id`` (following ``plan`` if given), or a stop
     with ``answer`` at once."""
-    obs, info = env.reset(options={"split": "test", "task_id": task_id})
     if answer is not None:
+        env.reset(options={"split": "test", "task_id": task_id})
         return env.step(f"```stop [{answer}]```")[-1]
-    config = env.task.config
-    solution = config["agentgym_solution"]
-    config["agentgym_solution"] = plan or solution  # the shared config: restored below
-    try:
-        expert = WebArenaExpert(env)
-        for _ in range(60):
-            obs, _, terminated, _, info = env.step(expert(obs, info))
-            assert not info.get("error"), info["error"]
-            if terminated:
-                return info
-    finally:
-        config["agentgym_solution"] = solution
-    raise AssertionError("the expert did not stop")
+    return play_expert(env, task_id, plan, steps=60, no_errors=True)
 
 
 def test_every_map_template_is_played_or_listed_with_its_reason():

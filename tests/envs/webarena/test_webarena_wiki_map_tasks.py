@@ -17,11 +17,11 @@ if importlib.util.find_spec("webarena") is None:
 from agentgym_envs.envs.webarena import wa_map
 from agentgym_envs.envs.webarena import webarena_tasks as wt
 from agentgym_envs.envs.webarena.env import WebArenaEnv
-from agentgym_envs.envs.webarena.expert import WebArenaExpert
 from agentgym_envs.envs.webarena.sites import server
 from agentgym_envs.envs.webarena.sites.citywiki import city_world
 from agentgym_envs.envs.webarena.sites.mapdata import city
 from agentgym_envs.envs.webarena.wa_missing import MISSING
+from tests.envs.webarena.expert_play import play_expert
 
 TEMPLATES = (85, 94, 371, 87)
 
@@ -95,16 +95,10 @@ def test_wiki_articles_agree_with_the_map():
 
 
 def _play(env, task_id: int, answer: str | None = None) -> dict:
-    obs, info = env.reset(options={"split": "test", "task_id": task_id})
     if answer is not None:
+        env.reset(options={"split": "test", "task_id": task_id})
         return env.step(f"```stop [{answer}]```")[-1]
-    expert = WebArenaExpert(env)
-    for _ in range(60):
-        obs, _, terminated, _, info = env.step(expert(obs, info))
-        assert not info.get("error"), info["error"]
-        if terminated:
-            return info
-    raise AssertionError("the expert did not stop")
+    return play_expert(env, task_id, steps=60, no_errors=True)
 
 
 @pytest.mark.parametrize("template_id", TEMPLATES)
