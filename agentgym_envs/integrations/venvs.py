@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import venv
+from collections.abc import Callable
 from pathlib import Path
 
 from agentgym_envs.locks import file_lock
@@ -223,8 +224,30 @@ def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:
     all_extras = (name, *extras)
     interpreter = base_python(name)
     target = venv_root() / _key(name, tuple(sorted(all_extras)), source, interpreter)
-    python = target / "bin" / "python"
-    ready = target / ".ready"
+    spec = f"{source}[{','.join(all_extras)}]"
+
+    def build(python: Path, log: Path) -> str:
+        logger.info("building the %s environment in %s (log: %s)", name, target, log)
+        start = time.monotonic()
+        if interpreter == sys.executable:
+            venv.EnvBuilder(with_pip=True).create(target)
+        else:
+            subprocess.run([interpreter, "-m", "venv", str(target)], check=True)
+        if _install(python, spec, log, name) != 0:
+            tail = "\n".join(log.read_text().strip().splitlines()[-5:])
+            raise RuntimeError(f"installing agentgym-envs[{name}] failed (log: {log}):\n{tail}")
+        logger.info("built the %s environment in %.0f s", name, time.monotonic() - start)
+        return spec
+
+    return venv_built_once(target, build)
+
+
+def venv_built_once(target: Path, build: Callable[[Path, Path], str]) -> Path:
+    """The interpreter of the venv at ``target``, made by ``build(python, log)`` the first
+    time: under a lock (processes building it at once wait for one build), its output in
+    ``<target>.log``; a build that raises leaves nothing behind, and what it returns is kept
+    in the venv's ``.ready`` marker."""
+    python, ready = target / "bin" / "python", target / ".ready"
     if ready.exists():
         return python
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -234,19 +257,12 @@ def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:
         shutil.rmtree(target, ignore_errors=True)
         log = target.with_suffix(".log")
         log.write_text("")
-        logger.info("building the %s environment in %s (log: %s)", name, target, log)
-        start = time.monotonic()
-        if interpreter == sys.executable:
-            venv.EnvBuilder(with_pip=True).create(target)
-        else:
-            subprocess.run([interpreter, "-m", "venv", str(target)], check=True)
-        spec = f"{source}[{','.join(all_extras)}]"
-        if _install(python, spec, log, name) != 0:
+        try:
+            marker = build(python, log)
+        except BaseException:
             shutil.rmtree(target, ignore_errors=True)
-            tail = "\n".join(log.read_text().strip().splitlines()[-5:])
-            raise RuntimeError(f"installing agentgym-envs[{name}] failed (log: {log}):\n{tail}")
-        ready.write_text(spec)
-        logger.info("built the %s environment in %.0f s", name, time.monotonic() - start)
+            raise
+        ready.write_text(marker)
     return python
 
 

@@ -17,7 +17,6 @@ import json
 import logging
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -28,7 +27,6 @@ import pytest
 
 from agentgym_envs.benchmarks.local_llm import free_port
 from agentgym_envs.integrations import venvs
-from agentgym_envs.locks import file_lock
 
 logger = logging.getLogger(__name__)
 
@@ -55,23 +53,14 @@ def mcp2_python() -> Path:
     reqs = _requirements()
     digest = hashlib.sha256(f"mcp2|{sys.version}|{'|'.join(reqs)}".encode()).hexdigest()[:12]
     target = venvs.venv_root() / f"mcp2-{digest}"
-    python, ready = target / "bin" / "python", target / ".ready"
-    if ready.exists():
-        return python
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with file_lock(target.with_suffix(".lock")):
-        if ready.exists():
-            return python
-        shutil.rmtree(target, ignore_errors=True)
-        log = target.with_suffix(".log")
-        log.write_text("")
+
+    def build(python: Path, log: Path) -> str:
         start = time.monotonic()
         venv.EnvBuilder(with_pip=True).create(target)
         pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
         steps = [[*pip, *reqs], [*pip, "--no-deps", "-e", str(venvs.source_root())]]
         for cmd in steps:
             if venvs.run_logged(cmd, log, "mcp 2.x venv") != 0:
-                shutil.rmtree(target, ignore_errors=True)
                 text = log.read_text()
                 tail = "\n".join(text.strip().splitlines()[-5:])
                 if _OFFLINE.search(text):
@@ -79,9 +68,10 @@ def mcp2_python() -> Path:
                         f"SKIPPED LOUDLY: the package index is unreachable ({log}):\n{tail}"
                     )
                 pytest.fail(f"building the mcp 2.x venv failed (log: {log}):\n{tail}")
-        ready.write_text("\n".join(reqs))
         logger.info("built the mcp 2.x venv in %.0f s", time.monotonic() - start)
-    return python
+        return "\n".join(reqs)
+
+    return venvs.venv_built_once(target, build)
 
 
 def _drive(python: Path | str, job: dict) -> dict:
