@@ -14,7 +14,7 @@ import pytest
 
 from agentgym_envs.envs.webarena.sites import LOGIN_COOKIES, SANDBOX_COOKIE, server
 from agentgym_envs.envs.webarena.sites.common import sign
-from agentgym_envs.envs.webarena.sites.data import ADMIN_USER
+from agentgym_envs.envs.webarena.sites.data import ADMIN_USER, SHOP_USER
 from tests.envs.webarena.expert_play import play_expert
 
 
@@ -167,6 +167,29 @@ def test_update_attributes_puts_products_on_sale_with_a_special_price(site):
     )
     after = _one(db, "SELECT sale, special_price FROM shop_products WHERE id=?", p["id"])
     assert tuple(after) == (0, None)
+
+
+def test_the_cart_and_the_order_charge_the_special_price(site):
+    admin, shop, db = site
+    p = db.execute("SELECT * FROM shop_products ORDER BY id LIMIT 1").fetchone()
+    special = round(p["price"] / 2, 2)
+    admin.post(
+        "/admin/catalog/product_action_attribute/save",
+        data={"ids": str(p["id"]), "sale": "1", "special_price": f"{special:.2f}"},
+    )
+    shop.cookies.set(LOGIN_COOKIES["shopping"], sign(SHOP_USER))
+    shop.post(f"/checkout/cart/add/{p['sku']}", data={"qty": "2"})
+    cart = shop.get("/checkout/cart").text
+    assert f"${special * 2:,.2f}" in cart and f"${p['price'] * 2:,.2f}" not in cart
+    shop.post("/checkout/place", data={"shipping": "flatrate"})
+    charged = _one(
+        db,
+        "SELECT i.price FROM shop_order_items i JOIN shop_orders o ON o.id=i.order_id "
+        "WHERE o.email=? AND i.product_id=? ORDER BY o.id DESC",
+        SHOP_USER,
+        p["id"],
+    )
+    assert charged[0] == special
 
 
 def test_edit_configurations_adds_variants_shown_in_the_store(site):

@@ -637,8 +637,12 @@ def _opt(row) -> str:
 
 
 def _cart(db, user: str) -> list:
+    """The cart's lines, each at the price the shop charges (a special price below the
+    regular one, as the product page shows it)."""
     return db.execute(
-        "SELECT c.rowid AS line, c.product_id, p.name, p.sku, p.price, c.qty, c.options "
+        "SELECT c.rowid AS line, c.product_id, p.name, p.sku, CASE WHEN p.special_price "
+        "IS NOT NULL AND p.special_price < p.price THEN p.special_price ELSE p.price END "
+        "AS price, c.qty, c.options "
         "FROM shop_cart c JOIN shop_products p ON p.id=c.product_id WHERE c.email=?",
         (user,),
     ).fetchall()
