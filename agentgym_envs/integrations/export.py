@@ -311,7 +311,10 @@ def _nemo_gym(env_id: str, name: str, module: str, wheel: str | None) -> dict[st
         "rows with `python -m agentgym_envs.integrations.nemo_gym data "
         f"{info.id} --agent {agent} --out data/train.jsonl --split train`. The model acts "
         "through the family's own tools; `/verify` returns AgentGym's graded score as the "
-        "reward."
+        "reward. NeMo Gym's data check (`gym env test ... +should_validate_data=true`) also "
+        "wants `data/example_metrics.json` and `data/example_rollouts.jsonl`, which come from "
+        "a run with your model (`gym dataset collate ... +mode=example_validation`, then "
+        "`gym eval run` on `data/example.jsonl`): this folder does not include them."
     )
     config = (
         f"# {info.id} (agentgym-envs) as a NeMo Gym resources server, played by NeMo Gym's\n"
