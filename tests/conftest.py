@@ -24,12 +24,18 @@ HEAVY = (
 SPLIT = ("tests/integrations/test_harness_local_model.py",)
 
 
+#: Tests outside the Ray modules that start Ray clusters under the Ray tests' lock: the docs
+#: page whose blocks run ``agentgym ray up`` and ``--ray`` (it joins their group, so it never
+#: waits on the other worker for the lock).
+RAY_PAGES = ("tests/docs/test_docs_code.py::test_page_code_runs[guides/scale-out.md]",)
+
+
 def _group(item: pytest.Item) -> str | None:
     """The xdist group of ``item``: ``ray-cluster`` for the tests that hold the Ray lock
     (``tests/rollout/conftest.py``: one worker runs those modules one after the other, the
     other never waits for the lock); its module for a test that shares a module-scoped fixture
     (set up once, on one worker); ``None`` (a unit of its own) otherwise."""
-    if "ray_lock" in getattr(item, "fixturenames", ()):
+    if "ray_lock" in getattr(item, "fixturenames", ()) or item.nodeid in RAY_PAGES:
         return "ray-cluster"
     module = item.nodeid.split("::", 1)[0]
     info = getattr(item, "_fixtureinfo", None)

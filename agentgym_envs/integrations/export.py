@@ -302,7 +302,7 @@ def _nemo_gym(env_id: str, name: str, module: str, wheel: str | None) -> dict[st
         "  +policy_base_url=<base_url> +policy_api_key=<key> +policy_model_name=<model>\n"
         f"gym eval run --no-serve +agent_name={agent} +input_jsonl_fpath={data} \\\n"
         "  +output_jsonl_fpath=results/rollouts.jsonl\n"
-        f"pytest resources_servers/{module}/tests\n"
+        f"gym env test +entrypoint=resources_servers/{module}\n"
         "```\n\n"
         "NeMo Gym makes this server's venv from `requirements.txt`, which finds agentgym-envs "
         f"in `{WHEELS}/` (in a Gym checkout; NeMo Gym installed from PyPI pipes the file to "
@@ -311,7 +311,10 @@ def _nemo_gym(env_id: str, name: str, module: str, wheel: str | None) -> dict[st
         "rows with `python -m agentgym_envs.integrations.nemo_gym data "
         f"{info.id} --agent {agent} --out data/train.jsonl --split train`. The model acts "
         "through the family's own tools; `/verify` returns AgentGym's graded score as the "
-        "reward."
+        "reward. NeMo Gym's data check (`gym env test ... +should_validate_data=true`) also "
+        "wants `data/example_metrics.json` and `data/example_rollouts.jsonl`, which come from "
+        "a run with your model (`gym dataset collate ... +mode=example_validation`, then "
+        "`gym eval run` on `data/example.jsonl`): this folder does not include them."
     )
     config = (
         f"# {info.id} (agentgym-envs) as a NeMo Gym resources server, played by NeMo Gym's\n"
@@ -390,7 +393,9 @@ def _nemo_gym(env_id: str, name: str, module: str, wheel: str | None) -> dict[st
         ),
         f"configs/{module}.yaml": config,
         "data/example.jsonl": "".join(json.dumps(row) + "\n" for row in rows),
-        "requirements.txt": _find_links(wheel) + requirement(env_id, "nemo-gym") + "\n",
+        # pytest: `gym env test` runs the server's tests in the venv made from this file (NeMo
+        # Gym's own servers get it through `nemo-gym[dev]`)
+        "requirements.txt": _find_links(wheel) + requirement(env_id, "nemo-gym") + "\npytest\n",
         "tests/__init__.py": "",
         "tests/test_app.py": tests,
         "README.md": readme(env_id, "nemo-gym", usage, wheel),

@@ -21,6 +21,7 @@ needs 3.12) gets its environment made from the oldest new-enough interpreter fou
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import logging
@@ -29,7 +30,7 @@ import shutil
 import subprocess
 import sys
 import venv
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from agentgym_envs.locks import file_lock
@@ -200,6 +201,26 @@ def _install(python: Path, spec: str, log: Path, name: str) -> int:
     return run_logged(cmd, log, f"{name} venv")
 
 
+@contextlib.contextmanager
+def progress_shown() -> Iterator[None]:
+    """Show this module's INFO lines (a build's progress) on stderr for the block's duration
+    when nothing would show them: the caller configured no logging handler at all (a script
+    calling :func:`ecosystem_python`). A caller's own logging setup is left to decide."""
+    if logging.getLogger().handlers or logger.handlers:
+        yield
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
 def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:
     """The interpreter of a venv with ``agentgym-envs[<name>, *extras]`` installed (editable).
 
@@ -227,16 +248,17 @@ def ecosystem_python(name: str, extras: tuple[str, ...] = ("tools",)) -> Path:
     spec = f"{source}[{','.join(all_extras)}]"
 
     def build(python: Path, log: Path) -> str:
-        logger.info("building the %s environment in %s (log: %s)", name, target, log)
-        start = time.monotonic()
-        if interpreter == sys.executable:
-            venv.EnvBuilder(with_pip=True).create(target)
-        else:
-            subprocess.run([interpreter, "-m", "venv", str(target)], check=True)
-        if _install(python, spec, log, name) != 0:
-            tail = "\n".join(log.read_text().strip().splitlines()[-5:])
-            raise RuntimeError(f"installing agentgym-envs[{name}] failed (log: {log}):\n{tail}")
-        logger.info("built the %s environment in %.0f s", name, time.monotonic() - start)
+        with progress_shown():
+            logger.info("building the %s environment in %s (log: %s)", name, target, log)
+            start = time.monotonic()
+            if interpreter == sys.executable:
+                venv.EnvBuilder(with_pip=True).create(target)
+            else:
+                subprocess.run([interpreter, "-m", "venv", str(target)], check=True)
+            if _install(python, spec, log, name) != 0:
+                tail = "\n".join(log.read_text().strip().splitlines()[-5:])
+                raise RuntimeError(f"installing agentgym-envs[{name}] failed (log: {log}):\n{tail}")
+            logger.info("built the %s environment in %.0f s", name, time.monotonic() - start)
         return spec
 
     return venv_built_once(target, build)

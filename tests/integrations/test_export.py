@@ -1,11 +1,17 @@
 """``agentgym export ID --to prime|openenv|ors|nemo-gym DIR``: the packages carry the
 agentgym-envs wheel, so each installs from its own folder into a fresh venv with no index and
 no network (its other dependencies from a local wheelhouse) and plays an episode there with its
-hub's own client: ``vf-eval``, OpenEnv's client and ``openenv validate``, the ``openreward``
-SDK."""
+hub's own client: ``prime env install`` and ``vf-eval`` as the ecosystems guide's block runs
+them, OpenEnv's client and ``openenv validate``, the ``openreward`` SDK (NeMo Gym's ``gym env
+start`` / ``gym eval run`` / ``gym env test`` on its folder: ``test_nemo_gym.py``)."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import re
+import signal
 import subprocess
 import sys
 import zipfile
@@ -105,34 +111,80 @@ def _prime_cli(tmp_path: Path) -> Path:
     return python.parent / "prime"
 
 
-def test_prime_package_installs_offline_with_prime_env_install_and_vf_eval_scores_it(
-    packages, tmp_path
-):
-    package = packages["prime"]
-    pyproject = (package / "pyproject.toml").read_text()
-    # a verifiers 0.4 taskset package: the Hub reads the v1 API off the verifiers floor
-    assert '"verifiers>=0.4.0"' in pyproject and f'packages = ["{MODULE}"]' in pyproject
-    assert (
-        '"AgentGymEnv", "AgentGymMazeV0Taskset"' in (package / MODULE / "__init__.py").read_text()
-    )
+GUIDE = Path(__file__).parents[2] / "docs" / "guides" / "ecosystems.md"
+
+
+def _guide_prime_block() -> str:
+    """The ecosystems guide's shell block that exports, installs and evaluates with vf-eval."""
+    text = GUIDE.read_text("utf-8").split("From the shell, install the exported package", 1)[1]
+    return text.split("```bash\n", 1)[1].split("```", 1)[0]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_prime_guide_commands_install_offline_and_vf_eval_scores_the_expert(tmp_path):
+    """The guide's block as written (its folder and port aside): ``agentgym export``,
+    ``prime env install`` into a fresh venv with no index, the expert server, and ``vf-eval``
+    with the flags that keep it local and quiet, to a score of 1.0 on both rollouts."""
+    block = _guide_prime_block()
+    assert "prime env install agentgym-maze-v0 -p /tmp/agentgym-prime" in block
+    folder, port = tmp_path / "agentgym-prime", _free_port()
+    script = block.replace("/tmp/agentgym-prime", str(folder)).replace("18000", str(port))
     venv = tmp_path / "venv"
     python = offline_venv("verifiers", [], venv)  # empty: `prime env install` fills it
-    offline = offline_env("verifiers")
     prime = _prime_cli(tmp_path)
-    cmd = [str(prime), "env", "install", NAME, "-p", str(package.parent)]
-    env = dict(offline, VIRTUAL_ENV=str(venv))
-    installed = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
+    # `agentgym export` is this checkout's (the user's install); what the guide runs after
+    # `prime env install` is the venv's: its vf-eval, and its agentgym from the package's wheel
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    shim = shims / "agentgym"
+    shim.write_text(
+        f'#!/bin/sh\nPYTHONPATH="{Path.cwd()}" exec "{sys.executable}" -m agentgym_envs.cli "$@"\n'
+    )
+    shim.chmod(0o755)
+    env = offline_env("verifiers")
+    path = [python.parent, prime.parent, shims, env["PATH"]]
+    env.update(VIRTUAL_ENV=str(venv), PATH=os.pathsep.join(map(str, path)))
+    work = tmp_path / "work"
+    work.mkdir()
+    # output to files: the block's backgrounded expert server would hold pipes open
+    stdout, stderr = tmp_path / "guide.out", tmp_path / "guide.err"
+    with stdout.open("w") as out_file, stderr.open("w") as err_file:
+        proc = subprocess.Popen(
+            ["bash", "-euo", "pipefail", "-c", script], cwd=work, env=env,
+            start_new_session=True, stdout=out_file, stderr=err_file,
+        )  # fmt: skip
+        try:
+            proc.wait(timeout=2400)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)  # the block's backgrounded expert server
+    out, err = stdout.read_text(), stderr.read_text()
     # prime 0.18 exits 0 when an install fails: its output says so
-    output = installed.stdout + installed.stderr
-    assert installed.returncode == 0 and "Installation failed" not in output, output[-3000:]
-    # vf-eval, and the chat harness's own uv script, run with no index either
-    job = dict(reference(ENV_ID, 0), hub="prime", package=str(package), vf_env=NAME)
-    out = run_offline_driver(python, "export_play", job, env=offline)
-    _played_from_the_wheel(out, venv)
-    run = out["vf_eval"]
-    assert run["returncode"] == 0, run["stderr"]
-    (row,) = run["rows"]
-    assert row["reward"] == 1.0 and row["ok"] and row["agentgym"]["outcome"] == "success"
+    assert proc.returncode == 0 and "Installation failed" not in out + err, (out + err)[-4000:]
+    assert "Successfully installed agentgym-maze-v0" in " ".join(out.split())
+    # no misleading notice: the endpoint and its key variable are named, nothing is pushed
+    assert "WARNING" not in err and "No local endpoint registry" not in out + err, err[-3000:]
+    assert len(re.findall(r"rollout done: .* reward=1\.000", err)) == 2, err[-3000:]
+    (traces,) = work.glob("outputs/**/traces.jsonl")
+    rows = [json.loads(x) for x in traces.read_text().splitlines() if x.strip()]
+    assert sorted(r["task"]["data"]["task_id"] for r in rows) == [0, 1]
+    for row in rows:
+        (trace,) = row["traces"]
+        assert row["ok"] and trace["info"]["agentgym"]["outcome"] == "success"
+        assert sum(r["score"] * r.get("weight", 1.0) for r in trace["rewards"].values()) == 1.0
+    # agentgym-envs came from the package's wheel into the fresh venv
+    origin = subprocess.run(
+        [str(python), "-c", "import agentgym_envs; print(agentgym_envs.__file__)"],
+        capture_output=True, text=True, env={"PATH": env["PATH"]}, check=True, cwd=tmp_path,
+    ).stdout.strip()  # fmt: skip
+    assert origin.startswith(str(venv.resolve())), origin
     # Prime's own CLI evaluates only on its platform: `prime eval run` says so and where to go
     local = subprocess.run(
         [str(prime), "eval", "run", NAME], capture_output=True, text=True, timeout=600, env=env

@@ -12,6 +12,7 @@ Python). One NeMo Gym run serves every test here and the sameness test
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 
@@ -53,7 +54,8 @@ def test_collection_plays_full_episodes_and_gets_our_reward(run):
 def test_exported_folder_installs_offline_under_nemo_gym_and_plays(run):
     """``agentgym export --to nemo-gym``: NeMo Gym made the folder's venv from its
     requirements.txt with no index (agentgym-envs from its wheels/), played its example row
-    through its simple_agent, and the folder's own tests pass in that venv."""
+    through its simple_agent, and the folder's own tests pass under NeMo Gym's own test
+    command (``gym env test +entrypoint=resources_servers/<module>``)."""
     (got,) = [e for e in run["episodes"] if e["agent"] == "export"]
     ref = reference(NEMO_GYM_EXPORT, 0)
     assert got["env_id"] == NEMO_GYM_EXPORT and got["task_id"] == 0
@@ -61,7 +63,9 @@ def test_exported_folder_installs_offline_under_nemo_gym_and_plays(run):
     assert [s["obs"] for s in got["steps"]] == [s["obs"] for s in ref["steps"]]
     origin = run["export_origin"]
     assert origin["file"].startswith(origin["venv"]), origin
-    assert run["export_tests"]["returncode"] == 0, run["export_tests"]["output"]
+    tests = run["export_tests"]
+    assert tests["returncode"] == 0, tests["output"]
+    assert re.search(r"\b3 passed\b", tests["output"]), tests["output"]  # the folder's 3 tests
 
 
 def test_gymnasium_agent_plays_text_replies_and_gets_our_reward(run):

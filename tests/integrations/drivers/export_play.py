@@ -1,13 +1,12 @@
 """Play one episode of an ``agentgym export`` package inside a fresh venv it was installed
 into offline (agentgym-envs from the package's own ``wheels/``), with the hub's own client.
 
-* ``prime``: ``vf-eval <vf_env>`` (the installed taskset package) against the expert chat
-  server, with the flags a user without a Prime login runs it with (the endpoint and its key
-  variable named, ``--no-push``, ``--no-rich``).
 * ``openenv``: ``openenv validate`` on the folder (``uv.lock`` included) and on the running
   server, whose app is the installed package's ``server.app``; the package's own typed client
   plays the expert's actions.
 * ``ors``: the package's ``server.py`` served; the ``openreward`` SDK plays the expert's actions.
+
+Prime's package is played by the ecosystems guide's own commands (``test_export.py``).
 
 Nothing from the test's checkout is importable here: ``PYTHONPATH`` holds only the drivers.
 """
@@ -31,12 +30,6 @@ def _origin() -> str:
     import agentgym_envs
 
     return str(Path(agentgym_envs.__file__).resolve())
-
-
-def prime(spec: dict) -> dict:
-    from vf_episode import vf_eval
-
-    return {"vf_eval": vf_eval(spec, spec["vf_env"])}
 
 
 async def _openenv_play(module: str, url: str, actions: list[str]) -> dict:
@@ -85,5 +78,5 @@ def ors(spec: dict) -> dict:
 
 if __name__ == "__main__":
     spec = job()
-    result = {"prime": prime, "openenv": openenv, "ors": ors}[spec["hub"]](spec)
+    result = {"openenv": openenv, "ors": ors}[spec["hub"]](spec)
     done(dict(result, agentgym_envs=_origin()))

@@ -15,7 +15,8 @@ With ``"export": {"package", "wheelhouse"}`` an ``agentgym export --to nemo-gym`
 the run as one more resources server (its config, its ``simple_agent``, the first row of its
 ``data/example.jsonl``): NeMo Gym makes that server's venv itself from the folder's
 ``requirements.txt`` with no index and no network (``UV_OFFLINE``, ``UV_NO_INDEX``, the
-wheelhouse as ``UV_FIND_LINKS``), agentgym-envs coming from the folder's ``wheels/``. The
+wheelhouse as ``UV_FIND_LINKS``), agentgym-envs coming from the folder's ``wheels/``; then
+NeMo Gym's own test command (``gym env test +entrypoint=...``) runs the folder's tests. The
 project gets a ``pyproject.toml`` at its root, standing for the Gym checkout NeMo Gym's docs
 start from (there it installs a server's ``requirements.txt`` as is).
 
@@ -65,18 +66,15 @@ def _exported(work: Path, export: dict) -> tuple[str, dict]:
     return f"resources_servers/{package.name}/configs/{package.name}.yaml", row
 
 
-def _export_tests(work: Path, venv: Path, export: dict) -> dict:
-    """The exported folder's own tests, with pytest added offline to the venv NeMo Gym made."""
-    python = str(venv / "bin" / "python")
-    add = [export["uv"], "pip", "install", "-q", "--python", python, "--offline", "--no-index",
-           "--find-links", export["wheelhouse"], "pytest"]  # fmt: skip
-    added = subprocess.run(add, capture_output=True, text=True, timeout=600)
-    if added.returncode != 0:
-        return {"returncode": added.returncode, "output": added.stderr[-3000:]}
-    tests = work / "resources_servers" / Path(export["package"]).name / "tests"
-    run = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
-                         capture_output=True, text=True, timeout=600, cwd=tests.parent,
-                         env={"PATH": os.environ["PATH"]})  # fmt: skip
+def _export_tests(work: Path, export: dict, env: dict, overrides: list[str]) -> dict:
+    """The exported folder's own tests under NeMo Gym's own test command, ``gym env test
+    +entrypoint=resources_servers/<module>``: NeMo Gym (re)makes the server's venv from its
+    ``requirements.txt`` (offline: ``env``) and runs pytest in the folder."""
+    entry = f"resources_servers/{Path(export['package']).name}"
+    keep = [o for o in overrides if o.startswith(("+uv_venv_dir=", "+uv_cache_dir="))]
+    run = subprocess.run([_cli("gym"), "env", "test", f"+entrypoint={entry}", *keep],
+                         capture_output=True, text=True, timeout=900, cwd=work,
+                         env=dict(os.environ, **env))  # fmt: skip
     return {"returncode": run.returncode, "output": (run.stdout + run.stderr)[-3000:]}
 
 
@@ -375,7 +373,7 @@ def main() -> None:
                 )
                 result["export_origin"] = {"venv": str(venv), "file": out.stdout.strip(),
                                            "stderr": out.stderr[-2000:]}  # fmt: skip
-                result["export_tests"] = _export_tests(work, venv / ".venv", spec["export"])
+                result["export_tests"] = _export_tests(work, spec["export"], env, overrides)
             result["failures"] = [
                 {
                     k: r.get(k)
