@@ -44,6 +44,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from agentgym_envs.train import device
 from agentgym_envs.train.settings import TrainSettings
 from agentgym_envs.train.stats import mcnemar
 
@@ -386,6 +387,9 @@ def main() -> None:
             continue
         value = getattr(defaults, f.name)
         parser.add_argument(f"--{f.name.replace('_', '-')}", type=type(value), default=value)
+    gpu = parser.add_argument_group("on a GPU (agentgym_envs.train.device)")
+    gpu.add_argument("--vllm", default="auto", help="auto (CUDA GPU + vllm installed), on, off")
+    parser.set_defaults(model="auto")  # smollm2 on CPU, a larger model on a CUDA GPU
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     for noisy in ("httpx", "mcp", "uvicorn.access"):
@@ -395,6 +399,9 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown part {unknown[0]!r}: use {', '.join(PARTS)}")
     values = {f.name: getattr(args, f.name) for f in fields(TrainSettings) if f.name != "envs"}
+    runtime = device.resolve(args.vllm)
+    device.use(runtime)  # every stage of persona-a computes there
+    values["model"] = device.resolve_model(args.model, runtime)
     settings = TrainSettings(envs=tuple(args.env or defaults.envs), **values)
 
     out = args.out

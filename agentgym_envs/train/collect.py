@@ -56,7 +56,12 @@ def run(folder: RunFolder, *, concurrency: int = 2, progress: bool = False) -> d
     write_atomic(folder.stage_dir("collect") / TRAJECTORIES, "\n".join(lines) + "\n")
     played = {e: sum(r["env_id"] == e for r in result.records) for e in s.envs}
     logger.info("collect: kept %s of %s expert episodes", kept, played)
-    return {"played": played, "kept": kept, "seconds": round(time.perf_counter() - started, 1)}
+    return {
+        "played": played,
+        "kept": kept,
+        "resumed_episodes": result.skipped,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
 
 
 __all__ = ["TRAJECTORIES", "run"]

@@ -16,6 +16,7 @@ from typing import Any
 
 from agentgym_envs.errors import unknown_name
 from agentgym_envs.train import STAGES
+from agentgym_envs.train.device import Runtime
 from agentgym_envs.train.folder import RunFolder
 from agentgym_envs.train.settings import LOCAL_MODEL, TrainError, TrainSettings
 
@@ -63,11 +64,19 @@ def run_stages(
     *,
     concurrency: int = 2,
     progress: bool = False,
+    runtime: Runtime | None = None,
 ) -> list[dict[str, Any]]:
-    """Run ``stages`` in the run folder ``out``; returns every finished stage's line."""
+    """Run ``stages`` in the run folder ``out``; returns every finished stage's line.
+
+    ``runtime``: where the stages compute (:func:`agentgym_envs.train.device.resolve`; default
+    the process's, :func:`agentgym_envs.train.device.current`: the CPU unless set)."""
+    from agentgym_envs.train import device
     from agentgym_envs.train.model import base_checkpoint
 
     names = parse_stages(stages)
+    if runtime is not None:
+        device.use(runtime)
+    logger.info("computing on %s", device.current().describe())
     if settings.model != LOCAL_MODEL:
         base_checkpoint(settings.model)  # a bad folder is refused before any work
     with RunFolder(out, settings) as folder:
