@@ -10,7 +10,9 @@ A 135M model seldom writes an exact action unprompted, and a group whose complet
 score alike teaches GRPO nothing. So the run starts where rewards differ: Maze task 17, two
 moves from the goal (``--task-ids 16,17,18`` adds the tasks three and one moves away), with
 each model turn prefilled with ``--reply-prefix`` (``Action: move`` on Maze: the model picks
-the direction, the env judges it).
+the direction, the env judges it). Once every episode of a step's group solves the task, the
+rewards are alike and GRPO learns nothing more, so the run stops there and says so
+(``--keep-going`` trains on).
 
     pip install "agentgym-envs[trl,maze]"
     python examples/train_grpo_trl.py --steps 6 --plot grpo_reward.png --save runs/grpo-model
@@ -46,11 +48,13 @@ class Progress:
         self.rollout, self.total, self.done = rollout, total_episodes, 0
         self.autocast = autocast  # sampling in bfloat16 autocast: twice as fast on a CPU
         self.started = time.perf_counter()
+        self.last_step: list = []  # the episodes of the step being played
 
     def __call__(self, prompts, trainer):
         import torch
 
         out: dict[str, list] = {}
+        self.last_step = []
         for prompt in prompts:
             with torch.autocast(self.autocast, dtype=torch.bfloat16):
                 one = self.rollout([prompt], trainer)
@@ -60,6 +64,7 @@ class Progress:
             elapsed = time.perf_counter() - self.started
             eta = elapsed / self.done * (self.total - self.done)
             result = self.rollout.results[-1]
+            self.last_step.append(result)
             print(
                 f"  step {trainer.state.global_step + 1} episode {self.done}/{self.total}: "
                 f"reward {one['agentgym_reward'][0]}, {result.outcome}; "
@@ -67,6 +72,27 @@ class Progress:
                 flush=True,
             )
         return out
+
+
+def stop_when_solved(progress: Progress):
+    """A ``TrainerCallback`` that ends training once every episode of a step's group solved its
+    task: their rewards are alike, so GRPO's advantages are zero and later steps change
+    nothing (``--keep-going`` trains on anyway)."""
+    from transformers import TrainerCallback
+
+    class StopWhenSolved(TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            batch = getattr(progress, "last_step", [])
+            if batch and all(r.success for r in batch):
+                print(
+                    f"step {state.global_step}: all {len(batch)} episodes of the group solved "
+                    "the task; GRPO has nothing left to learn from it: stopping "
+                    "(--keep-going to train on, --task-ids for harder tasks)",
+                    flush=True,
+                )
+                control.should_training_stop = True
+
+    return StopWhenSolved()
 
 
 def main() -> None:
@@ -89,6 +115,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--model", default="auto", help="auto, smollm2, a checkpoint folder or a HF id"
+    )
+    parser.add_argument(
+        "--keep-going", action="store_true", help="train on after a step whose group all won"
     )
     parser.add_argument("--vllm", default="auto", help="auto, on, off (needs a CUDA GPU)")
     parser.add_argument(
@@ -167,13 +196,15 @@ def main() -> None:
         shaping={"invalid_penalty": args.invalid_penalty},
         reply_prefix=prefix,
     )
+    progress = Progress(rollout, args.steps * args.generations, runtime.autocast_device)
     trainer = GRPOTrainer(
         model=model,
         processing_class=tokenizer,
         args=config,
         train_dataset=data,
         reward_funcs=[rollout_reward],
-        rollout_func=Progress(rollout, args.steps * args.generations, runtime.autocast_device),
+        rollout_func=progress,
+        callbacks=[] if args.keep_going else [stop_when_solved(progress)],
     )
     start = time.perf_counter()
     trainer.train()

@@ -76,7 +76,6 @@ def run_stages(
     names = parse_stages(stages)
     if runtime is not None:
         device.use(runtime)
-    logger.info("computing on %s", device.current().describe())
     if settings.model != LOCAL_MODEL:
         base_checkpoint(settings.model)  # a bad folder is refused before any work
     with RunFolder(out, settings) as folder:
@@ -92,6 +91,7 @@ def run_stages(
                 )
             logger.info("%s: starting", label)
             figures = _run_one(folder, stage, label, base_checkpoint, concurrency, progress)
+            figures.setdefault("device", device.current().describe())
             record = folder.finish(stage, label, figures)
             logger.info("%s: finished in %.0f s", label, figures.get("seconds", 0))
             del record
