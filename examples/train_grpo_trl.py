@@ -42,13 +42,25 @@ REPLY_PREFIX = {"AgentGym/Maze-v0": "Action: move", "AgentGym/MazeRandom-v0": "A
 
 
 class Progress:
-    """Wraps a ``rollout_func``: one episode at a time, a line per episode with an ETA."""
+    """Wraps a ``rollout_func``: one episode at a time, a line per episode with the time so far
+    and an ETA (from the episodes until a step has finished, then from whole steps, updates
+    included)."""
 
-    def __init__(self, rollout, total_episodes: int, autocast: str) -> None:
-        self.rollout, self.total, self.done = rollout, total_episodes, 0
+    def __init__(self, rollout, steps: int, generations: int, autocast: str) -> None:
+        self.rollout, self.steps, self.generations = rollout, steps, generations
         self.autocast = autocast  # sampling in bfloat16 autocast: twice as fast on a CPU
         self.started = time.perf_counter()
+        self.done = 0
         self.last_step: list = []  # the episodes of the step being played
+
+    def eta(self, step_done: int, now: float) -> float:
+        elapsed = now - self.started
+        if step_done:  # whole steps so far: the updates count too
+            return max(0.0, elapsed / (step_done + self.partial()) * self.steps - elapsed)
+        return elapsed / self.done * (self.steps * self.generations - self.done)
+
+    def partial(self) -> float:
+        return len(self.last_step) / self.generations
 
     def __call__(self, prompts, trainer):
         import torch
@@ -61,14 +73,14 @@ class Progress:
             for key, values in one.items():
                 out.setdefault(key, []).extend(values)
             self.done += 1
-            elapsed = time.perf_counter() - self.started
-            eta = elapsed / self.done * (self.total - self.done)
             result = self.rollout.results[-1]
             self.last_step.append(result)
+            now = time.perf_counter()
+            step = trainer.state.global_step
             print(
-                f"  step {trainer.state.global_step + 1} episode {self.done}/{self.total}: "
-                f"reward {one['agentgym_reward'][0]}, {result.outcome}; "
-                f"{elapsed:.0f} s so far, ETA {eta:.0f} s",
+                f"  step {step + 1}/{self.steps} episode {len(self.last_step)}/"
+                f"{self.generations}: reward {one['agentgym_reward'][0]}, {result.outcome}; "
+                f"{now - self.started:.0f} s so far, ETA {self.eta(step, now):.0f} s",
                 flush=True,
             )
         return out
@@ -196,7 +208,7 @@ def main() -> None:
         shaping={"invalid_penalty": args.invalid_penalty},
         reply_prefix=prefix,
     )
-    progress = Progress(rollout, args.steps * args.generations, runtime.autocast_device)
+    progress = Progress(rollout, args.steps, args.generations, runtime.autocast_device)
     trainer = GRPOTrainer(
         model=model,
         processing_class=tokenizer,
