@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agentgym_envs.errors import unknown_name
-from agentgym_envs.train import STAGES
+from agentgym_envs.train import STAGES, store
 from agentgym_envs.train.device import Runtime
 from agentgym_envs.train.folder import RunFolder
 from agentgym_envs.train.settings import LOCAL_MODEL, TrainError, TrainSettings
@@ -92,6 +92,9 @@ def run_stages(
             logger.info("%s: starting", label)
             figures = _run_one(folder, stage, label, base_checkpoint, concurrency, progress)
             figures.setdefault("device", device.current().describe())
+            if stage in ("collect", "eval"):  # the played episodes into the run's store
+                runner = ("collect", "bench") if stage == "collect" else ("eval", label[5:])
+                figures.update(store.record(folder, folder.path.joinpath(*runner), label))
             record = folder.finish(stage, label, figures)
             logger.info("%s: finished in %.0f s", label, figures.get("seconds", 0))
             del record
