@@ -34,27 +34,16 @@ def run(
 ) -> dict[str, Any]:
     """Score ``checkpoint`` on the held-out items; returns per-env success and score with CIs."""
     from agentgym_envs.benchmarks.policies import openai_spec
-    from agentgym_envs.benchmarks.runner import run_benchmark
     from agentgym_envs.train import device
+    from agentgym_envs.train.collect import play
 
     s = folder.settings
     started = time.perf_counter()
     client = _client(checkpoint, f"train:{label}", s.max_tokens, device.current().vllm)
     spec = openai_spec(client=client, fmt="react", name=f"train:{label}")
     try:
-        result = run_benchmark(
-            list(s.envs),
-            spec,
-            out=folder.stage_dir("eval", label),
-            split="test",
-            items=eval_items(s),
-            max_rounds=s.max_rounds,
-            seed=s.seed,
-            concurrency=concurrency,
-            progress=progress,
-            record=True,
-            reports=False,
-        )
+        where = folder.stage_dir("eval", label)
+        result = play(folder, spec, where, "test", eval_items(s), concurrency, progress)
     finally:
         client.close()
     per_env: dict[str, Any] = {}
