@@ -129,3 +129,24 @@ def test_the_local_model_is_converted_once_for_every_process(tmp_path) -> None:
     assert Path(second.stdout.strip().splitlines()[-1]) == folder
     after = weights.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_the_grpo_example_runs_and_shows_each_episode_with_an_eta(tiny_model, tmp_path) -> None:
+    """``examples/train_grpo_trl.py`` end to end on the tiny model (``--model`` takes any
+    checkpoint folder): a line per episode with the time so far and an ETA, then the steps."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "train_grpo_trl.py"
+    args = ["--model", str(tiny_model), "--steps", "2", "--generations", "2", "--turns", "2"]
+    proc = subprocess.run(
+        [sys.executable, str(example), *args, "--keep-going", "--save", str(tmp_path / "m")],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    episodes = [x for x in lines if x.strip().startswith("step ") and "ETA" in x]
+    assert len(episodes) == 4, proc.stdout  # 2 steps x 2 episodes, each reported
+    assert episodes[0].strip().startswith("step 1/2 episode 1/2")
+    assert any(x.startswith("2 steps in") for x in lines)
+    assert (tmp_path / "m" / "config.json").is_file()
