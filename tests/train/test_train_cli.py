@@ -150,3 +150,23 @@ def test_the_grpo_example_runs_and_shows_each_episode_with_an_eta(tiny_model, tm
     assert episodes[0].strip().startswith("step 1/2 episode 1/2")
     assert any(x.startswith("2 steps in") for x in lines)
     assert (tmp_path / "m" / "config.json").is_file()
+
+
+def test_every_stage_shows_a_progress_bar_with_an_eta(tiny_model, tmp_path) -> None:
+    """collect and eval: the runner's bar (done/total, elapsed, time remaining); sft and rl:
+    the trainer's bar (``[elapsed<remaining``)."""
+    from .test_train import HELD_OUT_ENV, SMALL
+
+    args = ["--model", str(tiny_model), "--env", HELD_OUT_ENV, "--eval-items", "3"]
+    for key, value in SMALL.items():
+        if key not in ("envs", "eval_items"):
+            args += [f"--{key.replace('_', '-')}", str(value)]
+    proc = _cli("train", "run", str(tmp_path / "run"), "--progress", *args)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out, err = proc.stdout.replace("\r", "\n"), proc.stderr.replace("\r", "\n")
+    runner_bar = re.compile(r"MazeRandom-v0 .* (\d+)/\1 success .* \d+:\d\d:\d\d \d+:\d\d:\d\d")
+    assert len(runner_bar.findall(out)) == 4  # eval:base, collect, eval:sft, eval:rl
+    trainer_bar = re.compile(r"\| (\d+)/\1 \[\d\d:\d\d<\d\d:\d\d")
+    assert len(set(trainer_bar.findall(err))) >= 1 and len(trainer_bar.findall(err)) >= 2
+    for label in ("sft: finished", "rl: finished", "eval:rl: finished"):
+        assert label in err
