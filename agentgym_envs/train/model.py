@@ -81,9 +81,9 @@ def _from_hub(repo_id: str) -> Path:
         )
     except Exception as exc:  # offline, unknown id, no network: all the same mend
         raise TrainError(
-            f"{repo_id!r} is not in the Hugging Face cache and could not be fetched "
-            f"({type(exc).__name__}): run huggingface-cli download {repo_id} where the hub is "
-            "reachable, or pass a checkpoint folder with --model"
+            f"{repo_id!r} is no folder here, nor a Hugging Face model this machine holds or "
+            f"could fetch ({type(exc).__name__}): give a folder that save_pretrained wrote, or "
+            f"run huggingface-cli download {repo_id} where the hub is reachable"
         ) from None
     if not (folder / "config.json").is_file():
         raise TrainError(f"{repo_id!r} has no config.json: pass a transformers model id or folder")
