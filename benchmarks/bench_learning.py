@@ -16,7 +16,9 @@ Writes ``<out>/results.json`` (keys ``families`` -> env id -> ``before`` / ``aft
 ``after_rl``, ``rl_reward_per_step``, ``times``, ``load_average``, ``harness``,
 ``experience``; parts not run keep what an earlier run wrote) and the plots
 ``success_per_stage.png``, ``rl_reward_per_step.png`` and ``harness_loop.png``. The training run folder
-(``<out>/run`` by default) resumes: run the script again after an interruption.
+(``<out>/run`` by default) resumes: run the script again after an interruption. On a machine
+with a CUDA GPU the same command takes a larger model (``--model auto``) and, with ``vllm``
+installed, vLLM for the held-out evaluation (``--vllm auto|on|off``; docs/guides/training.md).
 
     python benchmarks/bench_learning.py                          # every part, defaults
     python benchmarks/bench_learning.py --parts persona-a        # Persona A only
@@ -44,7 +46,8 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from agentgym_envs.train.settings import TrainSettings
+from agentgym_envs.train import device
+from agentgym_envs.train.settings import TrainError, TrainSettings
 from agentgym_envs.train.stats import mcnemar
 
 PARTS = ("persona-a", "harness", "experience")
@@ -386,6 +389,9 @@ def main() -> None:
             continue
         value = getattr(defaults, f.name)
         parser.add_argument(f"--{f.name.replace('_', '-')}", type=type(value), default=value)
+    gpu = parser.add_argument_group("on a GPU (agentgym_envs.train.device)")
+    gpu.add_argument("--vllm", default="auto", help="auto (CUDA GPU + vllm installed), on, off")
+    parser.set_defaults(model="auto")  # smollm2 on CPU, a larger model on a CUDA GPU
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     for noisy in ("httpx", "mcp", "uvicorn.access"):
@@ -395,6 +401,12 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown part {unknown[0]!r}: use {', '.join(PARTS)}")
     values = {f.name: getattr(args, f.name) for f in fields(TrainSettings) if f.name != "envs"}
+    try:
+        runtime = device.resolve(args.vllm)
+    except TrainError as exc:
+        parser.error(str(exc))
+    device.use(runtime)  # every stage of persona-a computes there
+    values["model"] = device.resolve_model(args.model, runtime)
     settings = TrainSettings(envs=tuple(args.env or defaults.envs), **values)
 
     out = args.out

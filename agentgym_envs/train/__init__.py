@@ -15,7 +15,10 @@ A training run lives in one folder and goes through stages, each a module of its
 The folder (:mod:`~agentgym_envs.train.folder`) keeps the settings and their fingerprint
 (``run.json``), one line per finished stage (``results.jsonl``) and each stage's checkpoint; a
 finished stage is never redone, an interrupted one resumes, and other settings in the same
-folder are refused. :func:`~agentgym_envs.train.pipeline.run_stages` runs them in order.
+folder are refused. :func:`~agentgym_envs.train.pipeline.run_stages` runs them in order. Every
+episode collect and eval play goes into the run's experience store
+(:mod:`~agentgym_envs.train.store`), under a version per model; where the stages compute (CPU,
+or a CUDA GPU with a larger model and vLLM) is :mod:`~agentgym_envs.train.device`'s choice.
 
 The Persona B harness loop and the experience loop live in ``harness_loop`` and
 ``experience_loop`` (imported only when asked for).

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from agentgym_envs.train.device import GPU_MODEL
 from agentgym_envs.train.settings import DEFAULT_ENVS, LOCAL_MODEL, TrainSettings
 
 train_app = typer.Typer(
@@ -26,7 +27,11 @@ def run(
     out: Path = typer.Argument(..., help="The run folder (settings, checkpoints, results)."),
     env: list[str] = typer.Option(list(DEFAULT_ENVS), "--env", help="Env id (repeat for more)."),
     stages: str = typer.Option("all", help="Comma-separated: collect, sft, rl, eval (or all)."),
-    model: str = typer.Option(LOCAL_MODEL, help=f"{LOCAL_MODEL!r} or a checkpoint folder."),
+    model: str = typer.Option(
+        "auto",
+        help=f"auto ({LOCAL_MODEL!r} on CPU, {GPU_MODEL} on a CUDA GPU), {LOCAL_MODEL!r}, "
+        "a checkpoint folder or a Hugging Face id.",
+    ),
     train_items: int = typer.Option(_DEFAULTS.train_items, help="Train tasks per env (collect)."),
     eval_items: int = typer.Option(_DEFAULTS.eval_items, help="Held-out test items per env."),
     max_rounds: int = typer.Option(_DEFAULTS.max_rounds, help="Turn limit of every episode."),
@@ -42,16 +47,26 @@ def run(
     seed: int = typer.Option(_DEFAULTS.seed),
     concurrency: int = typer.Option(2, help="Episodes in flight during collect and eval."),
     progress: bool = typer.Option(True, help="Progress bars with ETA."),
+    vllm: str = typer.Option(
+        "auto", help="auto (with a CUDA GPU and vllm installed), on, off: vLLM serves eval."
+    ),
 ) -> None:
-    """Run the stages (finished ones are skipped; an interrupted one resumes)."""
-    import logging
+    """Run the stages (finished ones are skipped; an interrupted one resumes).
 
+    On a CUDA machine the trainers use the GPU, --model auto takes a larger model, and with
+    vllm installed the evaluation is served by vLLM (docs: guides/training.md, "On a GPU").
+    """
+    import logging
+    import sys
+
+    from agentgym_envs.train import device
     from agentgym_envs.train.pipeline import run_stages
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    runtime = device.resolve(vllm)
     settings = TrainSettings(
         envs=tuple(env),
-        model=model,
+        model=device.resolve_model(model, runtime),
         train_items=train_items,
         eval_items=eval_items,
         max_rounds=max_rounds,
@@ -66,7 +81,16 @@ def run(
         curriculum=curriculum,
         seed=seed,
     )
-    results = run_stages(out, settings, stages, concurrency=concurrency, progress=progress)
+    try:
+        results = run_stages(
+            out, settings, stages, concurrency=concurrency, progress=progress, runtime=runtime
+        )
+    except KeyboardInterrupt:
+        sys.stderr.write(
+            f"error: interrupted: finished stages, episodes and trainer checkpoints in {out} are "
+            "kept; run the same command again to resume\n"
+        )
+        raise SystemExit(130) from None
     _print(results)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from pathlib import Path
 from typing import Any
 
 from agentgym_envs.train.folder import RunFolder, write_atomic
@@ -26,23 +27,11 @@ TRAJECTORIES = "trajectories.jsonl"
 def run(folder: RunFolder, *, concurrency: int = 2, progress: bool = False) -> dict[str, Any]:
     """Play and keep the expert's episodes; returns the stage's figures."""
     from agentgym_envs.benchmarks.policies import expert_spec
-    from agentgym_envs.benchmarks.runner import run_benchmark
 
     s = folder.settings
     started = time.perf_counter()
-    result = run_benchmark(
-        list(s.envs),
-        expert_spec(),
-        out=folder.stage_dir("collect", "bench"),
-        split="train",
-        items=collect_items(s),
-        max_rounds=s.max_rounds,
-        seed=s.seed,
-        concurrency=concurrency,
-        progress=progress,
-        record=True,
-        reports=False,
-    )
+    where = folder.stage_dir("collect", "bench")
+    result = play(folder, expert_spec(), where, "train", collect_items(s), concurrency, progress)
     kept: dict[str, int] = {}
     lines = []
     for record in result.records:
@@ -56,7 +45,41 @@ def run(folder: RunFolder, *, concurrency: int = 2, progress: bool = False) -> d
     write_atomic(folder.stage_dir("collect") / TRAJECTORIES, "\n".join(lines) + "\n")
     played = {e: sum(r["env_id"] == e for r in result.records) for e in s.envs}
     logger.info("collect: kept %s of %s expert episodes", kept, played)
-    return {"played": played, "kept": kept, "seconds": round(time.perf_counter() - started, 1)}
+    return {
+        "played": played,
+        "kept": kept,
+        "resumed_episodes": result.skipped,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
 
 
-__all__ = ["TRAJECTORIES", "run"]
+def play(
+    folder: RunFolder,
+    spec: Any,
+    where: Path,
+    split: str,
+    items: dict[str, list[Any]],
+    concurrency: int,
+    progress: bool,
+) -> Any:
+    """The benchmark runner's episodes of ``spec`` on ``items`` into ``where`` (resumed per
+    episode), with the run's turn limit and seed: how collect and eval play."""
+    from agentgym_envs.benchmarks.runner import run_benchmark
+
+    s = folder.settings
+    return run_benchmark(
+        list(s.envs),
+        spec,
+        out=where,
+        split=split,
+        items=items,
+        max_rounds=s.max_rounds,
+        seed=s.seed,
+        concurrency=concurrency,
+        progress=progress,
+        record=True,
+        reports=False,
+    )
+
+
+__all__ = ["TRAJECTORIES", "play", "run"]

@@ -2,9 +2,11 @@
 
 Every model of a run -- the base model, then each stage's checkpoint -- plays the same items
 (the first ``eval_items`` of each env's test split) with the same episode seeds, in the
-runner's ReAct loop, with the run's turn limit and reply cap, the weights in bfloat16. The model answers in this
-process (:class:`~agentgym_envs.train.chat.LocalChat`); concurrent episodes share it. Each
-label's runner folder resumes per episode.
+runner's ReAct loop, with the run's turn limit and reply cap, the weights in bfloat16. The model
+answers in this process (:class:`~agentgym_envs.train.chat.LocalChat`; on a CUDA machine with
+``vllm`` installed, :class:`~agentgym_envs.train.vllm_chat.VllmChat`); concurrent episodes
+share it. Each label's runner folder resumes per episode (``resumed_episodes``: how many a
+resumed stage found done).
 """
 
 from __future__ import annotations
@@ -31,33 +33,19 @@ def run(
     progress: bool = False,
 ) -> dict[str, Any]:
     """Score ``checkpoint`` on the held-out items; returns per-env success and score with CIs."""
-    import torch
-
     from agentgym_envs.benchmarks.policies import openai_spec
-    from agentgym_envs.benchmarks.runner import run_benchmark
-    from agentgym_envs.train import model as models
-    from agentgym_envs.train.chat import LocalChat
+    from agentgym_envs.train import device
+    from agentgym_envs.train.collect import play
 
     s = folder.settings
     started = time.perf_counter()
-    models.set_threads()
-    model, tokenizer = models.load(checkpoint)
-    model = model.to(torch.bfloat16)  # greedy replies, 2.5x faster than float32 on CPU
-    client = LocalChat(model, tokenizer, f"train:{label}", max_tokens=s.max_tokens)
+    client = _client(checkpoint, f"train:{label}", s.max_tokens, device.current().vllm)
     spec = openai_spec(client=client, fmt="react", name=f"train:{label}")
-    result = run_benchmark(
-        list(s.envs),
-        spec,
-        out=folder.stage_dir("eval", label),
-        split="test",
-        items=eval_items(s),
-        max_rounds=s.max_rounds,
-        seed=s.seed,
-        concurrency=concurrency,
-        progress=progress,
-        record=True,
-        reports=False,
-    )
+    try:
+        where = folder.stage_dir("eval", label)
+        result = play(folder, spec, where, "test", eval_items(s), concurrency, progress)
+    finally:
+        client.close()
     per_env: dict[str, Any] = {}
     for env_id in s.envs:
         records = sorted(
@@ -74,9 +62,28 @@ def run(
     return {
         "model": label,
         "checkpoint": str(checkpoint),
+        "served_by": type(client).__name__,
+        "resumed_episodes": result.skipped,
         "envs": per_env,
         "seconds": round(time.perf_counter() - started, 1),
     }
+
+
+def _client(checkpoint: Path, alias: str, max_tokens: int, vllm: bool) -> Any:
+    """vLLM's engine over the checkpoint, or the model loaded here (CPU, bfloat16)."""
+    if vllm:
+        from agentgym_envs.train.vllm_chat import VllmChat
+
+        return VllmChat(checkpoint, alias, max_tokens=max_tokens)
+    import torch
+
+    from agentgym_envs.train import model as models
+    from agentgym_envs.train.chat import LocalChat
+
+    models.set_threads()
+    model, tokenizer = models.load(checkpoint)
+    model = model.to(torch.bfloat16)  # greedy replies, 2.5x faster than float32 on CPU
+    return LocalChat(model, tokenizer, alias, max_tokens=max_tokens)
 
 
 __all__ = ["run"]

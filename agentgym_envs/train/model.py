@@ -5,12 +5,16 @@ copy is the local model server's own cache
 (:func:`agentgym_envs.benchmarks.hf_server.cache_dir`): whichever process first needs it --
 ``agentgym llm serve``, the benchmark, a training stage -- converts it, and every later one,
 training included, loads plain safetensors from there. Any other value is a checkpoint folder
-(``save_pretrained``'s, e.g. an earlier run's ``sft/model``).
+(``save_pretrained``'s, e.g. an earlier run's ``sft/model``) or a Hugging Face model id
+(``org/name``, e.g. :data:`~agentgym_envs.train.device.GPU_MODEL` on a GPU machine): read from
+the Hugging Face cache, fetched into it on first use unless ``HF_HUB_OFFLINE=1``.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -48,12 +52,42 @@ def base_checkpoint(model: str) -> Path:
             raise TrainError(f"could not cache the converted model in {cached}: check the disk")
         return cached
     path = Path(model).expanduser()
-    if not (path / "config.json").is_file():
-        raise TrainError(
-            f"{model!r} is not a checkpoint folder (no config.json): give a folder that "
-            f"save_pretrained wrote, or --model {LOCAL_MODEL}"
+    if (path / "config.json").is_file():
+        return path
+    if not path.exists() and _HUB_ID.fullmatch(model):
+        return _from_hub(model)
+    raise TrainError(
+        f"{model!r} is not a checkpoint folder (no config.json): give a folder that "
+        f"save_pretrained wrote, a Hugging Face id (org/name), or --model {LOCAL_MODEL}"
+    )
+
+
+#: A Hugging Face model id: ``org/name``.
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+#: The files a checkpoint needs (no other weights formats, no ONNX, no GGUF).
+_CHECKPOINT_FILES = ["*.json", "*.safetensors", "*.model", "*.txt", "*.jinja"]
+
+
+def _from_hub(repo_id: str) -> Path:
+    """The Hugging Face cache's folder of ``repo_id``, downloaded into it if needed."""
+    try:
+        from huggingface_hub import snapshot_download
+    except ImportError as exc:
+        raise MissingExtraError(f"a Hugging Face model id needs huggingface_hub: {_HINT}") from exc
+    offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
+    try:
+        folder = Path(
+            snapshot_download(repo_id, allow_patterns=_CHECKPOINT_FILES, local_files_only=offline)
         )
-    return path
+    except Exception as exc:  # offline, unknown id, no network: all the same mend
+        raise TrainError(
+            f"{repo_id!r} is no folder here, nor a Hugging Face model this machine holds or "
+            f"could fetch ({type(exc).__name__}): give a folder that save_pretrained wrote, or "
+            f"run huggingface-cli download {repo_id} where the hub is reachable"
+        ) from None
+    if not (folder / "config.json").is_file():
+        raise TrainError(f"{repo_id!r} has no config.json: pass a transformers model id or folder")
+    return folder
 
 
 def load(checkpoint: Path) -> tuple[Any, Any]:

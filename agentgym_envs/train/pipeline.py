@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from agentgym_envs.errors import unknown_name
-from agentgym_envs.train import STAGES
+from agentgym_envs.train import STAGES, store
+from agentgym_envs.train.device import Runtime
 from agentgym_envs.train.folder import RunFolder
 from agentgym_envs.train.settings import LOCAL_MODEL, TrainError, TrainSettings
 
@@ -63,11 +64,18 @@ def run_stages(
     *,
     concurrency: int = 2,
     progress: bool = False,
+    runtime: Runtime | None = None,
 ) -> list[dict[str, Any]]:
-    """Run ``stages`` in the run folder ``out``; returns every finished stage's line."""
+    """Run ``stages`` in the run folder ``out``; returns every finished stage's line.
+
+    ``runtime``: where the stages compute (:func:`agentgym_envs.train.device.resolve`; default
+    the process's, :func:`agentgym_envs.train.device.current`: the CPU unless set)."""
+    from agentgym_envs.train import device
     from agentgym_envs.train.model import base_checkpoint
 
     names = parse_stages(stages)
+    if runtime is not None:
+        device.use(runtime)
     if settings.model != LOCAL_MODEL:
         base_checkpoint(settings.model)  # a bad folder is refused before any work
     with RunFolder(out, settings) as folder:
@@ -83,6 +91,10 @@ def run_stages(
                 )
             logger.info("%s: starting", label)
             figures = _run_one(folder, stage, label, base_checkpoint, concurrency, progress)
+            figures.setdefault("device", device.current().describe())
+            if stage in ("collect", "eval"):  # the played episodes into the run's store
+                runner = ("collect", "bench") if stage == "collect" else ("eval", label[5:])
+                figures.update(store.record(folder, folder.path.joinpath(*runner), label))
             record = folder.finish(stage, label, figures)
             logger.info("%s: finished in %.0f s", label, figures.get("seconds", 0))
             del record

@@ -93,8 +93,11 @@ def last_checkpoint(folder: Path) -> str | None:
 
 
 def run(folder: RunFolder, start: Path, *, progress: bool = False) -> dict[str, Any]:
-    """Behaviour-clone ``start`` (a checkpoint folder) on ``collect``'s episodes."""
+    """Behaviour-clone ``start`` (a checkpoint folder) on ``collect``'s episodes (on the GPU
+    when :func:`agentgym_envs.train.device.current` has one)."""
     import os
+
+    from agentgym_envs.train import device
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     from trl import SFTConfig, SFTTrainer
@@ -124,7 +127,7 @@ def run(folder: RunFolder, start: Path, *, progress: bool = False) -> dict[str, 
         lr_scheduler_type="constant_with_warmup",
         warmup_steps=min(5, steps_per_epoch),
         max_length=MAX_LENGTH,
-        use_cpu=True,
+        **device.current().trainer_kwargs(),
         bf16=True,
         report_to="none",
         logging_steps=1,
@@ -153,6 +156,7 @@ def run(folder: RunFolder, start: Path, *, progress: bool = False) -> dict[str, 
         "tokens": int(sum(len(r) for r in data["input_ids"])),
         "steps": trainer.state.global_step,
         "resumed_from": resume,
+        "resumed_at_step": int(resume.rsplit("-", 1)[-1]) if resume else 0,
         "loss_first": losses[0] if losses else None,
         "loss_last": losses[-1] if losses else None,
         "trainable_params": trainable,

@@ -191,3 +191,29 @@ def test_missing_checkpoint_unknown_stage_and_env_are_one_line(tiny_model, tmp_p
     proc = _cli("run", str(tmp_path / "d"), "--model", str(tmp_path / "nothing"))
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "not a checkpoint folder" in proc.stderr
+
+
+def test_every_played_episode_is_in_the_runs_experience_store(small_run) -> None:
+    from agentgym_envs.experience import list_versions, open_store
+
+    out, settings, lines = small_run
+    by = {line["label"]: line for line in lines}
+    played = sum(by["collect"]["played"].values())
+    assert by["collect"]["store"] == {"version": "expert@collect", "added": played, "skipped": 0}
+    name = settings.model.rstrip("/").rsplit("/", 1)[-1]
+    for stage in ("base", "sft", "rl"):
+        assert by[f"eval:{stage}"]["store"]["version"] == f"{name}@{stage}"
+        assert by[f"eval:{stage}"]["store"]["added"] == settings.eval_items
+    store = open_store(out / "experience.db")
+    try:
+        versions = {v["label"]: v for v in list_versions(store)}
+    finally:
+        store.close()
+    assert versions["expert@collect"]["episodes"] == played
+    assert versions[f"{name}@base"]["parent"] is None
+    assert versions[f"{name}@sft"]["parent"] == f"{name}@base"
+    assert versions[f"{name}@rl"]["parent"] == f"{name}@sft"
+    for stage in ("base", "sft", "rl"):
+        v = versions[f"{name}@{stage}"]
+        assert v["episodes"] == settings.eval_items
+        assert v["success_rate"] == by[f"eval:{stage}"]["envs"][HELD_OUT_ENV]["success"]
