@@ -48,7 +48,7 @@ def create_app(
     from agentgym_envs.experience import dashboard
     from agentgym_envs.experience.dashboard_guard import LOCAL_HOSTS, DashboardGuard
     from agentgym_envs.metrics import instrument
-    from agentgym_envs.platform import api, jobs_routes, routing, search_routes, web
+    from agentgym_envs.platform import api, jobs_routes, routing, search_page, search_routes, web
     from agentgym_envs.platform.db import TenantStore, check_app_role, make_engine, sessionmaker_for
     from agentgym_envs.platform.deps import tenant_session
     from agentgym_envs.platform.embeddings import embedder_from_env
@@ -89,15 +89,17 @@ def create_app(
     app.include_router(api.router)
     app.include_router(routing.router)
     # episode search under the same keys, roles and row-level security as /v1
-    app.include_router(search_routes.router(tenant_session, embedder_from_env()), prefix="/v1")
+    app.state.embedder = embedder_from_env()  # every recorded execution is indexed with it
+    app.include_router(search_routes.router(tenant_session, app.state.embedder), prefix="/v1")
     # training jobs (/v1/jobs, the dashboard's /jobs) under the same keys, roles and
     # row-level security; `agentgym platform worker` runs them
     app.include_router(jobs_routes.router(queue_app(database_url)))
+    app.include_router(search_page.router(tenant_session, app.state.embedder))  # /search
     app.include_router(web.router)
     for router in extra_routers:
         app.include_router(router)
     board = dashboard.create_app(TenantStore(sessions), allowed_hosts=hosts)
-    board.state.templates.globals["extra_links"] = [("/jobs", "jobs")]  # the jobs page
+    board.state.templates.globals["extra_links"] = [("/jobs", "jobs"), ("/search", "search")]
     app.mount("/", web.LoginGate(board, sessions))
     app.add_middleware(DashboardGuard, allowed_hosts=hosts)
     return app
