@@ -31,7 +31,7 @@ from agentgym_envs.experience.training import FORMATS
 from agentgym_envs.platform import auth
 from agentgym_envs.platform.db import SessionStore
 from agentgym_envs.platform.deps import TenantDB, needs
-from agentgym_envs.platform.executions import record_execution
+from agentgym_envs.platform.executions import METRICS_ENV, record_execution
 from agentgym_envs.platform.models import Agent, ApiKey, IdempotencyKey, User
 from agentgym_envs.platform.search import index_recorded
 from agentgym_envs.platform.training_data import agent_records
@@ -322,6 +322,9 @@ def create_execution(agent_id: str, request: Request, s: TenantDB, body: JsonBod
             raise HTTPException(400, str(exc)) from None
         if not recorded["replayed"]:  # searchable at once ("episodes like this one")
             index_recorded(s, recorded["episode_id"], getattr(request.app.state, "embedder", None))
+            metrics = getattr(request.app.state, "metrics", None)
+            if metrics is not None:
+                metrics.episode_ended(recorded["outcome"], env=METRICS_ENV)
         return 201, recorded
 
     return idempotent(s, request, body, make)

@@ -50,8 +50,9 @@ def create_app(
     from agentgym_envs.metrics import instrument
     from agentgym_envs.platform import api, jobs_routes, routing, search_page, search_routes, web
     from agentgym_envs.platform.db import TenantStore, check_app_role, make_engine, sessionmaker_for
-    from agentgym_envs.platform.deps import tenant_session
+    from agentgym_envs.platform.deps import open_sessions, tenant_session
     from agentgym_envs.platform.embeddings import embedder_from_env
+    from agentgym_envs.platform.executions import METRICS_ENV
     from agentgym_envs.platform.jobs import make_app as queue_app
     from agentgym_envs.platform.ratelimit import AuthLimits
 
@@ -85,7 +86,10 @@ def create_app(
     def healthz():
         return {"ok": True}
 
-    instrument(app, "platform")  # GET /metrics, every request counted and timed
+    # GET /metrics: every request counted and timed; recorded executions by outcome (env
+    # "platform": no organisation's names in a page anyone may scrape); live sessions = requests
+    # holding an organisation's database session now
+    instrument(app, "platform", live_sessions=open_sessions, envs=[METRICS_ENV])
     app.include_router(api.router)
     app.include_router(routing.router)
     # episode search under the same keys, roles and row-level security as /v1

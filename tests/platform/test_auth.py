@@ -188,3 +188,36 @@ def test_a_write_from_another_site_is_refused(platform):
         assert r.status_code == 415
     with pytest.raises(PlatformError):
         AgentGym(api_key=platform.a.key, base_url=platform.url, retries=0).get_agent("not-a-uuid")
+
+
+def test_a_revoked_key_fails_at_once_on_every_service_process(platform, tmp_path):
+    """Two ``agentgym platform serve`` processes on one database (replicas behind a balancer):
+    a key revoked through one is refused by the other on its very next request -- keys are
+    checked in the database on every request, no process keeps a copy."""
+    from tests.platform.conftest import serve, stop
+
+    proc, other = serve(platform.app_url, tmp_path / "second.log")
+    try:
+        with as_key(platform.url, platform.a.key) as admin:
+            made = admin.post("/v1/keys", json={"name": "replicas", "scopes": ["read"]}).json()
+            with as_key(other, made["key"]) as there:
+                assert there.get("/v1/agents").status_code == 200  # known, connection warm
+                assert admin.post(f"/v1/keys/{made['id']}/revoke").status_code == 200
+                assert there.get("/v1/agents").status_code == 401
+            # a rotated key: the old one stops and the new one works on the other process too
+            made = admin.post("/v1/keys", json={"name": "rotated", "scopes": ["read"]}).json()
+            new = admin.post(f"/v1/keys/{made['id']}/rotate").json()
+            with as_key(other, made["key"]) as old, as_key(other, new["key"]) as fresh:
+                assert old.get("/v1/agents").status_code == 401
+                assert fresh.get("/v1/agents").status_code == 200
+        # a logout through one process ends the login on the other
+        with login(platform.url, "org-a", platform.a.admin) as browser:
+            cookie = browser.cookies.get("agentgym_session")
+            import httpx
+
+            with httpx.Client(base_url=other, cookies={"agentgym_session": cookie}) as twin:
+                assert twin.get("/api/runs").status_code == 200
+                browser.post("/logout")
+                assert twin.get("/api/runs").status_code == 401
+    finally:
+        stop(proc)
