@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import text
 
 from agentgym_envs.platform import AgentGym, PlatformError
-from tests.platform.helpers import as_key, count, login
+from tests.platform.helpers import as_key, count, login, service_routes
 
 MISSING_UUID = "00000000-0000-4000-8000-000000000000"
 MISSING_INT = 2_000_000_000
@@ -175,36 +175,9 @@ NO_ID = {
 }
 
 
-def _walk(routes, prefix: str = ""):
-    """(method, path, in the mounted dashboard) of every route, through included routers and
-    the dashboard's mount (its login gate)."""
-    from starlette.routing import Mount
-
-    for r in routes:
-        if isinstance(r, Mount):
-            inner = getattr(r.app, "app", r.app)  # the login gate wraps the dashboard
-            yield from ((m, p, True) for m, p, _ in _walk(inner.routes, prefix + r.path))
-        elif hasattr(r, "path"):
-            for m in sorted(getattr(r, "methods", None) or ["GET"]):
-                if m != "HEAD":
-                    yield m, prefix + r.path, False
-        else:  # FastAPI's included router
-            ctx = r.include_context
-            yield from _walk(r.original_router.routes, prefix + (ctx.prefix or ""))
-
-
 @pytest.fixture(scope="module")
 def routes(platform) -> list[tuple[str, str, bool]]:
-    """Every route ``agentgym platform serve`` answers, from the app itself."""
-    from agentgym_envs.platform.app import create_app
-
-    app = create_app(platform.app_url, pool_size=1)
-    try:
-        found = sorted(set(_walk(app.routes)))
-    finally:
-        app.state.engine.dispose()
-    assert len(found) >= 40, found
-    return found
+    return service_routes(platform.app_url)
 
 
 def _path(path: str) -> str:
