@@ -255,6 +255,24 @@ def test_b_gets_for_every_route_with_an_id_what_a_missing_id_gets(platform, a_da
     _a_is_untouched(platform, a_data)
 
 
+def test_a_execution_under_b_own_agent_is_as_missing_as_none(platform, a_data, routes):
+    """Every route naming an agent and an execution, with B's own agent and A's execution:
+    the same answer as with B's agent and an execution that does not exist."""
+    with as_key(platform.url, platform.b.key) as b:
+        b_agent = b.post("/v1/agents", json={"name": "B's own", "version": "1.0.0"}).json()["id"]
+        paths = [(m, _path(p)) for m, p, _ in routes if "{agent_id}" in p and "{execution_id}" in p]
+        assert len(paths) >= 3, paths
+        for method, path in paths:
+            answers = []
+            for execution in (a_data["execution_id"], MISSING_UUID):
+                url = path.format(agent_id=b_agent, execution_id=execution)
+                body = BODIES.get(path, {}) if method != "GET" else None
+                answers.append(b.request(method, url, json=body))
+            assert answers[0].status_code == 404, (method, path, answers[0].text)
+            _alike(*answers, [a_data["execution_id"]], [MISSING_UUID])
+    _a_is_untouched(platform, a_data)
+
+
 def _fill(value, ids: dict[str, str]):
     if isinstance(value, str):
         return value.format(**ids) if "{" in value else value
