@@ -208,4 +208,12 @@ def summary(ep: Episode, agent, version: AgentVersion, *, replayed: bool = False
     }
 
 
-__all__ = ["METRICS_ENV", "OUTCOMES", "as_text", "env_id_of", "record_execution", "run_for", "summary"]
+__all__ = [
+    "METRICS_ENV",
+    "OUTCOMES",
+    "as_text",
+    "env_id_of",
+    "record_execution",
+    "run_for",
+    "summary",
+]
