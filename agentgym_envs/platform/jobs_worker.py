@@ -385,7 +385,8 @@ def _is_env(env_id: str) -> bool:
 # -- recovering the jobs of dead workers ----------------------------------------------------
 def _requeue(db_url: str, job_id: str, org_id: str) -> str:
     """The row of a job whose worker died, as its organisation: queued again (``"retry"``),
-    failed after :data:`MAX_ATTEMPTS` runs (``"failed"``), or already finished (``"done"``)."""
+    failed after :data:`MAX_ATTEMPTS` runs or before (``"failed"``), or already finished
+    otherwise (``"done"``)."""
     from sqlalchemy import text
 
     from agentgym_envs.platform.db import TenantStore, make_engine, sessionmaker_for
@@ -413,7 +414,9 @@ def _requeue(db_url: str, job_id: str, org_id: str) -> str:
                     text("SELECT status FROM training_jobs WHERE id = CAST(:id AS uuid)"),
                     {"id": job_id},
                 ).scalar()
-                return "retry" if status == "queued" else "done"
+                # a row a worker already finished (or one that failed before, when its worker
+                # was stopped between marking the row and the queue's job): as it is
+                return {"queued": "retry", "failed": "failed"}.get(status, "done")
     finally:
         engine.dispose()
     return "retry" if row.status == "queued" else "failed"
