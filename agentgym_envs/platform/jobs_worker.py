@@ -37,6 +37,7 @@ import datetime as dt
 import json
 import logging
 import os
+import signal
 import time
 import uuid
 from collections.abc import Callable
@@ -459,7 +460,20 @@ async def _work(
     app, db_url: str, *, concurrency: int, stalled_after: float, wait: bool, name: str | None
 ) -> None:
     async with app.open_async():
-        await recover_stalled(app, db_url, stalled_after)
+        # a SIGTERM or Ctrl-C while the dead workers' jobs are looked at (before procrastinate
+        # installs its own handlers) stops the worker cleanly after that look, as later ones do
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            await recover_stalled(app, db_url, stalled_after)
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+        if stop.is_set():
+            logger.info("stopped before taking a job")
+            return
         recovery = asyncio.create_task(_recovering(app, db_url, stalled_after))
         try:
             await app.run_worker_async(

@@ -247,6 +247,12 @@ def test_every_mutating_route_refuses_a_role_without_its_permission(platform, pe
     }
     with as_key(platform.url, platform.a.key) as admin:
         reader_key = admin.post("/v1/keys", json={"name": "ro", "scopes": ["read"]}).json()["key"]
+        users = {u["email"]: u["id"] for u in admin.get("/v1/users").json()}
+        for role in ("viewer", "annotator"):  # as the people fixture made them (active)
+            r = admin.patch(
+                f"/v1/users/{users[f'{role}@org-a.example']}", json={"role": role, "active": True}
+            )
+            assert r.status_code == 200, r.text
     rows = "SELECT (SELECT count(*) FROM episodes) + (SELECT count(*) FROM feedback) + (SELECT count(*) FROM agents) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM users)"
     before = count(platform.owner_url, rows)
     with (
