@@ -243,6 +243,11 @@ def main() -> None:
             )
         )
         distinct = len(stored)
+        indexed = count(
+            owner,
+            "SELECT count(DISTINCT x.episode_id) FROM episode_embeddings x JOIN episodes e"
+            f" ON x.episode_id = e.id::text JOIN runs r ON r.id = e.run_id WHERE {where}",
+        )
         returned = set(res["returned"])
         lost = len(returned - stored)  # returned to a client, absent from the database
         unasked = len(stored - returned)  # in the database, never returned (a failed call's)
@@ -251,7 +256,8 @@ def main() -> None:
             f"({len(res['returned']) / res['wall']:.1f}/s), {len(res['failures'])} calls failed",
             f"record: in the database {rows} rows, {distinct} distinct ids; lost {lost}, "
             f"duplicated {rows - distinct}, stored but not returned {unasked}"
-            f" (ids returned twice: {len(res['returned']) - len(returned)})",
+            f" (ids returned twice: {len(res['returned']) - len(returned)});"
+            f" indexed for search {indexed}",
             _stats("record execute_with_feedback", res["latencies"]),
             _stats(
                 "record, first call of each client",
@@ -264,6 +270,7 @@ def main() -> None:
         if res["failures"]:
             lines.append(f"first failure: {res['failures'][0]}")
         bad = lost or rows != distinct or res["failures"] or len(res["returned"]) != len(returned)
+        bad = bad or indexed != rows
         if bad:
             problems.append("record: executions lost, duplicated or failed")
         print("\n".join(lines[1:]), flush=True)
