@@ -274,35 +274,33 @@ def main() -> None:
         if bad:
             problems.append("record: executions lost, duplicated or failed")
         print("\n".join(lines[1:]), flush=True)
-        if args.record_only:
-            return
+        if not args.record_only:  # the split and the flips
+            sp = asyncio.run(split_accuracy(url, org.key, args.split_requests, 0.3))
+            lines += [
+                f"split: {args.split_requests} routed at 70/30: share of 1.1.0 = {100 * sp['share']:.2f}% "
+                f"(configured 30%, off by {100 * abs(sp['share'] - 0.3):.2f} points)",
+                _stats("split route", sp["latencies"]),
+                f"after split: {_load()}",
+            ]
+            print("\n".join(lines[-3:]), flush=True)
 
-        sp = asyncio.run(split_accuracy(url, org.key, args.split_requests, 0.3))
-        lines += [
-            f"split: {args.split_requests} routed at 70/30: share of 1.1.0 = {100 * sp['share']:.2f}% "
-            f"(configured 30%, off by {100 * abs(sp['share'] - 0.3):.2f} points)",
-            _stats("split route", sp["latencies"]),
-            f"after split: {_load()}",
-        ]
-        print("\n".join(lines[-3:]), flush=True)
+            if abs(sp["share"] - 0.3) > 0.03:
+                problems.append("split: share off by more than 3 points")
 
-        if abs(sp["share"] - 0.3) > 0.03:
-            problems.append("split: share off by more than 3 points")
-
-        fl = asyncio.run(flip_under_load(url, org.key, args.flip_seconds))
-        decided = count(
-            owner,
-            "SELECT count(*) FROM route_decisions d JOIN routes r ON r.id = d.route_id"
-            f" WHERE r.agent_id = '{fl['agent_id']}'",
-        )
-        if fl["failed"] or decided != fl["routed"]:
-            problems.append("promote/rollback: requests failed or not recorded")
-        lines += [
-            f"promote/rollback under load: {fl['flips']} split changes, {fl['routed']} requests routed, "
-            f"{len(fl['failed'])} failed; {decided} routing decisions in the database",
-            f"after flips: {_load()}",
-        ]
-        print("\n".join(lines[-2:]), flush=True)
+            fl = asyncio.run(flip_under_load(url, org.key, args.flip_seconds))
+            decided = count(
+                owner,
+                "SELECT count(*) FROM route_decisions d JOIN routes r ON r.id = d.route_id"
+                f" WHERE r.agent_id = '{fl['agent_id']}'",
+            )
+            if fl["failed"] or decided != fl["routed"]:
+                problems.append("promote/rollback: requests failed or not recorded")
+            lines += [
+                f"promote/rollback under load: {fl['flips']} split changes, {fl['routed']} requests routed, "
+                f"{len(fl['failed'])} failed; {decided} routing decisions in the database",
+                f"after flips: {_load()}",
+            ]
+            print("\n".join(lines[-2:]), flush=True)
     finally:
         if proc is not None:
             stop(proc)
