@@ -62,7 +62,9 @@ def a_data(platform):
         detail = c.get(f"/v1/agents/{agent_id}/executions/{ex.execution_id}").json()
         split = c.get(f"/v1/agents/{agent_id}/split").json()
         # every recorded execution is indexed for search at once: A finds its own
-        found = c.get("/v1/search/episodes", params={"q": "where is my order", "k": 5}).json()
+        found = c.get(
+            "/v1/search/episodes", params={"q": "where is my order lookup(order)", "k": 100}
+        ).json()
         assert str(detail["id"]) in [h["episode_id"] for h in found["hits"]], found
     gym.close()
     yield {
