@@ -10,7 +10,8 @@ Starts a throwaway PostgreSQL (as the tests do), migrates it, creates an organis
 1. ``--clients`` AsyncClients (one event loop, each its own connection pool) each call
    ``execute_with_feedback`` in a loop for ``--seconds``; afterwards the episodes in the
    database are counted: every call that returned an execution id must be there exactly once
-   (lost = returned but absent, duplicated = more rows than calls), and no call may fail.
+   (lost = an id a client was given that the database lacks, duplicated = more rows than
+   distinct ids), and no call may fail; the script exits non-zero if any of these is not 0.
 2. 10,000 ``route`` requests at a 70/30 split: the share of each version.
 3. Routing from 50 clients while the split is promoted, rolled back and reset every half
    second: failed requests (must be 0).
@@ -179,7 +180,7 @@ async def flip_under_load(url: str, key: str, seconds: float) -> dict:
                 await asyncio.sleep(0.5)
 
         await asyncio.gather(flipper(), *(router(w) for w in range(50)))
-    return {"routed": ok, "failed": failed, "flips": flips}
+    return {"routed": ok, "failed": failed, "flips": flips, "agent_id": agent_id}
 
 
 def main() -> None:
@@ -200,9 +201,10 @@ def main() -> None:
 
     from tests.experience.conftest import _Postgres
     from tests.platform.conftest import make_database, make_org, serve, stop
-    from tests.platform.helpers import count
+    from tests.platform.helpers import count, ids
 
     lines = [f"before: {_load()} ({os.cpu_count()} CPUs)"]
+    problems: list[str] = []
     print(lines[0], flush=True)
     root = Path(tempfile.mkdtemp(prefix="agentgym-bench-pg-"))
     pg = _Postgres(root)
@@ -230,20 +232,32 @@ def main() -> None:
                 "client\tcall\tstart_s\tlatency_s\n"
                 + "".join(f"{c}\t{n}\t{s:.3f}\t{lat:.3f}\n" for c, n, s, lat in res["trace"])
             )
+        where = f"r.source_key LIKE 'live:{res['agent_id']}:%'"
         rows = count(
-            owner,
-            f"SELECT count(*) FROM episodes e JOIN runs r ON r.id = e.run_id WHERE r.source_key LIKE 'live:{res['agent_id']}:%'",
+            owner, f"SELECT count(*) FROM episodes e JOIN runs r ON r.id = e.run_id WHERE {where}"
         )
-        distinct = count(
+        stored = set(
+            ids(
+                owner,
+                f"SELECT DISTINCT e.key FROM episodes e JOIN runs r ON r.id = e.run_id WHERE {where}",
+            )
+        )
+        distinct = len(stored)
+        indexed = count(
             owner,
-            f"SELECT count(DISTINCT e.key) FROM episodes e JOIN runs r ON r.id = e.run_id WHERE r.source_key LIKE 'live:{res['agent_id']}:%'",
+            "SELECT count(DISTINCT x.episode_id) FROM episode_embeddings x JOIN episodes e"
+            f" ON x.episode_id = e.id::text JOIN runs r ON r.id = e.run_id WHERE {where}",
         )
         returned = set(res["returned"])
+        lost = len(returned - stored)  # returned to a client, absent from the database
+        unasked = len(stored - returned)  # in the database, never returned (a failed call's)
         lines += [
             f"record: {args.clients} clients x {args.seconds:.0f} s: {len(res['returned'])} executions returned "
             f"({len(res['returned']) / res['wall']:.1f}/s), {len(res['failures'])} calls failed",
-            f"record: in the database {rows} rows, {distinct} distinct ids; lost {len(returned) - distinct}, "
-            f"duplicated {rows - distinct}",
+            f"record: in the database {rows} rows, {distinct} distinct ids; lost {lost}, "
+            f"duplicated {rows - distinct}, stored but not returned {unasked}"
+            f" (ids returned twice: {len(res['returned']) - len(returned)});"
+            f" indexed for search {indexed}",
             _stats("record execute_with_feedback", res["latencies"]),
             _stats(
                 "record, first call of each client",
@@ -255,26 +269,38 @@ def main() -> None:
         ]
         if res["failures"]:
             lines.append(f"first failure: {res['failures'][0]}")
+        bad = lost or rows != distinct or res["failures"] or len(res["returned"]) != len(returned)
+        bad = bad or indexed != rows
+        if bad:
+            problems.append("record: executions lost, duplicated or failed")
         print("\n".join(lines[1:]), flush=True)
-        if args.record_only:
-            return
+        if not args.record_only:  # the split and the flips
+            sp = asyncio.run(split_accuracy(url, org.key, args.split_requests, 0.3))
+            lines += [
+                f"split: {args.split_requests} routed at 70/30: share of 1.1.0 = {100 * sp['share']:.2f}% "
+                f"(configured 30%, off by {100 * abs(sp['share'] - 0.3):.2f} points)",
+                _stats("split route", sp["latencies"]),
+                f"after split: {_load()}",
+            ]
+            print("\n".join(lines[-3:]), flush=True)
 
-        sp = asyncio.run(split_accuracy(url, org.key, args.split_requests, 0.3))
-        lines += [
-            f"split: {args.split_requests} routed at 70/30: share of 1.1.0 = {100 * sp['share']:.2f}% "
-            f"(configured 30%, off by {100 * abs(sp['share'] - 0.3):.2f} points)",
-            _stats("split route", sp["latencies"]),
-            f"after split: {_load()}",
-        ]
-        print("\n".join(lines[-3:]), flush=True)
+            if abs(sp["share"] - 0.3) > 0.03:
+                problems.append("split: share off by more than 3 points")
 
-        fl = asyncio.run(flip_under_load(url, org.key, args.flip_seconds))
-        lines += [
-            f"promote/rollback under load: {fl['flips']} split changes, {fl['routed']} requests routed, "
-            f"{len(fl['failed'])} failed",
-            f"after flips: {_load()}",
-        ]
-        print("\n".join(lines[-2:]), flush=True)
+            fl = asyncio.run(flip_under_load(url, org.key, args.flip_seconds))
+            decided = count(
+                owner,
+                "SELECT count(*) FROM route_decisions d JOIN routes r ON r.id = d.route_id"
+                f" WHERE r.agent_id = '{fl['agent_id']}'",
+            )
+            if fl["failed"] or decided != fl["routed"]:
+                problems.append("promote/rollback: requests failed or not recorded")
+            lines += [
+                f"promote/rollback under load: {fl['flips']} split changes, {fl['routed']} requests routed, "
+                f"{len(fl['failed'])} failed; {decided} routing decisions in the database",
+                f"after flips: {_load()}",
+            ]
+            print("\n".join(lines[-2:]), flush=True)
     finally:
         if proc is not None:
             stop(proc)
@@ -283,6 +309,8 @@ def main() -> None:
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("\n".join(lines) + "\n")
+    if problems:
+        raise SystemExit("FAILED: " + "; ".join(problems))
 
 
 if __name__ == "__main__":

@@ -31,8 +31,9 @@ from agentgym_envs.experience.training import FORMATS
 from agentgym_envs.platform import auth
 from agentgym_envs.platform.db import SessionStore
 from agentgym_envs.platform.deps import TenantDB, needs
-from agentgym_envs.platform.executions import record_execution
+from agentgym_envs.platform.executions import METRICS_ENV, record_execution
 from agentgym_envs.platform.models import Agent, ApiKey, IdempotencyKey, User
+from agentgym_envs.platform.search import index_recorded
 from agentgym_envs.platform.training_data import agent_records
 
 router = APIRouter(prefix="/v1", tags=["platform"])
@@ -316,9 +317,15 @@ def create_execution(agent_id: str, request: Request, s: TenantDB, body: JsonBod
                 raise HTTPException(409, "routed: the agent's live split has no such arm")
             ab_test_id = route.ab_test_id
         try:
-            return 201, record_execution(s, agent, version, body, ab_test_id=ab_test_id)
+            recorded = record_execution(s, agent, version, body, ab_test_id=ab_test_id)
         except AgentGymError as exc:
             raise HTTPException(400, str(exc)) from None
+        if not recorded["replayed"]:  # searchable at once ("episodes like this one")
+            index_recorded(s, recorded["episode_id"], getattr(request.app.state, "embedder", None))
+            metrics = getattr(request.app.state, "metrics", None)
+            if metrics is not None:
+                metrics.episode_ended(recorded["outcome"], env=METRICS_ENV)
+        return 201, recorded
 
     return idempotent(s, request, body, make)
 

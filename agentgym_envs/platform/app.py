@@ -48,10 +48,11 @@ def create_app(
     from agentgym_envs.experience import dashboard
     from agentgym_envs.experience.dashboard_guard import LOCAL_HOSTS, DashboardGuard
     from agentgym_envs.metrics import instrument
-    from agentgym_envs.platform import api, jobs_routes, routing, search_routes, web
+    from agentgym_envs.platform import api, jobs_routes, routing, search_page, search_routes, web
     from agentgym_envs.platform.db import TenantStore, check_app_role, make_engine, sessionmaker_for
-    from agentgym_envs.platform.deps import tenant_session
+    from agentgym_envs.platform.deps import open_sessions, tenant_session
     from agentgym_envs.platform.embeddings import embedder_from_env
+    from agentgym_envs.platform.executions import METRICS_ENV
     from agentgym_envs.platform.jobs import make_app as queue_app
     from agentgym_envs.platform.ratelimit import AuthLimits
 
@@ -85,19 +86,24 @@ def create_app(
     def healthz():
         return {"ok": True}
 
-    instrument(app, "platform")  # GET /metrics, every request counted and timed
+    # GET /metrics: every request counted and timed; recorded executions by outcome (env
+    # "platform": no organisation's names in a page anyone may scrape); live sessions = requests
+    # holding an organisation's database session now
+    instrument(app, "platform", live_sessions=open_sessions, envs=[METRICS_ENV])
     app.include_router(api.router)
     app.include_router(routing.router)
     # episode search under the same keys, roles and row-level security as /v1
-    app.include_router(search_routes.router(tenant_session, embedder_from_env()), prefix="/v1")
+    app.state.embedder = embedder_from_env()  # every recorded execution is indexed with it
+    app.include_router(search_routes.router(tenant_session, app.state.embedder), prefix="/v1")
     # training jobs (/v1/jobs, the dashboard's /jobs) under the same keys, roles and
     # row-level security; `agentgym platform worker` runs them
     app.include_router(jobs_routes.router(queue_app(database_url)))
+    app.include_router(search_page.router(tenant_session, app.state.embedder))  # /search
     app.include_router(web.router)
     for router in extra_routers:
         app.include_router(router)
     board = dashboard.create_app(TenantStore(sessions), allowed_hosts=hosts)
-    board.state.templates.globals["extra_links"] = [("/jobs", "jobs")]  # the jobs page
+    board.state.templates.globals["extra_links"] = [("/jobs", "jobs"), ("/search", "search")]
     app.mount("/", web.LoginGate(board, sessions))
     app.add_middleware(DashboardGuard, allowed_hosts=hosts)
     return app

@@ -33,6 +33,7 @@ import uuid
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from agentgym_envs.errors import AgentGymError, require
 
@@ -331,6 +332,10 @@ class _Base:
         a = yield _Req("POST", f"/v1/agents/{agent_id}/route", {"user": str(user)})
         return Assignment(a["version"], a["revision"], a["route_id"])
 
+    def _f_hits(self, path: str, params: dict[str, Any]) -> Flow:
+        data = yield _Req("GET", path, params=params)
+        return data["hits"]
+
     def _f_jobs(self, agent_id, status, limit) -> Flow:
         given = (("agent_id", agent_id), ("status", status), ("limit", limit))
         data = yield _Req("GET", "/v1/jobs", params={k: v for k, v in given if v is not None})
@@ -542,6 +547,20 @@ _METHODS: list[tuple[str, str, Callable[..., Flow]]] = [
         "The split's A/B analysis: each arm against the control (Fisher's exact test for\nsuccess, an unpaired bootstrap for score), as offline split-mode tests report it.",
         lambda self, agent_id, alpha=0.05: self._f_one(
             _Req("GET", f"/v1/agents/{agent_id}/split/analysis", params={"alpha": alpha})
+        ),
+    ),
+    (
+        "search_episodes",
+        "Free-text episode search over the organisation's recorded executions, nearest first:\n"
+        "hits with ``episode_id``, ``execution_id``, ``env_id``, ``similarity`` and a ``snippet``.",
+        lambda self, query, k=10: self._f_hits("/v1/search/episodes", {"q": query, "k": k}),
+    ),
+    (
+        "similar_episodes",
+        "Episodes like this one (its ``episode_id``, as an :class:`Execution` or a hit gives it),\n"
+        "nearest first, itself left out; hits as :meth:`search_episodes` gives them.",
+        lambda self, episode_id, k=10: self._f_hits(
+            f"/v1/search/episodes/{quote(str(episode_id), safe='')}/similar", {"k": k}
         ),
     ),
     (

@@ -21,7 +21,9 @@ Failed API keys count against the client's address; over the limit a key is answ
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Annotated
@@ -127,6 +129,27 @@ def key_failed(request, kind: str | None) -> None:
         limits.key_failed(address_of(request))
 
 
+_open = [0]  # tenant sessions open now, all threads (a list: one cell the threads share)
+_open_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _counted() -> Iterator[None]:
+    with _open_lock:
+        _open[0] += 1
+    try:
+        yield
+    finally:
+        with _open_lock:
+            _open[0] -= 1
+
+
+def open_sessions() -> int:
+    """Requests of this process holding an organisation's database session now (the
+    platform's ``agentgym_live_sessions``)."""
+    return _open[0]
+
+
 def _session(request: Request, permission: str | None) -> Iterator[Session]:
     kind, text = credential(request)
     key_limit(request, kind)
@@ -139,7 +162,7 @@ def _session(request: Request, permission: str | None) -> Iterator[Session]:
             else "that credential is not valid"
         )
     sessions = request.app.state.platform_sessions
-    with sessions() as s:
+    with sessions() as s, _counted():
         s.info["org_id"] = parsed[0]
         principal = principal_in(s, kind, parsed)
         if principal is None:
@@ -208,6 +231,7 @@ __all__ = [
     "key_failed",
     "key_limit",
     "needs",
+    "open_sessions",
     "principal",
     "principal_in",
     "requires",

@@ -29,6 +29,8 @@ OUTCOMES = (
     "time_limit",
     "env_error",
 )
+#: The ``env`` label of the platform's recorded executions in ``agentgym_episodes_total``.
+METRICS_ENV = "platform"
 #: Largest text kept per field (a bigger one is cut, with a note).
 MAX_TEXT = 200_000
 
@@ -206,4 +208,12 @@ def summary(ep: Episode, agent, version: AgentVersion, *, replayed: bool = False
     }
 
 
-__all__ = ["OUTCOMES", "as_text", "env_id_of", "record_execution", "run_for", "summary"]
+__all__ = [
+    "METRICS_ENV",
+    "OUTCOMES",
+    "as_text",
+    "env_id_of",
+    "record_execution",
+    "run_for",
+    "summary",
+]

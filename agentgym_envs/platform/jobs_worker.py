@@ -37,6 +37,7 @@ import datetime as dt
 import json
 import logging
 import os
+import signal
 import time
 import uuid
 from collections.abc import Callable
@@ -385,7 +386,8 @@ def _is_env(env_id: str) -> bool:
 # -- recovering the jobs of dead workers ----------------------------------------------------
 def _requeue(db_url: str, job_id: str, org_id: str) -> str:
     """The row of a job whose worker died, as its organisation: queued again (``"retry"``),
-    failed after :data:`MAX_ATTEMPTS` runs (``"failed"``), or already finished (``"done"``)."""
+    failed after :data:`MAX_ATTEMPTS` runs or before (``"failed"``), or already finished
+    otherwise (``"done"``)."""
     from sqlalchemy import text
 
     from agentgym_envs.platform.db import TenantStore, make_engine, sessionmaker_for
@@ -413,7 +415,9 @@ def _requeue(db_url: str, job_id: str, org_id: str) -> str:
                     text("SELECT status FROM training_jobs WHERE id = CAST(:id AS uuid)"),
                     {"id": job_id},
                 ).scalar()
-                return "retry" if status == "queued" else "done"
+                # a row a worker already finished (or one that failed before, when its worker
+                # was stopped between marking the row and the queue's job): as it is
+                return {"queued": "retry", "failed": "failed"}.get(status, "done")
     finally:
         engine.dispose()
     return "retry" if row.status == "queued" else "failed"
@@ -456,7 +460,20 @@ async def _work(
     app, db_url: str, *, concurrency: int, stalled_after: float, wait: bool, name: str | None
 ) -> None:
     async with app.open_async():
-        await recover_stalled(app, db_url, stalled_after)
+        # a SIGTERM or Ctrl-C while the dead workers' jobs are looked at (before procrastinate
+        # installs its own handlers) stops the worker cleanly after that look, as later ones do
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            await recover_stalled(app, db_url, stalled_after)
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+        if stop.is_set():
+            logger.info("stopped before taking a job")
+            return
         recovery = asyncio.create_task(_recovering(app, db_url, stalled_after))
         try:
             await app.run_worker_async(

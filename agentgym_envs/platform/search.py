@@ -190,6 +190,58 @@ def search_episodes(
     return _hits(session, vector, embedder.name, k, None)
 
 
+def index_recorded(session, episode_id: int, embedder: Embedder | None = None) -> bool:
+    """Index a recorded execution's episode (its input, then its steps' observations and
+    actions) under its id, as the platform does for every execution it records. An embedder
+    that fails (an endpoint that is down) is logged and the episode left unindexed -- the
+    execution stays recorded (index it later with :func:`index_episode`); returns whether it
+    was indexed."""
+    from sqlalchemy import select
+
+    from agentgym_envs.experience.models import Episode, Step
+
+    ep = session.get(Episode, episode_id)
+    if ep is None:
+        return False
+    steps = session.execute(
+        select(Step.observation, Step.action).where(Step.episode_id == ep.id).order_by(Step.index)
+    ).all()
+    first = (ep.conversation or [{}])[0].get("value", "") if ep.conversation else ""
+    try:
+        with session.begin_nested():
+            index_episode(
+                session,
+                str(ep.id),
+                [(o or "", a or "") for o, a in steps],
+                text=str(first),
+                env_id=ep.env_id,
+                embedder=embedder,
+            )
+    except AgentGymError as exc:
+        logger.warning("episode %s recorded but not indexed for search: %s", ep.id, exc)
+        return False
+    return True
+
+
+def with_executions(session, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``hits`` with each recorded execution's ``execution_id`` (``None`` for an episode
+    indexed under an id of its own)."""
+    from sqlalchemy import select
+
+    from agentgym_envs.experience.models import Episode
+
+    numeric = [int(h["episode_id"]) for h in hits if str(h["episode_id"]).isdigit()]
+    keys = dict(
+        session.execute(select(Episode.id, Episode.key).where(Episode.id.in_(numeric))).all()
+        if numeric
+        else []
+    )
+    for h in hits:
+        eid = str(h["episode_id"])
+        h["execution_id"] = keys.get(int(eid)) if eid.isdigit() else None
+    return hits
+
+
 # -- HTTP ---------------------------------------------------------------------------------
 def search_router(tenant_session: Callable[..., Any], *, embedder: Embedder | None = None):
     """A FastAPI router over the functions above; ``tenant_session`` is the dependency that
@@ -240,8 +292,10 @@ __all__ = [
     "http_search_episodes",
     "http_similar_episodes",
     "index_episode",
+    "index_recorded",
     "search_episodes",
     "search_router",
     "similar_episodes",
     "table",
+    "with_executions",
 ]

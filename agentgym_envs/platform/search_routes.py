@@ -15,6 +15,7 @@ from agentgym_envs.platform.search import (
     index_episode,
     search_episodes,
     similar_episodes,
+    with_executions,
 )
 
 
@@ -33,6 +34,12 @@ def _answered(status: int, call: Callable[..., Any], *args: Any, **kwargs: Any) 
         raise HTTPException(status_code=status, detail=str(exc)) from None
 
 
+def _recorded(session: Any, episode_id: int) -> bool:
+    from agentgym_envs.experience.models import Episode
+
+    return episode_id < 2**31 and session.get(Episode, episode_id) is not None
+
+
 def router(tenant_session: Callable[..., Any], embedder: Embedder) -> APIRouter:
     """``/search`` routes whose sessions come from ``tenant_session``, ended (committed)
     before the reply is sent: a 201 means the episode is stored."""
@@ -42,6 +49,9 @@ def router(tenant_session: Callable[..., Any], embedder: Embedder) -> APIRouter:
     def index(
         body: IndexRequest, session: Any = Depends(tenant_session, scope="function")
     ) -> dict[str, Any]:
+        if body.episode_id.isdigit() and not _recorded(session, int(body.episode_id)):
+            # a number names a recorded episode: one of this organisation's, or none
+            raise HTTPException(404, f"episode {body.episode_id} does not exist")
         return _answered(
             400,
             index_episode,
@@ -60,6 +70,7 @@ def router(tenant_session: Callable[..., Any], embedder: Embedder) -> APIRouter:
         session: Any = Depends(tenant_session, scope="function"),
     ) -> dict[str, Any]:
         hits = _answered(404, similar_episodes, session, episode_id, k, embedder=embedder)
+        hits = with_executions(session, hits)
         return {"episode_id": episode_id, "model": embedder.name, "hits": hits}
 
     @api.get("/episodes")
@@ -69,6 +80,7 @@ def router(tenant_session: Callable[..., Any], embedder: Embedder) -> APIRouter:
         session: Any = Depends(tenant_session, scope="function"),
     ) -> dict[str, Any]:
         hits = _answered(400, search_episodes, session, q, k, embedder=embedder)
+        hits = with_executions(session, hits)
         return {"query": q, "model": embedder.name, "hits": hits}
 
     return api

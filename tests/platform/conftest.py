@@ -22,6 +22,47 @@ pytest.importorskip("httpx")
 from tests.experience.conftest import _free_port, _Postgres
 
 REPO = Path(__file__).resolve().parents[2]
+#: Set by ``.ci/run``: what these tests need (PostgreSQL, pgvector, Chromium and their Python
+#: packages) missing fails them instead of skipping them, so CI cannot pass without running them.
+REQUIRE = "AGENTGYM_REQUIRE_PLATFORM"
+
+
+def missing_prerequisites() -> list[str]:
+    """What the platform tests need that this machine lacks (each with its mend)."""
+    import glob
+    import importlib.util
+
+    lacking = []
+    if not glob.glob("/usr/lib/postgresql/*/bin/initdb"):
+        lacking.append("PostgreSQL (apt-get install postgresql)")
+    if not glob.glob("/usr/share/postgresql/*/extension/vector.control"):
+        lacking.append("pgvector (bash .ci/pgvector.sh)")
+    from agentgym_envs.browser import chromium_path
+
+    if chromium_path() is None:
+        lacking.append("Chromium (apt-get install chromium)")
+    for module, package in (
+        ("psycopg", "psycopg"),
+        ("pgvector", "pgvector"),
+        ("procrastinate", "procrastinate"),
+        ("argon2", "argon2-cffi"),
+        ("playwright", "playwright"),
+        ("prometheus_client", "prometheus-client"),
+    ):
+        if importlib.util.find_spec(module) is None:
+            lacking.append(f"{package} (pip install -e '.[all,test]')")
+    return lacking
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _prerequisites():
+    """Under ``$AGENTGYM_REQUIRE_PLATFORM=1`` (CI), fail at once when anything is missing."""
+    if os.environ.get(REQUIRE) == "1":
+        lacking = missing_prerequisites()
+        if lacking:
+            pytest.fail(f"{REQUIRE}=1 but the platform tests lack: {', '.join(lacking)}")
+
+
 APP_ROLE = "agentgym_app"
 PASSWORD = "correct horse battery"
 
@@ -53,6 +94,8 @@ def pg_server():
     try:
         server.start()
         if server.error:
+            if os.environ.get(REQUIRE) == "1":
+                pytest.fail(f"{REQUIRE}=1 but PostgreSQL did not start: {server.error}")
             pytest.skip(f"no PostgreSQL for the tests: {server.error}")
         import psycopg
 

@@ -32,3 +32,45 @@ def count(owner_url: str, sql: str) -> int:
     with psycopg.connect(dsn) as c:
         c.execute("SET row_security = off")
         return c.execute(sql).fetchone()[0]
+
+
+def ids(owner_url: str, sql: str) -> list:
+    """``sql``'s first column, every row, read as :func:`count` reads."""
+    import psycopg
+
+    dsn = owner_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(dsn) as c:
+        c.execute("SET row_security = off")
+        return [row[0] for row in c.execute(sql).fetchall()]
+
+
+def _walk(routes, prefix: str = ""):
+    """(method, path, in the mounted dashboard) of every route, through included routers and
+    the dashboard's mount (its login gate)."""
+    from starlette.routing import Mount
+
+    for r in routes:
+        if isinstance(r, Mount):
+            inner = getattr(r.app, "app", r.app)  # the login gate wraps the dashboard
+            yield from ((m, p, True) for m, p, _ in _walk(inner.routes, prefix + r.path))
+        elif hasattr(r, "path"):
+            for m in sorted(getattr(r, "methods", None) or ["GET"]):
+                if m != "HEAD":
+                    yield m, prefix + r.path, False
+        else:  # FastAPI's included router
+            ctx = r.include_context
+            yield from _walk(r.original_router.routes, prefix + (ctx.prefix or ""))
+
+
+def service_routes(app_url: str) -> list[tuple[str, str, bool]]:
+    """Every route ``agentgym platform serve`` answers, walked from the app itself:
+    ``(method, path, in the dashboard)``."""
+    from agentgym_envs.platform.app import create_app
+
+    app = create_app(app_url, pool_size=1)
+    try:
+        found = sorted(set(_walk(app.routes)))
+    finally:
+        app.state.engine.dispose()
+    assert len(found) >= 40, found
+    return found

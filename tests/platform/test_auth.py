@@ -188,3 +188,84 @@ def test_a_write_from_another_site_is_refused(platform):
         assert r.status_code == 415
     with pytest.raises(PlatformError):
         AgentGym(api_key=platform.a.key, base_url=platform.url, retries=0).get_agent("not-a-uuid")
+
+
+def test_a_revoked_key_fails_at_once_on_every_service_process(platform, tmp_path):
+    """Two ``agentgym platform serve`` processes on one database (replicas behind a balancer):
+    a key revoked through one is refused by the other on its very next request -- keys are
+    checked in the database on every request, no process keeps a copy."""
+    from tests.platform.conftest import serve, stop
+
+    proc, other = serve(platform.app_url, tmp_path / "second.log")
+    try:
+        with as_key(platform.url, platform.a.key) as admin:
+            made = admin.post("/v1/keys", json={"name": "replicas", "scopes": ["read"]}).json()
+            with as_key(other, made["key"]) as there:
+                assert there.get("/v1/agents").status_code == 200  # known, connection warm
+                assert admin.post(f"/v1/keys/{made['id']}/revoke").status_code == 200
+                assert there.get("/v1/agents").status_code == 401
+            # a rotated key: the old one stops and the new one works on the other process too
+            made = admin.post("/v1/keys", json={"name": "rotated", "scopes": ["read"]}).json()
+            new = admin.post(f"/v1/keys/{made['id']}/rotate").json()
+            with as_key(other, made["key"]) as old, as_key(other, new["key"]) as fresh:
+                assert old.get("/v1/agents").status_code == 401
+                assert fresh.get("/v1/agents").status_code == 200
+        # a logout through one process ends the login on the other
+        with login(platform.url, "org-a", platform.a.admin) as browser:
+            cookie = browser.cookies.get("agentgym_session")
+            import httpx
+
+            with httpx.Client(base_url=other, cookies={"agentgym_session": cookie}) as twin:
+                assert twin.get("/api/runs").status_code == 200
+                browser.post("/logout")
+                assert twin.get("/api/runs").status_code == 401
+    finally:
+        stop(proc)
+
+
+def test_every_mutating_route_refuses_a_role_without_its_permission(platform, people):
+    """Generated from the service's own routes: every write (API and dashboard) refuses a
+    viewer's login and a read-only key with 403, and an annotator's login except the feedback
+    writes -- before looking at the ids or the body -- and nothing is written."""
+    import re
+
+    from tests.platform.helpers import service_routes
+
+    writes = [
+        (m, re.sub(r"\{(\w+)(:\w+)?\}", r"{\1}", p))
+        for m, p, _ in service_routes(platform.app_url)
+        if m not in ("GET", "HEAD", "OPTIONS") and p not in ("/login", "/logout")
+    ]
+    assert len(writes) >= 15, writes
+    ids = {
+        "agent_id": people["agent_id"],
+        "execution_id": people["execution_id"],
+        "episode_id": str(people["episode_id"]),
+        "key_id": "00000000-0000-4000-8000-000000000000",
+        "user_id": "00000000-0000-4000-8000-000000000000",
+        "job_id": "00000000-0000-4000-8000-000000000000",
+    }
+    with as_key(platform.url, platform.a.key) as admin:
+        reader_key = admin.post("/v1/keys", json={"name": "ro", "scopes": ["read"]}).json()["key"]
+        users = {u["email"]: u["id"] for u in admin.get("/v1/users").json()}
+        for role in ("viewer", "annotator"):  # as the people fixture made them (active)
+            r = admin.patch(
+                f"/v1/users/{users[f'{role}@org-a.example']}", json={"role": role, "active": True}
+            )
+            assert r.status_code == 200, r.text
+    rows = "SELECT (SELECT count(*) FROM episodes) + (SELECT count(*) FROM feedback) + (SELECT count(*) FROM agents) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM users)"
+    before = count(platform.owner_url, rows)
+    with (
+        login(platform.url, "org-a", "viewer@org-a.example", "viewer-password") as viewer,
+        login(platform.url, "org-a", "annotator@org-a.example", "annotator-password") as annotator,
+        as_key(platform.url, reader_key) as reader,
+    ):
+        for method, path in writes:
+            url = path.format(**ids)
+            body = {"label": "bad", "episode_id": people["episode_id"], "name": "x", "version": "9"}
+            for who, caller in (("viewer", viewer), ("read key", reader), ("annotator", annotator)):
+                if who == "annotator" and "feedback" in path:
+                    continue  # the annotator's own permission
+                r = caller.request(method, url, json=body)
+                assert r.status_code == 403, (who, method, path, r.status_code, r.text[:200])
+    assert count(platform.owner_url, rows) == before

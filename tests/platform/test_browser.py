@@ -83,6 +83,16 @@ def test_login_csrf_and_logout_in_chromium(platform):
             assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
             assert page.evaluate("document.cookie").find("agentgym_session") == -1  # HttpOnly
 
+            # episode search from the dashboard's nav: free text, then the hit's episode page
+            page.goto(f"{platform.url}/")
+            page.click("a[href='/search']")
+            page.fill("input[name=q]", "the question")
+            page.click("form[action='/search'] button")
+            page.click(f"tr.hit a[href='/episodes/{episode_id}']")
+            page.wait_for_url(f"{platform.url}/episodes/{episode_id}")
+            page.goto(f"{platform.url}/search?like={episode_id}")
+            assert "Episodes like" in page.content()
+
             # a same-origin write from the dashboard's own page works
             status = page.evaluate(
                 f"""fetch("/api/feedback", {{method: "POST", headers: {{"Content-Type": "application/json"}},

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 from agentgym_envs.experience.ab import analyse
 from agentgym_envs.platform import AgentGym
@@ -22,23 +21,34 @@ def _agent(gym, name: str, versions=("1.0.0", "1.1.0")) -> str:
 
 
 def test_the_split_share_is_kept_and_sticky_and_recorded(platform):
-    n = 2000
+    """The issue's bar: within 3 points of the configured share over 10,000 requests (sent by
+    the async SDK, 32 at a time, each a new end user), then the first 300 users again."""
+    import asyncio
+
+    from agentgym_envs.platform import AsyncClient
+
+    n = 10_000
     with AgentGym(api_key=platform.a.key, base_url=platform.url) as gym:
         agent_id = _agent(gym, "Split share")
         split = gym.create_ab_test(agent_id, {"1.0.0": 70, "1.1.0": 30})
         assert split["revision"] == 1 and split["control"] == "1.0.0"
-    with as_key(platform.url, platform.a.key) as c:
 
-        def route(i):
-            r = c.post(f"/v1/agents/{agent_id}/route", json={"user": f"user-{i}"})
-            assert r.status_code == 200, r.text
-            return r.json()["version"]
+    async def main():
+        async with AsyncClient(api_key=platform.a.key, base_url=platform.url) as gym:
+            gate = asyncio.Semaphore(32)
 
-        with ThreadPoolExecutor(8) as pool:
-            first = list(pool.map(route, range(n)))
-            again = list(pool.map(route, range(300)))
+            async def route(i):
+                async with gate:
+                    return (await gym.route(agent_id, f"user-{i}")).version
+
+            first = await asyncio.gather(*(route(i) for i in range(n)))
+            again = await asyncio.gather(*(route(i) for i in range(300)))
+            return first, again
+
+    first, again = asyncio.run(main())
     share = first.count("1.1.0") / n
-    bound = 4 * math.sqrt(0.3 * 0.7 / n)  # 4 standard deviations of a binomial share
+    assert abs(share - 0.30) <= 0.03, share  # the issue's bar
+    bound = 4 * math.sqrt(0.3 * 0.7 / n)  # and 4 standard deviations of a binomial share
     assert abs(share - 0.30) < bound, (share, bound)
     assert again == first[:300]  # sticky: each user stays on their version
     decisions = count(
@@ -144,6 +154,12 @@ def test_promote_and_rollback_under_load_drop_no_request(platform):
         assert splits[revision][version] > 0, (revision, version, splits[revision])
     with as_key(platform.url, platform.a.key) as c:
         assert c.get(f"/v1/agents/{agent_id}/split").json()["revision"] == max(splits)
+    decisions = count(  # every answered request was recorded, under its revision
+        platform.owner_url,
+        "SELECT count(*) FROM route_decisions d JOIN routes r ON r.id = d.route_id"
+        f" WHERE r.agent_id = '{agent_id}'",
+    )
+    assert decisions == len(answers)
 
 
 def test_split_input_is_checked(platform):

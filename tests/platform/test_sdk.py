@@ -31,6 +31,41 @@ def _seed_block() -> str:
     return block
 
 
+#: The seed's example, as issue #38 writes it (its key aside).
+SEED = (
+    'agent_id = gym.register_agent(name="Customer Support Agent", description="...", version="1.0.0")',
+    "result = gym.execute_with_feedback(agent_id=agent_id, input_data=query, context=history)",
+    "feedback = gym.get_feedback(agent_id, result.execution_id)",
+)
+
+
+def test_the_docs_block_is_the_seeds_example():
+    lines = _seed_block().splitlines()
+    for line in SEED:
+        assert line in lines, line
+    assert "gym = AgentGym(api_key=api_key)" in lines  # no base_url: the default or the env's
+
+
+def test_the_seed_example_runs_as_a_script_of_its_own(platform, tmp_path):
+    """A new user's script: the docs block saved as a file and run by Python, against the
+    ``agentgym platform serve`` process, its key and URL in the environment."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "seed.py"
+    script.write_text(_seed_block(), "utf-8")
+    env = {**os.environ, "AGENTGYM_API_KEY": platform.a.key, "AGENTGYM_BASE_URL": platform.url}
+    env["PYTHONPATH"] = str(DOCS.parents[2])
+    before = count(platform.owner_url, "SELECT count(*) FROM episodes")
+    done = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "Your order has shipped and arrives tomorrow. success ['good']"
+    assert count(platform.owner_url, "SELECT count(*) FROM episodes") == before + 1
+
+
 def test_the_seed_example_in_the_docs_runs_as_written(platform, monkeypatch, capsys):
     monkeypatch.setenv("AGENTGYM_API_KEY", platform.a.key)
     monkeypatch.setenv("AGENTGYM_BASE_URL", platform.url)
@@ -236,3 +271,31 @@ def test_clients_share_one_tls_context(platform):
     assert len(contexts) == 1 and all(isinstance(a, list) for a in agents)
     with Client(api_key=platform.a.key, base_url=platform.url, verify=False) as gym:
         assert isinstance(gym.list_agents(), list)  # verify= is still the caller's to set
+
+
+def test_recorded_executions_are_searchable_from_the_sdk(platform):
+    """Every execution is indexed when it is recorded (pgvector, the organisation's rows only):
+    free text finds it and "episodes like this one" ranks its kind first."""
+    with Client(api_key=platform.a.key, base_url=platform.url) as gym:
+        agent_id = gym.register_agent("Searcher", "d", "1.0.0")
+        runs = {
+            "maze": [("walls to the north, goal to the south", "move down")] * 2,
+            "maze twin": [("walls to the north, goal to the south east", "move down")] * 2,
+            "shop": [("red cotton t-shirt under 20 dollars", "click[buy now]")],
+        }
+        made = {}
+        for name, steps in runs.items():
+            made[name] = gym.record_execution(
+                agent_id,
+                f"task {name}",
+                "done",
+                steps=[{"observation": o, "action": a} for o, a in steps],
+            )
+        hits = gym.search_episodes("red cotton t-shirt buy", k=3)
+        assert hits[0]["execution_id"] == made["shop"].execution_id, hits
+        assert hits[0]["episode_id"] == str(made["shop"].episode_id)
+        like = gym.similar_episodes(made["maze"].episode_id, k=2)
+        assert like[0]["execution_id"] == made["maze twin"].execution_id, like
+        assert str(made["maze"].episode_id) not in [h["episode_id"] for h in like]
+        with pytest.raises(Exception, match="not indexed"):
+            gym.similar_episodes(2_000_000_000)

@@ -16,7 +16,12 @@ pytest.importorskip("fastapi")
 
 from fastapi import FastAPI, Request
 
-from agentgym_envs.platform.embeddings import EndpointEmbedder, HashingEmbedder, embedder_from_env
+from agentgym_envs.platform.embeddings import (
+    EndpointEmbedder,
+    HashingEmbedder,
+    WordLlamaEmbedder,
+    embedder_from_env,
+)
 from agentgym_envs.platform.search import (
     EpisodeNotIndexed,
     http_index_episode,
@@ -152,7 +157,7 @@ def test_router_and_client_helpers_over_http(engine):
     with Served(app) as url:
         a = httpx.Client(base_url=url, headers={ORG_HEADER: org}, timeout=60)
         b = httpx.Client(base_url=url, headers={ORG_HEADER: ORG_B}, timeout=60)
-        assert http_index_episode(a, "h/1", MAZE, env_id="Maze-v0")["model"].startswith("hash")
+        assert http_index_episode(a, "h/1", MAZE, env_id="Maze-v0")["model"].startswith("wordllama")
         http_index_episode(a, "h/2", SHOP, env_id="WebShop-v0")
         http_index_episode(a, "h/3", MAZE_TWIN, env_id="Maze-v0")
         near = http_similar_episodes(a, "h/1", k=2)
@@ -178,7 +183,29 @@ def test_hashing_embedder_is_deterministic_and_normalised():
     one, two = e.embed(["Move right, then down.", "Move right, then down."])
     assert one == two and len(one) == 256
     assert sum(x * x for x in one) == pytest.approx(1.0)
-    assert isinstance(embedder_from_env({}), HashingEmbedder)
+    assert isinstance(embedder_from_env({"AGENTGYM_EMBEDDINGS": "hashing"}), HashingEmbedder)
+    with pytest.raises(Exception, match="wordllama or hashing"):
+        embedder_from_env({"AGENTGYM_EMBEDDINGS": "bert"})
+
+
+def test_the_default_is_a_small_model_from_its_package_offline():
+    """WordLlama's weights are in its wheel: loaded without a network, normalised, and it
+    knows related words that share no letters (which hashing cannot)."""
+    pytest.importorskip("wordllama")
+    e = embedder_from_env({})
+    assert isinstance(e, WordLlamaEmbedder) and e.name == "wordllama-l2-supercat-256"
+    shirt, crimson, maze = e.embed(
+        ["buy a red cotton t-shirt", "purchase a crimson shirt", "walls to the north, move down"]
+    )
+    assert len(shirt) == 256 and sum(x * x for x in shirt) == pytest.approx(1.0, abs=1e-4)
+
+    def cos(a, b):
+        return sum(x * y for x, y in zip(a, b))
+
+    assert cos(shirt, crimson) > cos(shirt, maze) + 0.1
+    # words that share no letters: related ones are nearer than unrelated ones
+    buy, purchase, walk = e.embed(["buy", "purchase", "walk"])
+    assert cos(buy, purchase) > cos(buy, walk)
 
 
 def test_endpoint_embedder_over_an_openai_compatible_server():
