@@ -22,6 +22,22 @@ from agentgym_envs.train.stats import summary
 logger = logging.getLogger(__name__)
 
 
+def model_spec(checkpoint: Path, label: str, *, max_tokens: int):
+    """The benchmark runner's policy for the model in ``checkpoint``: loaded in this process in
+    bfloat16, greedy, ReAct replies of at most ``max_tokens`` tokens, named ``train:<label>``."""
+    import torch
+
+    from agentgym_envs.benchmarks.policies import openai_spec
+    from agentgym_envs.train import model as models
+    from agentgym_envs.train.chat import LocalChat
+
+    models.set_threads()
+    model, tokenizer = models.load(checkpoint)
+    model = model.to(torch.bfloat16)  # greedy replies, 2.5x faster than float32 on CPU
+    client = LocalChat(model, tokenizer, f"train:{label}", max_tokens=max_tokens)
+    return openai_spec(client=client, fmt="react", name=f"train:{label}")
+
+
 def run(
     folder: RunFolder,
     label: str,
@@ -31,20 +47,11 @@ def run(
     progress: bool = False,
 ) -> dict[str, Any]:
     """Score ``checkpoint`` on the held-out items; returns per-env success and score with CIs."""
-    import torch
-
-    from agentgym_envs.benchmarks.policies import openai_spec
     from agentgym_envs.benchmarks.runner import run_benchmark
-    from agentgym_envs.train import model as models
-    from agentgym_envs.train.chat import LocalChat
 
     s = folder.settings
     started = time.perf_counter()
-    models.set_threads()
-    model, tokenizer = models.load(checkpoint)
-    model = model.to(torch.bfloat16)  # greedy replies, 2.5x faster than float32 on CPU
-    client = LocalChat(model, tokenizer, f"train:{label}", max_tokens=s.max_tokens)
-    spec = openai_spec(client=client, fmt="react", name=f"train:{label}")
+    spec = model_spec(checkpoint, label, max_tokens=s.max_tokens)
     result = run_benchmark(
         list(s.envs),
         spec,
@@ -79,4 +86,4 @@ def run(
     }
 
 
-__all__ = ["run"]
+__all__ = ["model_spec", "run"]
