@@ -450,7 +450,7 @@ def run(
     new_version(
         bad,
         good,
-        f"{good}'s weights trained further on {base}'s judged-failed episodes",
+        f"{base}'s judged-failed episodes, from {good}'s weights",
         runs=[base_run],
         outcome="failure",
     )

@@ -6,7 +6,7 @@ episodes) deployed and rolled back -- on a tiny model (``conftest.py``), end to 
 from __future__ import annotations
 
 import json
-import shutil
+import sqlite3
 
 import pytest
 
@@ -32,11 +32,11 @@ TINY = dict(
     env="Maze-v0",
     holdout_every=2,
     train_items=12,
-    base_items=12,
+    base_items=4,
     heldout_items=13,
     max_rounds=20,
     max_tokens=3,
-    sft_epochs=40.0,
+    sft_epochs=60.0,
     sft_lr=3e-3,
     sft_batch=6,
     sft_layers=0,
@@ -113,7 +113,10 @@ def test_training_data_is_the_stores_judged_episodes(ran):
 
 def test_a_label_flips_what_gets_trained_on(ran, tmp_path):
     out, _ = ran
-    shutil.copy(out / "experience.db", tmp_path / "experience.db")
+    src, copy = sqlite3.connect(out / "experience.db"), sqlite3.connect(tmp_path / "experience.db")
+    src.backup(copy)  # a copy of the store, write-ahead log included
+    src.close()
+    copy.close()
     store = open_store(tmp_path / "experience.db")
     runs = {"versions": ["agent@0", "teacher@expert"]}
     before = {r["episode_id"] for r in export_training(store, "agenttraj", **runs)}
