@@ -52,6 +52,7 @@ on an idle machine) and ``load_before_after`` (the 1-minute load average). Re-ru
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -387,16 +388,17 @@ def run(
 
     def new_version(label: str, parent: str, trained_on: str, **filters: Any) -> Any:
         data = out / "data" / f"{label.replace('@', '-')}.jsonl"
-        records = export_training(store, "agenttraj", data, **filters)
         parent_config = get_version(store, parent).config or {}
         name, version = label.split("@")
         try:
             known = get_version(store, label)
         except AgentGymError:
             known = None
-        if known is not None and known.config:
+        if known is not None and known.config:  # trained by an earlier run: on this file
             config = known.config
+            records = [json.loads(x) for x in data.read_text("utf-8").splitlines() if x.strip()]
         else:
+            records = export_training(store, "agenttraj", data, **filters)
             model_name, config = learn.train(label, data, parent_config)
             config = {**config, "trained_on": trained_on, "data": str(data)}
             register_version(store, name, version, model=model_name, parent=parent, config=config)
