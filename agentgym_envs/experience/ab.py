@@ -330,13 +330,15 @@ def run_ab_test(
     n_boot: int = 10_000,
     concurrency: int = 1,
     tasks: Sequence[int] | None = None,
+    max_rounds: int | None = None,
 ) -> ABResult:
     """Run (or resume) the A/B test ``name``: ``arms`` maps ``name@version`` labels to the
     :class:`~agentgym_envs.benchmarks.policies.PolicySpec` that plays each; the first arm is
     the control. Episodes go into the store (one run per arm), so a test interrupted midway
     resumes where it stopped. ``tasks``: only these task ids of ``split`` (e.g. the ones a
-    new version was not trained on; ``limit`` then caps their number). See the module
-    docstring for assignment, statistics and stops.
+    new version was not trained on; ``limit`` then caps their number). ``max_rounds``: the
+    turn limit of every episode (default: AgentGym's per family). See the module docstring for
+    assignment, statistics and stops.
     """
     from agentgym_envs.benchmarks.runner import resolve_envs
 
@@ -359,8 +361,10 @@ def run_ab_test(
     }
     if tasks is not None:  # only when given: tests stored before the option still resume
         config["tasks"] = sorted({int(t) for t in tasks})
+    if max_rounds is not None:  # likewise
+        config["max_rounds"] = int(max_rounds)
     test_id = _open_test(store, name, config)
-    arms_run = _Arms(store, test_id, name, arms, w, mode, split, seed, concurrency)
+    arms_run = _Arms(store, test_id, name, arms, w, mode, split, seed, concurrency, max_rounds)
     batches = _batches(name, config["envs"], split, limit, looks, config.get("tasks"))
     stats = {"mode": mode, "alpha": alpha / (looks * (len(labels) - 1)), "n_boot": n_boot}
     done = 0
@@ -461,6 +465,7 @@ class _Arms:
     split: str
     seed: int
     concurrency: int
+    max_rounds: int | None = None
 
     def play(self, batch: Sequence[Any]) -> None:
         labels = list(self.policies)
@@ -491,6 +496,7 @@ class _Arms:
             split=self.split,
             seed=self.seed,
             concurrency=self.concurrency,
+            max_rounds="default" if self.max_rounds is None else self.max_rounds,
             reports=False,
         )
         records = [

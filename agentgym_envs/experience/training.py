@@ -22,7 +22,7 @@ from agentgym_envs.errors import AgentGymError
 
 logger = logging.getLogger(__name__)
 
-FORMATS = ("sft", "dpo", "kto", "rm")
+FORMATS = ("sft", "dpo", "kto", "rm", "agenttraj")
 
 
 def select_episodes(
@@ -252,19 +252,23 @@ def export_training(
 
     SFT imitates: without an ``outcome`` filter it takes the successful episodes only (as
     judged: a person's outcome label overrides the env's verdict), as AgentTraj does;
-    ``include_failed`` takes every episode. The other formats need both kinds and take all.
+    ``include_failed`` takes every episode; ``agenttraj`` chooses alike. The other formats
+    need both kinds and take all.
 
     ``sft``: :func:`~agentgym_envs.datasets.to_sft` records (messages + loss mask). ``dpo``:
     :func:`~agentgym_envs.datasets.to_dpo_pairs` (good vs bad trajectories of one task).
     ``kto``: one record per trajectory (prompt, completion, desirable label). ``rm``:
-    reward-model records, outcomes and judged actions. Episodes the environment failed
+    reward-model records, outcomes and judged actions. ``agenttraj``: AgentTraj records
+    (``conversations`` with each turn's ``loss``, ``success`` as judged, the episode's id,
+    env and version), what :func:`~agentgym_envs.datasets.load_agenttraj` and the ``sft``
+    training stage read. Episodes the environment failed
     (outcome ``env_error``) carry no valid reward and are left out unless ``keep_invalid``.
     """
     from agentgym_envs.datasets.export import split_invalid, to_dpo_pairs, to_sft
 
     if fmt not in FORMATS:
         raise AgentGymError(f"training format {fmt!r}: use one of {', '.join(FORMATS)}")
-    if fmt == "sft" and not include_failed and filters.get("outcome") is None:
+    if fmt in ("sft", "agenttraj") and not include_failed and filters.get("outcome") is None:
         filters["outcome"] = "success"
     trajs = trajectories(
         store, select_episodes(store, **filters), mask_bad_actions=mask_bad_actions
@@ -282,6 +286,8 @@ def export_training(
             rec["success"] = bool(t.success)
             rec["episode_id"] = t.extra["episode_id"]
             records.append(rec)
+    elif fmt == "agenttraj":
+        records = [t.to_record() for t in trajs]
     elif fmt == "dpo":
         records = to_dpo_pairs(trajs, keep_invalid=True)  # already filtered
     elif fmt == "kto":

@@ -24,6 +24,22 @@ from agentgym_envs.train.stats import summary
 logger = logging.getLogger(__name__)
 
 
+def model_spec(checkpoint: Path, label: str, *, max_tokens: int):
+    """The benchmark runner's policy for the model in ``checkpoint``: greedy, ReAct replies of
+    at most ``max_tokens`` tokens, named ``train:<label>``, served as the eval stage serves it
+    (:func:`_client`)."""
+    from agentgym_envs.train import device
+
+    client = _client(checkpoint, f"train:{label}", max_tokens, device.current().vllm)
+    return _spec(client, label)
+
+
+def _spec(client: Any, label: str):
+    from agentgym_envs.benchmarks.policies import openai_spec
+
+    return openai_spec(client=client, fmt="react", name=f"train:{label}")
+
+
 def run(
     folder: RunFolder,
     label: str,
@@ -33,14 +49,13 @@ def run(
     progress: bool = False,
 ) -> dict[str, Any]:
     """Score ``checkpoint`` on the held-out items; returns per-env success and score with CIs."""
-    from agentgym_envs.benchmarks.policies import openai_spec
     from agentgym_envs.train import device
     from agentgym_envs.train.collect import play
 
     s = folder.settings
     started = time.perf_counter()
     client = _client(checkpoint, f"train:{label}", s.max_tokens, device.current().vllm)
-    spec = openai_spec(client=client, fmt="react", name=f"train:{label}")
+    spec = _spec(client, label)
     try:
         where = folder.stage_dir("eval", label)
         result = play(folder, spec, where, "test", eval_items(s), concurrency, progress)
@@ -86,4 +101,4 @@ def _client(checkpoint: Path, alias: str, max_tokens: int, vllm: bool) -> Any:
     return LocalChat(model, tokenizer, alias, max_tokens=max_tokens)
 
 
-__all__ = ["run"]
+__all__ = ["model_spec", "run"]
