@@ -12,10 +12,14 @@ Python). One NeMo Gym run serves every test here and the sameness test
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
+import socket
 import subprocess
 import sys
+from pathlib import Path
 
+import gymnasium as gym
 import pytest
 
 from tests.integrations.ecosystems import (
@@ -25,6 +29,12 @@ from tests.integrations.ecosystems import (
     nemo_gym_run,
     reference,
 )
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +76,80 @@ def test_exported_folder_installs_offline_under_nemo_gym_and_plays(run):
     tests = run["export_tests"]
     assert tests["returncode"] == 0, tests["output"]
     assert re.search(r"\b3 passed\b", tests["output"]), tests["output"]  # the folder's 3 tests
+    # and NeMo Gym's data check (`+should_validate_data=true`): rows, metrics, rollouts
+    assert (
+        f"resources_servers/{Path(run['package']).name} has been successfully validated"
+        in tests["output"]
+    ), tests["output"]
+
+
+def test_export_rollouts_are_nemo_gyms_own_from_playing_the_example_rows(run):
+    """``--rollouts``: ``data/example_rollouts.jsonl`` is what NeMo Gym's ``gym eval run``
+    wrote while the expert played the five example rows through the folder's simple agent,
+    and ``data/example_metrics.json`` what its ``gym dataset collate`` computed on them."""
+    data = Path(run["package"]) / "data"
+    rows = [json.loads(x) for x in (data / "example.jsonl").read_text().splitlines()]
+    rollouts = [json.loads(x) for x in (data / "example_rollouts.jsonl").read_text().splitlines()]
+    assert sorted(r["task_id"] for r in rollouts) == [r["task_id"] for r in rows] == [0, 1, 2, 3, 4]
+    by_task = {r["task_id"]: r for r in rows}
+    for rollout in rollouts:
+        row = by_task[rollout["task_id"]]
+        ref = reference(NEMO_GYM_EXPORT, rollout["task_id"])
+        # NeMo Gym's rollout line: the row's request, the model's Responses API response, the
+        # reward and our /verify fields
+        sent = rollout["responses_create_params"]["input"]  # NeMo Gym adds "type": "message"
+        asked = row["responses_create_params"]["input"]
+        pair = lambda messages: [(m["role"], m["content"]) for m in messages]
+        assert pair(sent) == pair(asked)
+        assert rollout["response"]["object"] == "response"
+        calls = [o for o in rollout["response"]["output"] if o["type"] == "function_call"]
+        outputs = [o for o in rollout["response"]["output"] if o["type"] == "function_call_output"]
+        assert calls and {c["name"] for c in calls} == {"move"} and len(outputs) == len(calls)
+        # each tool output is what gymnasium.make answers to that call, to the end
+        assert [o["output"] for o in outputs] == _replay(rollout["task_id"], calls)
+        assert rollout["reward"] == ref["score"] == 1.0
+        assert rollout["agentgym"]["outcome"] == "success"
+        assert rollout["agent_ref"]["name"] == row["agent_ref"]["name"]
+    metrics = json.loads((data / "example_metrics.json").read_text())
+    assert metrics["Number of examples"] == 5 and metrics["type"] == "example"
+    assert metrics["jsonl_fpath"] == f"resources_servers/{data.parent.name}/data/example.jsonl"
+    tools = len(rows[0]["responses_create_params"]["tools"])
+    assert metrics["Number of tools"]["Average"] == tools
+    assert metrics["task_id"]["Min"] == 0 and metrics["task_id"]["Max"] == 4
+    assert not list(data.glob("*conflict*")) and not list(data.glob("*prepare*"))
+
+
+def _replay(task_id: int, calls: list[dict]) -> list[str]:
+    """The observations ``gymnasium.make`` gives for the calls' actions, until it ends."""
+    env = gym.make(NEMO_GYM_EXPORT)
+    env.reset(seed=0, options={"task_id": task_id, "split": "test"})
+    seen = []
+    for call in calls:
+        action = env.unwrapped.action_from_tool_call(call["name"], json.loads(call["arguments"]))
+        obs, _, terminated, truncated, _ = env.step(action)
+        seen.append(obs)
+        if terminated or truncated:
+            break
+    env.close()
+    return seen
+
+
+def test_export_with_a_bad_policy_endpoint_is_one_line_with_the_mend(tmp_path):
+    port = free_port()  # nothing listens there
+    cmd = [sys.executable, "-m", "agentgym_envs.cli", "export", NEMO_GYM_EXPORT, str(tmp_path),
+           "--to", "nemo-gym", "--policy-url", f"http://127.0.0.1:{port}/v1"]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert f"cannot reach the model endpoint http://127.0.0.1:{port}/v1/models" in lines[0]
+    assert "leave out --policy-url to play the rows with the expert" in lines[0]
+    assert not list(tmp_path.iterdir())  # nothing written
+    other = subprocess.run([*cmd[:6], "--to", "ors", "--rollouts"], capture_output=True, text=True)
+    assert other.returncode != 0
+    assert (
+        other.stderr.strip() == "error: --rollouts and --policy-url are for --to nemo-gym, not ors"
+    )
 
 
 def test_gymnasium_agent_plays_text_replies_and_gets_our_reward(run):

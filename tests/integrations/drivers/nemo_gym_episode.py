@@ -16,7 +16,8 @@ the run as one more resources server (its config, its ``simple_agent``, the firs
 ``data/example.jsonl``): NeMo Gym makes that server's venv itself from the folder's
 ``requirements.txt`` with no index and no network (``UV_OFFLINE``, ``UV_NO_INDEX``, the
 wheelhouse as ``UV_FIND_LINKS``), agentgym-envs coming from the folder's ``wheels/``; then
-NeMo Gym's own test command (``gym env test +entrypoint=...``) runs the folder's tests. The
+NeMo Gym's own test command (``gym env test +entrypoint=... +should_validate_data=true``) runs
+the folder's tests and its data check. The
 project gets a ``pyproject.toml`` at its root, standing for the Gym checkout NeMo Gym's docs
 start from (there it installs a server's ``requirements.txt`` as is).
 
@@ -68,11 +69,13 @@ def _exported(work: Path, export: dict) -> tuple[str, dict]:
 
 def _export_tests(work: Path, export: dict, env: dict, overrides: list[str]) -> dict:
     """The exported folder's own tests under NeMo Gym's own test command, ``gym env test
-    +entrypoint=resources_servers/<module>``: NeMo Gym (re)makes the server's venv from its
-    ``requirements.txt`` (offline: ``env``) and runs pytest in the folder."""
+    +entrypoint=resources_servers/<module> +should_validate_data=true``: NeMo Gym (re)makes the
+    server's venv from its ``requirements.txt`` (offline: ``env``), runs pytest in the folder,
+    then its data check (five example rows, their metrics and their rollouts)."""
     entry = f"resources_servers/{Path(export['package']).name}"
     keep = [o for o in overrides if o.startswith(("+uv_venv_dir=", "+uv_cache_dir="))]
-    run = subprocess.run([_cli("gym"), "env", "test", f"+entrypoint={entry}", *keep],
+    test = [_cli("gym"), "env", "test", f"+entrypoint={entry}", "+should_validate_data=true"]
+    run = subprocess.run([*test, *keep],
                          capture_output=True, text=True, timeout=900, cwd=work,
                          env=dict(os.environ, **env))  # fmt: skip
     return {"returncode": run.returncode, "output": (run.stdout + run.stderr)[-3000:]}
