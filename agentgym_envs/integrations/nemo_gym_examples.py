@@ -92,8 +92,11 @@ def _fail(what: str, log: Path) -> AgentGymError:
     return AgentGymError(f"{what} (log: {log}; last line: {lines[-1].strip()[:300]})")
 
 
-class _Servers:
-    """``gym env start`` in its own process group until every server is up; stopped on exit."""
+class GymServers:
+    """``gym env start`` (NeMo Gym's CLI ``gym``) with ``overrides`` in ``work``, in its own
+    process group, its output appended to ``log``: entering waits until every server is up
+    (:class:`AgentGymError` with the log's last line if it stops first); leaving stops it and
+    everything it started (its servers, Ray's processes)."""
 
     def __init__(self, gym: Path, work: Path, overrides: list[str], env: dict, log: Path):
         self.log = log
@@ -106,7 +109,7 @@ class _Servers:
             env=dict(env, PYTHONUNBUFFERED="1"),
         )
 
-    def __enter__(self) -> _Servers:
+    def __enter__(self) -> GymServers:
         deadline = time.monotonic() + START_TIMEOUT
         while "servers ready!" not in self.log.read_text(errors="replace"):
             if self.proc.poll() is not None or time.monotonic() > deadline:
@@ -199,7 +202,7 @@ def write_examples(
                 f"+uv_venv_dir={work / 'venvs'}",
                 *head,
             ]
-            with _Servers(gym, work, overrides, env, log):
+            with GymServers(gym, work, overrides, env, log):
                 collect = ["eval", "run", "--no-serve", f"+agent_name={module}_simple_agent",
                            f"+input_jsonl_fpath={data}/example.jsonl",
                            f"+output_jsonl_fpath={data}/{ROLLOUTS}",

@@ -34,7 +34,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -145,40 +144,12 @@ def _cli(name: str) -> str:
     return str(Path(sys.executable).parent / name)
 
 
-class NgRun:
-    """``gym env start`` in its own process group, until every server is up; stopped on exit."""
+def ng_run(work: Path, overrides: list[str], env: dict | None = None):
+    """``gym env start`` until every server is up; stopped (with Ray's processes) on exit."""
+    from agentgym_envs.integrations.nemo_gym_examples import GymServers
 
-    def __init__(self, work: Path, overrides: list[str], env: dict | None = None) -> None:
-        self.log = work / "ng_run.log"
-        self.proc = subprocess.Popen(
-            [_cli("gym"), "env", "start", *overrides],
-            cwd=work,
-            stdout=self.log.open("w"),
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})),
-        )
-
-    def __enter__(self) -> NgRun:
-        deadline = time.monotonic() + 600
-        while "servers ready!" not in self.log.read_text():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.__exit__()
-                raise RuntimeError("ng_run did not start:\n" + self.log.read_text()[-4000:])
-            time.sleep(1)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGINT)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                pass
-        try:  # anything of this run still alive (servers, Ray's processes)
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    env = dict(os.environ, **(env or {}))
+    return GymServers(Path(_cli("gym")), work, overrides, env, work / "ng_run.log")
 
 
 def _collect(work: Path, data: Path, overrides: list[str], parallel: int) -> dict:
@@ -362,7 +333,7 @@ def main() -> None:
         data = _project(work, episodes, spec.get("broken"), rows)
         overrides = _overrides(work, expert.base_url, free_port(), more) + more_overrides
         start = time.perf_counter()
-        with NgRun(work, overrides, env):
+        with ng_run(work, overrides, env):
             result["startup_seconds"] = time.perf_counter() - start
             run = _collect(work, data, overrides, spec.get("parallel", 1))
             result["collect"] = {k: v for k, v in run.items() if k not in ("rollouts", "failures")}
