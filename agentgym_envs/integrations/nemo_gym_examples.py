@@ -162,11 +162,17 @@ def write_examples(
             ``nemo-gym`` venv cannot be made, NeMo Gym fails, or a row's environment failed.
     """
     from agentgym_envs.agents.expert_server import ExpertChatServer
-    from agentgym_envs.integrations.venvs import ecosystem_env, ecosystem_python
+    from agentgym_envs.integrations.venvs import ecosystem_env, ecosystem_python, source_root
 
     module = root.name
     if policy_url:
         policy_model = policy_model or endpoint_models(policy_url, api_key)[0]
+    if not (source_root() / "pyproject.toml").exists():
+        raise AgentGymError(
+            "--rollouts runs NeMo Gym in the nemo-gym ecosystem venv, which is built from an "
+            "agentgym-envs source checkout: export from a checkout (pip install -e .), or run "
+            "the NeMo Gym commands the folder's README names"
+        )
     try:
         python = ecosystem_python("nemo-gym")
     except RuntimeError as exc:

@@ -26,6 +26,7 @@ from tests.integrations.ecosystems import (
     FAMILIES,
     NEMO_GYM_EXPORT,
     NEMO_GYM_EXTRA,
+    ecosystem,
     nemo_gym_run,
     reference,
 )
@@ -134,6 +135,40 @@ def _replay(task_id: int, calls: list[dict]) -> list[str]:
     return seen
 
 
+def test_export_rollouts_from_another_endpoint_the_local_model(tmp_path):
+    """``--policy-url``: the local model (an OpenAI-compatible server) plays the five rows
+    through NeMo Gym instead of the expert; whatever it scores, each row gets its rollout."""
+    filelock = pytest.importorskip("filelock")
+    from agentgym_envs.benchmarks.local_llm import LocalLLMServer, local_llm_available
+    from agentgym_envs.integrations.hubs import env_slug
+    from tests.rollout.conftest import RAY_LOCK
+
+    reason = local_llm_available()
+    if reason:
+        pytest.skip(reason)
+    ecosystem("nemo-gym")  # built (or failed) here, not inside the export
+    cmd = [sys.executable, "-m", "agentgym_envs.cli", "export", NEMO_GYM_EXPORT, str(tmp_path),
+           "--to", "nemo-gym"]  # fmt: skip
+    with (
+        LocalLLMServer(max_tokens=48, startup_timeout=900) as model,
+        filelock.FileLock(str(RAY_LOCK), timeout=1800),
+    ):
+        done = subprocess.run([*cmd, "--policy-url", model.base_url], capture_output=True,
+                              text=True, timeout=1800)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    folder = tmp_path / env_slug(NEMO_GYM_EXPORT).replace("-", "_")
+    lines = (folder / "data" / "example_rollouts.jsonl").read_text().splitlines()
+    rollouts = [json.loads(x) for x in lines]
+    assert sorted(r["task_id"] for r in rollouts) == [0, 1, 2, 3, 4]
+    for rollout in rollouts:
+        assert rollout["response"]["model"] == model.alias
+        assert 0.0 <= rollout["reward"] <= 1.0 and rollout["agentgym"]["reward_valid"] is True
+    metrics = json.loads((folder / "data" / "example_metrics.json").read_text())
+    assert metrics["Number of examples"] == 5
+    readme = (folder / "README.md").read_text()
+    assert f"played by `{model.alias}` at {model.base_url}" in readme
+
+
 def test_export_with_a_bad_policy_endpoint_is_one_line_with_the_mend(tmp_path):
     port = free_port()  # nothing listens there
     cmd = [sys.executable, "-m", "agentgym_envs.cli", "export", NEMO_GYM_EXPORT, str(tmp_path),
@@ -234,3 +269,14 @@ def test_no_new_enough_python_is_one_line_with_the_mend(monkeypatch, tmp_path):
     message = str(err.value)
     assert "\n" not in message
     assert "nemo-gym needs Python >= 9.99" in message and "AGENTGYM_ECOSYSTEM_PYTHON" in message
+
+
+def test_rollouts_outside_a_source_checkout_are_one_line_with_the_mend(monkeypatch, tmp_path):
+    from agentgym_envs.errors import AgentGymError
+    from agentgym_envs.integrations import nemo_gym_examples, venvs
+
+    monkeypatch.setattr(venvs, "source_root", lambda: tmp_path)  # no pyproject.toml there
+    with pytest.raises(AgentGymError) as err:
+        nemo_gym_examples.write_examples(tmp_path / "agentgym_maze_v0", NEMO_GYM_EXPORT)
+    message = str(err.value)
+    assert "\n" not in message and "source checkout" in message and "README" in message
