@@ -26,7 +26,10 @@ wheel. Its README carries the id's row of the env table. Per hub:
   ``Dockerfile``, as OpenReward builds from a connected repository.
 * ``nemo-gym``: a NeMo Gym resources server folder (``app.py``, ``configs/<module>.yaml`` with
   a ``simple_agent``, ``data/example.jsonl``, ``requirements.txt``, ``README.md`` and
-  ``tests/``), to put under a Gym checkout's ``resources_servers/``.
+  ``tests/``), to put under a Gym checkout's ``resources_servers/``; with ``--rollouts`` also
+  ``data/example_rollouts.jsonl`` and ``data/example_metrics.json``, made by NeMo Gym's own
+  ``gym eval run`` and ``gym dataset collate`` (the expert, or ``--policy-url``, plays), which
+  its data check (``gym env test ... +should_validate_data=true``) wants.
 
 Nothing is published: the package is written to ``DIR/<name>`` (``agentgym-maze-v0``); Prime's
 and NeMo Gym's folders are named by the module (``agentgym_maze_v0``), as ``prime env install
@@ -285,7 +288,15 @@ def _ors(env_id: str, name: str, module: str, wheel: str | None) -> dict[str, st
     }
 
 
-def _nemo_gym(env_id: str, name: str, module: str, wheel: str | None) -> dict[str, str]:
+def _nemo_gym(
+    env_id: str,
+    name: str,
+    module: str,
+    wheel: str | None,
+    rollouts: bool = False,
+    policy_url: str | None = None,
+    policy: str | None = None,
+) -> dict[str, str]:
     from agentgym_envs.integrations.nemo_gym_data import dataset_rows
     from agentgym_envs.spec import env_info
 
@@ -311,10 +322,22 @@ def _nemo_gym(env_id: str, name: str, module: str, wheel: str | None) -> dict[st
         "rows with `python -m agentgym_envs.integrations.nemo_gym data "
         f"{info.id} --agent {agent} --out data/train.jsonl --split train`. The model acts "
         "through the family's own tools; `/verify` returns AgentGym's graded score as the "
-        "reward. NeMo Gym's data check (`gym env test ... +should_validate_data=true`) also "
-        "wants `data/example_metrics.json` and `data/example_rollouts.jsonl`, which come from "
-        "a run with your model (`gym dataset collate ... +mode=example_validation`, then "
-        "`gym eval run` on `data/example.jsonl`): this folder does not include them."
+        "reward.\n\n"
+        "NeMo Gym's data check (`gym env test +entrypoint=resources_servers/"
+        f"{module} +should_validate_data=true`) also wants `data/example_rollouts.jsonl` (the "
+        "five rows played through the `simple_agent`) and `data/example_metrics.json` (`gym "
+        "dataset collate ... +mode=example_validation`). `agentgym export ... --to nemo-gym "
+        "--rollouts` writes both by running those NeMo Gym commands on this folder, with the "
+        "expert as the model (its rewards are 1.0) or, with `--policy-url URL/v1 "
+        "[--policy-model NAME]`, any OpenAI-compatible endpoint. "
+        + (
+            "This folder has them: played by "
+            + (f"`{policy}` at {policy_url}" if policy_url else "the expert")
+            + "."
+            if rollouts
+            else "This folder was exported without them: the data check fails until you add "
+            "them (export again with `--rollouts`, or run the two commands it names)."
+        )
     )
     config = (
         f"# {info.id} (agentgym-envs) as a NeMo Gym resources server, played by NeMo Gym's\n"
@@ -454,16 +477,27 @@ def export_package(
     force: bool = False,
     release: bool = False,
     lock: bool = True,
+    rollouts: bool = False,
+    policy_url: str | None = None,
+    policy_model: str | None = None,
 ) -> Path:
     """Write the ``hub`` package of ``env_id`` to ``directory/<name>``; returns that folder.
 
     Args:
         release: pin the agentgym-envs release on PyPI (checked) instead of shipping the wheel.
         lock: write OpenEnv's ``uv.lock`` (needs uv and the index).
+        rollouts: NeMo Gym only: play the five example rows through NeMo Gym and write
+            ``data/example_rollouts.jsonl`` and ``data/example_metrics.json``
+            (:mod:`~agentgym_envs.integrations.nemo_gym_examples`; needs the ``nemo-gym``
+            ecosystem venv, made on first use). Implied by ``policy_url``.
+        policy_url: the OpenAI-compatible ``/v1`` root whose model plays them (default: the
+            expert); ``policy_model`` names the model (default: the first it lists).
 
     Raises:
         AgentGymError: an unknown hub, the folder exists and ``force`` is false (with
-            ``force``, the folder is replaced), or ``release`` and the version is not on PyPI.
+            ``force``, the folder is replaced), ``release`` and the version is not on PyPI,
+            ``rollouts`` for another hub, or the rollouts could not be made (one line, with
+            the log path; the folder is written without them).
     """
     from agentgym_envs import __version__
     from agentgym_envs.integrations.hubs import env_slug
@@ -482,13 +516,24 @@ def export_package(
         if not force:
             raise AgentGymError(f"{root} exists and is not empty: pass --force to replace it")
         shutil.rmtree(root)  # a package of another hub must not leave its files behind
+    rollouts = rollouts or bool(policy_url)
+    if rollouts and hub != "nemo-gym":
+        raise AgentGymError(f"--rollouts and --policy-url are for --to nemo-gym, not {hub}")
+    if policy_url:  # before anything is written: a bad endpoint leaves no folder behind
+        from agentgym_envs.integrations.nemo_gym_examples import endpoint_models
+
+        policy_model = policy_model or endpoint_models(policy_url, _api_key())[0]
     if release:
         release_on_pypi(__version__)
     try:
         built = None if release else package_wheel()
     except RuntimeError as exc:
         raise AgentGymError(str(exc)) from None
-    files = _WRITERS[hub](env_id, name, module, built.name if built else None)
+    wheel = built.name if built else None
+    if hub == "nemo-gym":
+        files = _nemo_gym(env_id, name, module, wheel, rollouts, policy_url, policy_model)
+    else:
+        files = _WRITERS[hub](env_id, name, module, wheel)
     logger.info("writing the %s package of %s to %s", hub, env_id, root)
     _write(root, files)
     if built is not None:
@@ -496,7 +541,18 @@ def export_package(
         shutil.copy2(built, root / WHEELS / built.name)
     if hub == "openenv" and lock:
         uv_lock(root)
+    if rollouts:
+        from agentgym_envs.integrations.nemo_gym_examples import write_examples
+
+        write_examples(root, env_id, policy_url, policy_model, _api_key())
     return root
+
+
+def _api_key() -> str:
+    """The key sent to a ``--policy-url`` endpoint: ``$OPENAI_API_KEY``, else ``none``."""
+    import os
+
+    return os.environ.get("OPENAI_API_KEY") or "none"
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:
@@ -523,7 +579,25 @@ def register_cli(app) -> None:
         lock: bool = typer.Option(
             True, "--lock/--no-lock", help="Write OpenEnv's uv.lock (needs uv and the index)."
         ),
+        rollouts: bool = typer.Option(
+            False,
+            "--rollouts",
+            help="NeMo Gym: play the 5 example rows through NeMo Gym (gym eval run) and write "
+            "data/example_rollouts.jsonl and data/example_metrics.json (the expert plays).",
+        ),
+        policy_url: str | None = typer.Option(
+            None,
+            "--policy-url",
+            help="NeMo Gym: an OpenAI-compatible /v1 root whose model plays the example rows "
+            "instead of the expert (key: $OPENAI_API_KEY); implies --rollouts.",
+        ),
+        policy_model: str | None = typer.Option(
+            None, "--policy-model", help="The model name at --policy-url (default: its first)."
+        ),
     ) -> None:
         """Write a package of one id for a hub (Prime, OpenEnv, OpenReward, NeMo Gym)."""
-        root = export_package(env_id, to, directory, force=force, release=release, lock=lock)
+        root = export_package(
+            env_id, to, directory, force=force, release=release, lock=lock, rollouts=rollouts,
+            policy_url=policy_url, policy_model=policy_model,
+        )  # fmt: skip
         typer.echo(f"wrote the {to} package of {env_id} to {root}")

@@ -90,8 +90,10 @@ def nemo_gym_run() -> dict:
     """One NeMo Gym run (``gym env start`` + ``gym eval run``, the expert as the model): its
     simple agent over :data:`FAMILIES` and :data:`NEMO_GYM_EXTRA`, its gymnasium agent (text
     replies) over :data:`FAMILIES`, one task whose env fails to start, and the bad-input
-    checks. Starting NeMo Gym (Ray, five servers) is the slow part, so the tests share it; it
-    holds the Ray tests' lock, since NeMo Gym starts a Ray cluster of its own."""
+    checks; and an ``agentgym export --to nemo-gym --rollouts`` folder (``package``: its
+    path), installed, played and tested by NeMo Gym. Starting NeMo Gym (Ray, five servers) is
+    the slow part, so the tests share it; it holds the Ray tests' lock, since NeMo Gym starts a
+    Ray cluster of its own."""
     filelock = pytest.importorskip("filelock")
     from tests.rollout.conftest import RAY_LOCK
 
@@ -105,16 +107,18 @@ def nemo_gym_run() -> dict:
     broken = {"env_id": "AgentGym/MazeRandom-v0", "task_id": 0, "split": "test"}
     job = {"episodes": episodes, "broken": broken, "bad": True, "parallel": 2}
     python = ecosystem("nemo-gym")
-    # an `agentgym export --to nemo-gym` folder joins the run; NeMo Gym installs it offline
+    # an `agentgym export --to nemo-gym --rollouts` folder joins the run; NeMo Gym installs it
+    # offline. The export plays its five example rows through NeMo Gym itself (a Ray cluster
+    # of its own too), so it runs under the lock.
     from agentgym_envs.integrations.export import export_package
-
-    package = export_package(NEMO_GYM_EXPORT, "nemo-gym", tempfile.mkdtemp(prefix="ng-export-"))
     from agentgym_envs.integrations.venvs import uv_binary
 
     house = str(wheelhouse("nemo-gym"))
-    job["export"] = {"package": str(package), "wheelhouse": house, "uv": uv_binary()}
     with filelock.FileLock(str(RAY_LOCK), timeout=1800):
-        return run_driver(python, "nemo_gym_episode", job, timeout=1800)
+        out = tempfile.mkdtemp(prefix="ng-export-")
+        package = export_package(NEMO_GYM_EXPORT, "nemo-gym", out, rollouts=True)
+        job["export"] = {"package": str(package), "wheelhouse": house, "uv": uv_binary()}
+        return dict(run_driver(python, "nemo_gym_episode", job, timeout=1800), package=str(package))
 
 
 #: Fetched into every wheelhouse beside the ecosystem's packages: the build backends an

@@ -16,7 +16,8 @@ the run as one more resources server (its config, its ``simple_agent``, the firs
 ``data/example.jsonl``): NeMo Gym makes that server's venv itself from the folder's
 ``requirements.txt`` with no index and no network (``UV_OFFLINE``, ``UV_NO_INDEX``, the
 wheelhouse as ``UV_FIND_LINKS``), agentgym-envs coming from the folder's ``wheels/``; then
-NeMo Gym's own test command (``gym env test +entrypoint=...``) runs the folder's tests. The
+NeMo Gym's own test command (``gym env test +entrypoint=... +should_validate_data=true``) runs
+the folder's tests and its data check. The
 project gets a ``pyproject.toml`` at its root, standing for the Gym checkout NeMo Gym's docs
 start from (there it installs a server's ``requirements.txt`` as is).
 
@@ -33,7 +34,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -68,11 +68,13 @@ def _exported(work: Path, export: dict) -> tuple[str, dict]:
 
 def _export_tests(work: Path, export: dict, env: dict, overrides: list[str]) -> dict:
     """The exported folder's own tests under NeMo Gym's own test command, ``gym env test
-    +entrypoint=resources_servers/<module>``: NeMo Gym (re)makes the server's venv from its
-    ``requirements.txt`` (offline: ``env``) and runs pytest in the folder."""
+    +entrypoint=resources_servers/<module> +should_validate_data=true``: NeMo Gym (re)makes the
+    server's venv from its ``requirements.txt`` (offline: ``env``), runs pytest in the folder,
+    then its data check (five example rows, their metrics and their rollouts)."""
     entry = f"resources_servers/{Path(export['package']).name}"
     keep = [o for o in overrides if o.startswith(("+uv_venv_dir=", "+uv_cache_dir="))]
-    run = subprocess.run([_cli("gym"), "env", "test", f"+entrypoint={entry}", *keep],
+    test = [_cli("gym"), "env", "test", f"+entrypoint={entry}", "+should_validate_data=true"]
+    run = subprocess.run([*test, *keep],
                          capture_output=True, text=True, timeout=900, cwd=work,
                          env=dict(os.environ, **env))  # fmt: skip
     return {"returncode": run.returncode, "output": (run.stdout + run.stderr)[-3000:]}
@@ -142,40 +144,12 @@ def _cli(name: str) -> str:
     return str(Path(sys.executable).parent / name)
 
 
-class NgRun:
-    """``gym env start`` in its own process group, until every server is up; stopped on exit."""
+def ng_run(work: Path, overrides: list[str], env: dict | None = None):
+    """``gym env start`` until every server is up; stopped (with Ray's processes) on exit."""
+    from agentgym_envs.integrations.nemo_gym_examples import GymServers
 
-    def __init__(self, work: Path, overrides: list[str], env: dict | None = None) -> None:
-        self.log = work / "ng_run.log"
-        self.proc = subprocess.Popen(
-            [_cli("gym"), "env", "start", *overrides],
-            cwd=work,
-            stdout=self.log.open("w"),
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})),
-        )
-
-    def __enter__(self) -> NgRun:
-        deadline = time.monotonic() + 600
-        while "servers ready!" not in self.log.read_text():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.__exit__()
-                raise RuntimeError("ng_run did not start:\n" + self.log.read_text()[-4000:])
-            time.sleep(1)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGINT)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                pass
-        try:  # anything of this run still alive (servers, Ray's processes)
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    env = dict(os.environ, **(env or {}))
+    return GymServers(Path(_cli("gym")), work, overrides, env, work / "ng_run.log")
 
 
 def _collect(work: Path, data: Path, overrides: list[str], parallel: int) -> dict:
@@ -359,7 +333,7 @@ def main() -> None:
         data = _project(work, episodes, spec.get("broken"), rows)
         overrides = _overrides(work, expert.base_url, free_port(), more) + more_overrides
         start = time.perf_counter()
-        with NgRun(work, overrides, env):
+        with ng_run(work, overrides, env):
             result["startup_seconds"] = time.perf_counter() - start
             run = _collect(work, data, overrides, spec.get("parallel", 1))
             result["collect"] = {k: v for k, v in run.items() if k not in ("rollouts", "failures")}
