@@ -24,7 +24,9 @@ Writes ``<out>/results.json`` (keys ``families`` -> env id -> ``before`` / ``aft
     python benchmarks/bench_learning.py --eval-items 90 --train-items 100 --rl-steps 20
     python benchmarks/bench_learning.py --parts harness   # Persona B only: Pi on TextCraft
     python benchmarks/bench_learning.py --parts harness --harnesses cline --harness-env Wordle-v0 \
-        --harness-teacher-tool family --harness-train 16 --harness-heldout 20
+        --harness-teacher-tool family --harness-train 16 --harness-heldout 20 \
+        --harness-max-length 512 --harness-sft-layers 0 --harness-reply-tokens 48 \
+        --harness-timeout 150 --harness-max-calls 0   # the Wordle runs' settings
     # which harness's prompt a CPU can serve: each one's first request, measured
     python benchmarks/bench_learning.py --harness-prompt-sizes --harnesses pi,codex,opencode
     # the two arms side by side (one process each), then the comparison:
