@@ -306,14 +306,18 @@ def harness_plot(harnesses: dict[str, dict], path: Path, plt: Any) -> Path:
     return path
 
 
-def task_ids(parser: argparse.ArgumentParser, text: str) -> list[int]:
-    """``0-7,10,12-13`` as task ids (a parser error names the bad part)."""
+def task_ids(
+    parser: argparse.ArgumentParser, text: str, option: str = "--harness-tasks"
+) -> list[int]:
+    """``0-7,10,12-13`` as task ids, ``0-443:6`` every 6th of a range (a parser error names
+    the bad part)."""
     ids: list[int] = []
     for part in (p.strip() for p in text.split(",") if p.strip()):
-        first, _, last = part.partition("-")
-        if not first.isdigit() or (last and not last.isdigit()):
-            parser.error(f"--harness-tasks {part!r}: use ids and ranges, e.g. 0-7,10-17")
-        ids += range(int(first), int(last or first) + 1)
+        span, _, step = part.partition(":")
+        first, _, last = span.partition("-")
+        if not first.isdigit() or (last and not last.isdigit()) or (step and not step.isdigit()):
+            parser.error(f"{option} {part!r}: use ids and ranges, e.g. 0-7,10-17 or 0-443:6")
+        ids += range(int(first), int(last or first) + 1, int(step or 1) or 1)
     return ids
 
 
@@ -444,6 +448,11 @@ def main() -> None:
         "--harness-tasks", default=None, help="held-out task ids instead, e.g. 0-7,10-17"
     )
     harness.add_argument(
+        "--harness-train-tasks",
+        default=None,
+        help="teacher (train split) task ids instead of 0..train-1, e.g. 0-443:6",
+    )
+    harness.add_argument(
         "--harness-prompt-sizes",
         action="store_true",
         help="only measure each --harnesses' first request (one expert train episode each)",
@@ -506,6 +515,10 @@ def main() -> None:
         }
         if args.harness_tasks:
             harness_settings["heldout_tasks"] = task_ids(parser, args.harness_tasks)
+        if args.harness_train_tasks:
+            harness_settings["train_tasks"] = task_ids(
+                parser, args.harness_train_tasks, "--harness-train-tasks"
+            )
         folder = args.harness_out or out / "harness-loop" / args.harness_env.split("/")[-1]
         results["harness"] = harness_part(results, folder, harness_settings)
         file.write_text(json.dumps(results, indent=2) + "\n")

@@ -447,6 +447,7 @@ def run(
     teacher_tool: str = "family",
     max_calls: int | None = None,
     sft_layers: int | None = None,
+    train_tasks: list[int] | None = None,
 ) -> dict[str, Any]:
     """Run the harness loop into folder ``out`` (see the module docstring).
 
@@ -474,6 +475,9 @@ def run(
         max_calls: the most model calls of one held-out episode (then ``turn_limit``;
             ``None``: only ``timeout``); the teacher's episodes are not capped.
         sft_layers: train only the last ``sft_layers`` decoder layers (``None``: all).
+        train_tasks: the train split's task ids the teacher plays instead of
+            ``0..train-1`` (a split ordered by difficulty, as TextCraft's is by depth, wants
+            ids spread over it).
     """
     from agentgym_envs.benchmarks.hf_server import build_app
     from agentgym_envs.experience import import_path, open_store, register_version
@@ -493,7 +497,7 @@ def run(
     for h in harnesses:
         get_harness(h).require()  # one line with the install command, before any work
     out = Path(out)
-    train_tasks = list(range(train))
+    train_tasks = list(train_tasks) if train_tasks is not None else list(range(train))
     test_tasks = list(heldout_tasks) if heldout_tasks is not None else list(range(heldout))
     store = open_store(out / "experience.db")
     settings = {
@@ -505,6 +509,7 @@ def run(
         "reply_tokens": reply_tokens,
         "timeout": timeout,
         "heldout_tasks": test_tasks,
+        "train_tasks": train_tasks,
         "teacher_tool": teacher_tool,
         "max_calls": max_calls,
         "sft_layers": sft_layers,

@@ -106,3 +106,13 @@ def test_another_family_keeps_the_earlier_familys_entries_and_settings(bench, tm
     again = bench.merge_harness(merged, textcraft)  # a re-run replaces its own entry only
     assert again["harnesses"] == entries
     assert bench.plots({"harness": again}, tmp_path) == [tmp_path / "harness_loop.png"]
+
+
+def test_task_ids_take_ranges_steps_and_name_a_bad_part(bench):
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    assert bench.task_ids(parser, "0-3,7") == [0, 1, 2, 3, 7]
+    assert bench.task_ids(parser, "0-20:6,30") == [0, 6, 12, 18, 30]
+    with pytest.raises(SystemExit):
+        bench.task_ids(parser, "0-x:2", "--harness-train-tasks")

@@ -60,7 +60,13 @@ SETTINGS = {
 FAMILY = {
     "cline": ({"env": "Wordle-v0"}, "guess"),
     "pi": (
-        {"env": "TextCraft-v0", "teacher_tool": "act", "max_calls": 3, "sft_layers": 2},
+        {
+            "env": "TextCraft-v0",
+            "teacher_tool": "act",
+            "max_calls": 3,
+            "sft_layers": 2,
+            "train_tasks": [7],
+        },
         "act",
     ),
 }
@@ -100,6 +106,13 @@ def test_the_loop_runs_in_the_real_harness_and_compares_both_arms(ran):
     if tool == "act":  # TextCraft's actions as its text grammar spells them
         actions = [json.loads(f["arguments"])["action"] for f in env_calls]
         assert actions[0].startswith("get ") and actions[-1].startswith("craft ")
+    if "train_tasks" in FAMILY[name][0]:  # the teacher played the ids it was given
+        from agentgym_envs.benchmarks.agenteval import agenteval_items
+
+        ids = {it.task_id: it.item_id for it in agenteval_items(result["env"], "train")}
+        played = [r["item_id"] for r in harness_loop._done(out / name / "teacher")]
+        assert played == [ids[t] for t in FAMILY[name][0]["train_tasks"]]
+        assert result["settings"]["train_tasks"] == FAMILY[name][0]["train_tasks"]
     assert entry["env"] == result["env"] == resolve_id(FAMILY[name][0]["env"])
     assert row["loss"] == [m["role"] == "assistant" for m in row["messages"]]
     for arm in ("before", "after"):
