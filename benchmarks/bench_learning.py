@@ -6,9 +6,10 @@ again, GRPO, scored again -- then success and score per family and stage with 95
 (Wilson for success, bootstrap for score), the paired McNemar p-value of each change, and the
 RL reward per step. The other parts run through their modules' ``run(out, **settings)``:
 ``harness`` (:mod:`agentgym_envs.train.harness_loop`, Persona B: the ``--harness-*``
-options, its folder ``--harness-out``, default ``<out>/harness-loop`` (git-ignored), resumed; its
-per-harness entries are merged into the ``harness`` key, so a run of one harness keeps the
-others' and Persona A's figures) and ``experience``
+options, the family by ``--harness-env``, its folder ``--harness-out``, default
+``<out>/harness-loop/<family>`` (git-ignored), resumed; its entries are merged into the
+``harness`` key's ``harnesses`` as ``<family>/<harness>``, so a run of one harness or family
+keeps the others' and Persona A's figures) and ``experience``
 (:mod:`agentgym_envs.train.experience_loop`); a part whose module is missing is skipped
 with a message.
 
@@ -23,7 +24,11 @@ installed, vLLM for the held-out evaluation (``--vllm auto|on|off``; docs/guides
     python benchmarks/bench_learning.py                          # every part, defaults
     python benchmarks/bench_learning.py --parts persona-a        # Persona A only
     python benchmarks/bench_learning.py --eval-items 90 --train-items 100 --rl-steps 20
-    python benchmarks/bench_learning.py --parts harness --harnesses cline   # Persona B only
+    python benchmarks/bench_learning.py --parts harness   # Persona B only: Pi on TextCraft
+    python benchmarks/bench_learning.py --parts harness --harnesses cline --harness-env Wordle-v0 \
+        --harness-teacher-tool family --harness-train 16 --harness-heldout 20 \
+        --harness-max-length 512 --harness-sft-layers 0 --harness-reply-tokens 48 \
+        --harness-timeout 150 --harness-max-calls 0   # the Wordle runs' settings
     # which harness's prompt a CPU can serve: each one's first request, measured
     python benchmarks/bench_learning.py --harness-prompt-sizes --harnesses pi,codex,opencode
     # the two arms side by side (one process each), then the comparison:
@@ -54,6 +59,19 @@ PARTS = ("persona-a", "harness", "experience")
 #: results.jsonl labels -> results.json stage keys.
 STAGE_KEYS = {"eval:base": "before", "eval:sft": "after_bc", "eval:rl": "after_rl"}
 DEFAULT_OUT = Path(__file__).parent / "results" / "learning"
+#: The harness part's defaults (the run the docs report): SmolLM2-135M in Pi on TextCraft.
+HARNESS = {
+    "train": 80,
+    "heldout": 40,
+    "epochs": 1,
+    "lr": 2e-4,
+    "max_length": 384,
+    "reply_tokens": 64,
+    "timeout": 240.0,
+    "teacher_tool": "act",
+    "max_calls": 8,
+    "sft_layers": 8,
+}
 
 
 class LoadSampler:
@@ -247,7 +265,7 @@ def plots(results: dict, out: Path) -> list[Path]:
         plt.close(fig)
     harnesses = {
         name: h["paired"]
-        for name, h in ((results.get("harness") or {}).get("harnesses") or {}).items()
+        for name, h in harness_entries(results.get("harness")).items()
         if h.get("paired")
     }
     if harnesses:
@@ -258,7 +276,7 @@ def plots(results: dict, out: Path) -> list[Path]:
 def harness_plot(harnesses: dict[str, dict], path: Path, plt: Any) -> Path:
     """Held-out success and the episodes with a valid tool call, base vs trained, per harness,
     with Wilson 95% intervals and the McNemar p-value of each change."""
-    fig, axes = plt.subplots(1, 2, figsize=(7, 3.2), dpi=100, sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), dpi=100, sharey=True)
     names = list(harnesses)
     for ax, (key, ci, p, title) in zip(
         axes,
@@ -275,12 +293,14 @@ def harness_plot(harnesses: dict[str, dict], path: Path, plt: Any) -> Path:
             hi = [max(0.0, harnesses[n][arm][ci][1] - y) for y, n in zip(ys, names, strict=True)]
             label = "base" if arm == "before" else "trained (harness SFT)"
             ax.bar(xs, ys, 0.38, yerr=[lo, hi], capsize=3, label=label)
-        ax.set_xticks(
-            range(len(names)), [f"{n}\np={harnesses[n][p]:.2g}" for n in names], fontsize=8
-        )
+        ticks = [
+            "{1}\n{0}\nn={2} p={3:.2g}".format(*n.rpartition("/")[::2], h["items"], h[p])
+            for n, h in ((n, harnesses[n]) for n in names)
+        ]
+        ax.set_xticks(range(len(names)), ticks, fontsize=7)
         ax.set_title(title, fontsize=9)
         ax.set_ylim(0, 1)
-    axes[0].set_ylabel(f"rate over {harnesses[names[0]]['items']} held-out tasks (95% CI)")
+    axes[0].set_ylabel("rate over n held-out tasks (95% CI)")
     axes[0].legend(fontsize=7)
     fig.suptitle("Persona B: SmolLM2-135M served to the real harness", fontsize=9)
     fig.tight_layout()
@@ -289,14 +309,18 @@ def harness_plot(harnesses: dict[str, dict], path: Path, plt: Any) -> Path:
     return path
 
 
-def task_ids(parser: argparse.ArgumentParser, text: str) -> list[int]:
-    """``0-7,10,12-13`` as task ids (a parser error names the bad part)."""
+def task_ids(
+    parser: argparse.ArgumentParser, text: str, option: str = "--harness-tasks"
+) -> list[int]:
+    """``0-7,10,12-13`` as task ids, ``0-443:6`` every 6th of a range (a parser error names
+    the bad part)."""
     ids: list[int] = []
     for part in (p.strip() for p in text.split(",") if p.strip()):
-        first, _, last = part.partition("-")
-        if not first.isdigit() or (last and not last.isdigit()):
-            parser.error(f"--harness-tasks {part!r}: use ids and ranges, e.g. 0-7,10-17")
-        ids += range(int(first), int(last or first) + 1)
+        span, _, step = part.partition(":")
+        first, _, last = span.partition("-")
+        if not first.isdigit() or (last and not last.isdigit()) or (step and not step.isdigit()):
+            parser.error(f"{option} {part!r}: use ids and ranges, e.g. 0-7,10-17 or 0-443:6")
+        ids += range(int(first), int(last or first) + 1, int(step or 1) or 1)
     return ids
 
 
@@ -336,12 +360,35 @@ def harness_part(results: dict, folder: Path, settings: dict[str, Any]) -> dict:
     return merge_harness(results.get("harness"), result)
 
 
+#: A harness run's figures that belong to its entry (the section's top level holds the last
+#: call's).
+_RUN_KEYS = ("settings", "seconds", "load_average", "seconds_this_call", "load_average_this_call")
+
+
+def harness_entries(section: dict | None) -> dict[str, dict]:
+    """The ``harnesses`` of a ``harness`` section keyed ``<family>/<harness>``, each with its
+    ``env`` and its run's figures (``settings``, times, load); an entry written before the
+    family was part of the key (``"pi"``) gets the section's env and figures."""
+    section = section or {}
+    env = str(section.get("env") or "")
+    out = {}
+    for name, entry in (section.get("harnesses") or {}).items():
+        if "/" in name:
+            out[name] = entry
+            continue
+        entry = {"env": env, **{k: section[k] for k in _RUN_KEYS if k in section}, **entry}
+        out[f"{str(entry['env']).split('/')[-1]}/{name}"] = entry
+    return out
+
+
 def merge_harness(old: dict | None, new: dict) -> dict:
-    """``new``'s harness loop result over ``old``'s: its settings and times, and its harnesses'
-    entries added to (or replacing) the ones ``old`` holds."""
+    """``new``'s harness loop result over ``old``'s: its settings and times at the top, and
+    its harnesses' entries (keyed ``<family>/<harness>``, :func:`harness_entries`) added to
+    (or replacing) the ones ``old`` holds."""
     merged = dict(old or {})
+    entries = harness_entries(old)
     merged.update({k: v for k, v in new.items() if k != "harnesses"})
-    merged["harnesses"] = {**(merged.get("harnesses") or {}), **(new.get("harnesses") or {})}
+    merged["harnesses"] = {**entries, **harness_entries(new)}
     return merged
 
 
@@ -361,17 +408,52 @@ def main() -> None:
     harness.add_argument(
         "--harness-out", type=Path, default=None, help="its folder (resumed; <out>/harness-loop)"
     )
-    harness.add_argument("--harnesses", default="cline", help="comma-separated harness names")
-    harness.add_argument("--harness-env", default="Wordle-v0")
-    harness.add_argument("--harness-train", type=int, default=16, help="teacher episodes")
-    harness.add_argument("--harness-heldout", type=int, default=20, help="held-out tasks per arm")
-    harness.add_argument("--harness-epochs", type=int, default=1)
-    harness.add_argument("--harness-lr", type=float, default=2e-4)
-    harness.add_argument("--harness-max-length", type=int, default=512, help="SFT tokens")
-    harness.add_argument("--harness-reply-tokens", type=int, default=48)
-    harness.add_argument("--harness-timeout", type=float, default=150.0, help="s per episode")
+    harness.add_argument("--harnesses", default="pi", help="comma-separated harness names")
+    harness.add_argument(
+        "--harness-env",
+        default="TextCraft-v0",
+        help="the family (train split teaches, test held out)",
+    )
+    harness.add_argument(
+        "--harness-train", type=int, default=HARNESS["train"], help="teacher episodes"
+    )
+    harness.add_argument(
+        "--harness-heldout", type=int, default=HARNESS["heldout"], help="held-out tasks per arm"
+    )
+    harness.add_argument("--harness-epochs", type=int, default=HARNESS["epochs"])
+    harness.add_argument("--harness-lr", type=float, default=HARNESS["lr"])
+    harness.add_argument(
+        "--harness-max-length", type=int, default=HARNESS["max_length"], help="SFT tokens"
+    )
+    harness.add_argument("--harness-reply-tokens", type=int, default=HARNESS["reply_tokens"])
+    harness.add_argument(
+        "--harness-timeout", type=float, default=HARNESS["timeout"], help="s per episode"
+    )
+    harness.add_argument(
+        "--harness-teacher-tool",
+        default=HARNESS["teacher_tool"],
+        choices=("family", "act"),
+        help="the teacher calls the family's own tools, or act with the action as text",
+    )
+    harness.add_argument(
+        "--harness-max-calls",
+        type=int,
+        default=HARNESS["max_calls"],
+        help="most model calls of a held-out episode (0: no cap)",
+    )
+    harness.add_argument(
+        "--harness-sft-layers",
+        type=int,
+        default=HARNESS["sft_layers"],
+        help="train the last N decoder layers only (0: all)",
+    )
     harness.add_argument(
         "--harness-tasks", default=None, help="held-out task ids instead, e.g. 0-7,10-17"
+    )
+    harness.add_argument(
+        "--harness-train-tasks",
+        default=None,
+        help="teacher (train split) task ids instead of 0..train-1, e.g. 0-443:6",
     )
     harness.add_argument(
         "--harness-prompt-sizes",
@@ -438,11 +520,18 @@ def main() -> None:
             "max_length": args.harness_max_length,
             "reply_tokens": args.harness_reply_tokens,
             "timeout": args.harness_timeout,
+            "teacher_tool": args.harness_teacher_tool,
+            "max_calls": args.harness_max_calls or None,
+            "sft_layers": args.harness_sft_layers or None,
             "arms": tuple(a.strip() for a in args.harness_arms.split(",") if a.strip()),
         }
         if args.harness_tasks:
             harness_settings["heldout_tasks"] = task_ids(parser, args.harness_tasks)
-        folder = args.harness_out or out / "harness-loop"
+        if args.harness_train_tasks:
+            harness_settings["train_tasks"] = task_ids(
+                parser, args.harness_train_tasks, "--harness-train-tasks"
+            )
+        folder = args.harness_out or out / "harness-loop" / args.harness_env.split("/")[-1]
         results["harness"] = harness_part(results, folder, harness_settings)
         file.write_text(json.dumps(results, indent=2) + "\n")
     other = {"seed": settings.seed}

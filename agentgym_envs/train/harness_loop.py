@@ -3,12 +3,16 @@ SFT on the harness's own format -> the trained weights served to the same harnes
 success before/after with a p-value, and how often each model calls the harness's tools
 validly.
 
-``run(out)`` does, for each harness in ``harnesses`` (Cline and Kilo Code by default):
+``run(out)`` does, for each harness in ``harnesses`` (Cline and Kilo Code by default) and the
+family ``env`` (any family the harness expert plays: Wordle, TextCraft, BabyAI, Weather, ...):
 
 1. **Teacher episodes** through the real harness on the env's *train* split (tasks
    ``0..train-1``), the model behind the recording gateway being the family's expert in the
    harness's tool-call format (:class:`~agentgym_envs.agents.harness_expert.
-   HarnessExpertServer`).
+   HarnessExpertServer`): with ``teacher_tool="family"`` it calls the family's own tools
+   (``get``, ``craft``, ``guess`` ...), with ``"act"`` the harness's ``act`` tool with the
+   action in the env's text grammar (:class:`TextActTeacher`; TextCraft's crafting commands
+   are then copied from the observation as they stand).
 2. **Store.** The episodes are imported as version ``<harness>@teacher``.
 3. **Harness-format SFT data**: the judged-successful episodes exported from the store with
    the harness's system prompt, tool schemas and tool calls as recorded
@@ -37,7 +41,7 @@ the same ``out``); a later call with both arms compares them without playing aga
 
 The result (JSON-able): ``env``, ``model``, ``settings``, and per harness under
 ``harnesses``: ``teacher`` (episodes, successes, ``episode_seconds``), ``first_request``
-(:func:`prompt_size` of the harness's first recorded request), ``sft`` (rows, rows
+(:func:`prompt_size` of the harness's first recorded request), ``env``, ``sft`` (rows, rows
 whose tool calls all validate, examples, steps, first and last loss, seconds), ``before`` and
 ``after`` (episodes, ``episode_seconds`` -- total, min, median, max --, successes, success
 rate, mean score, outcomes, the tool-call counts of
@@ -58,6 +62,8 @@ import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from agentgym_envs.agents.harness_expert import HarnessExpertServer
 
 logger = logging.getLogger(__name__)
 
@@ -109,15 +115,20 @@ def play(
     split: str,
     timeout: float,
     phase: str,
+    max_calls: int | None = None,
 ) -> list[dict[str, Any]]:
     """Play ``tasks`` of ``split`` in ``harness`` against the model at ``url``, skipping the
-    tasks ``out`` already holds; a progress line per episode with an ETA. The records."""
+    tasks ``out`` already holds, each episode ending after ``max_calls`` model calls
+    (``turn_limit``; ``None``: only ``timeout``); a progress line per episode with an ETA.
+    The records."""
     from agentgym_envs.integrations.harnesses import run_harness
 
     todo = _todo(env, tasks, out, split)
     started = time.perf_counter()
     for n, task in enumerate(todo, 1):
-        r = run_harness(harness, env, task, url, out=out, split=split, timeout=timeout)
+        r = run_harness(
+            harness, env, task, url, out=out, split=split, timeout=timeout, max_calls=max_calls
+        )
         elapsed = time.perf_counter() - started
         logger.info(
             "[%s %s] task %d (%d/%d): %s reward=%s, %d model calls, %.0fs; ETA %.0fs",
@@ -133,6 +144,30 @@ def play(
             elapsed / n * (len(todo) - n),
         )
     return _done(out)
+
+
+#: How the teacher calls the env: the family's own tools, or ``act`` with the action as text.
+TEACHER_TOOLS = ("family", "act")
+
+
+class TextActTeacher(HarnessExpertServer):
+    """The harness expert playing through the harness's ``act`` tool only: each action is
+    one call of ``act`` with the action as the env's text grammar spells it (``get 9
+    emerald``, ``craft 1 emerald block using 9 emerald``: the form the observation shows),
+    not the family's structured tools."""
+
+    def _mapping(self, env: Any, messages: list[dict[str, Any]]) -> dict[str, str]:
+        return {k: v for k, v in super()._mapping(env, messages).items() if v == "act"}
+
+
+def teacher_server(env_id: str, teacher_tool: str = "family") -> HarnessExpertServer:
+    """The harness expert on ``env_id``'s train split, calling the family's own tools
+    (``"family"``) or ``act`` with the action in the env's text grammar (``"act"``,
+    :class:`TextActTeacher`); a context manager with ``base_url``."""
+    if teacher_tool not in TEACHER_TOOLS:
+        raise ValueError(f"teacher_tool={teacher_tool!r}: use one of {', '.join(TEACHER_TOOLS)}")
+    cls = TextActTeacher if teacher_tool == "act" else HarnessExpertServer
+    return cls([env_id], split="train")
 
 
 def first_request(sessions: Path) -> dict[str, Any] | None:
@@ -286,11 +321,14 @@ def _teach(
     max_length: int,
     epochs: int,
     lr: float,
+    teacher_tool: str = "family",
+    sft_layers: int | None = None,
 ) -> tuple[Any, dict[str, Any]]:
-    """Teacher episodes of harness ``h`` into the store, its harness-format SFT rows, and the
-    SFT of a copy of ``base`` on them (or the checkpoint of an earlier run): the trained model
-    and the SFT's summary."""
-    from agentgym_envs.agents.harness_expert import HarnessExpertServer
+    """Teacher episodes of harness ``h`` into the store (a teacher URL's or the expert's,
+    :func:`teacher_server`), its harness-format SFT rows, and the SFT of a copy of ``base``
+    on them (or the checkpoint of an earlier run): the trained model and the SFT's summary."""
+    from contextlib import nullcontext
+
     from agentgym_envs.datasets.harness import row_problems
     from agentgym_envs.experience import import_path, register_version
     from agentgym_envs.experience.harness_data import export_harness_sft
@@ -299,29 +337,19 @@ def _teach(
 
     # 1-2. teacher episodes in the harness, into the store
     teacher_out = root / "teacher"
-    if teacher:
+    server = nullcontext() if teacher else teacher_server(env_id, teacher_tool)
+    with server as expert:
+        url = teacher or expert.base_url
         play(
             h,
             env_id,
             train_tasks,
-            teacher,
+            url,
             teacher_out,
             split="train",
             timeout=timeout,
             phase="teacher",
         )
-    else:
-        with HarnessExpertServer([env_id], split="train") as expert:
-            play(
-                h,
-                env_id,
-                train_tasks,
-                expert.base_url,
-                teacher_out,
-                split="train",
-                timeout=timeout,
-                phase="teacher",
-            )
     register_version(store, h, "teacher", model="teacher")
     import_path(store, teacher_out / "agenttraj.jsonl", version=f"{h}@teacher")
 
@@ -347,7 +375,7 @@ def _teach(
         logger.info("[%s] SFT checkpoint reused: %s", h, checkpoint)
     else:
         examples = sft_examples(tokenizer, rows, max_length)
-        ran = sft_train(tuned, examples, epochs=epochs, lr=lr)
+        ran = sft_train(tuned, examples, epochs=epochs, lr=lr, layers=sft_layers)
         sft.update(
             examples=len(examples),
             steps=ran["steps"],
@@ -371,7 +399,6 @@ def prompt_sizes(
     of the env's *train* task 0 played by the expert through the recording gateway into
     ``out/<harness>`` (resumed): how to choose the harness whose prompt a CPU can serve. A
     harness whose episode fails or records no request gets ``error`` instead."""
-    from agentgym_envs.agents.harness_expert import HarnessExpertServer
     from agentgym_envs.integrations.harnesses import get_harness
     from agentgym_envs.spec import resolve_id
     from agentgym_envs.train.harness_sft import load_base_model
@@ -417,14 +444,19 @@ def run(
     teacher: str | None = None,
     arms: tuple[str, ...] | list[str] = ("base", "sft"),
     heldout_tasks: list[int] | None = None,
+    teacher_tool: str = "family",
+    max_calls: int | None = None,
+    sft_layers: int | None = None,
+    train_tasks: list[int] | None = None,
 ) -> dict[str, Any]:
     """Run the harness loop into folder ``out`` (see the module docstring).
 
     Args:
         out: the folder for the store, each harness's episodes, SFT data and checkpoint.
         harnesses: the harnesses (installed: ``agentgym harness install NAME``).
-        env: the env the harnesses play (a family the harness expert knows: Wordle, Weather,
-            Maze, ...).
+        env: the family the harnesses play (any the harness expert knows: Wordle,
+            TextCraft, BabyAI, Weather, Maze, ...; its train split teaches, its test split
+            is held out).
         train: teacher episodes per harness (train split, tasks ``0..train-1``).
         heldout: held-out tasks per arm (test split, tasks ``0..heldout-1``).
         epochs: SFT passes over the rows.
@@ -438,6 +470,14 @@ def run(
             the store, the A/B and the harness's entry of the result come only from a call
             with both (which resumes what the others played and trained).
         heldout_tasks: the test split's task ids to play instead of ``0..heldout-1``.
+        teacher_tool: how the expert teacher acts: ``"family"`` (the family's own tools) or
+            ``"act"`` (the ``act`` tool, the action in the env's text grammar).
+        max_calls: the most model calls of one held-out episode (then ``turn_limit``;
+            ``None``: only ``timeout``); the teacher's episodes are not capped.
+        sft_layers: train only the last ``sft_layers`` decoder layers (``None``: all).
+        train_tasks: the train split's task ids the teacher plays instead of
+            ``0..train-1`` (a split ordered by difficulty, as TextCraft's is by depth, wants
+            ids spread over it).
     """
     from agentgym_envs.benchmarks.hf_server import build_app
     from agentgym_envs.experience import import_path, open_store, register_version
@@ -451,11 +491,13 @@ def run(
     started, load_before = time.perf_counter(), os.getloadavg()
     if not arms or set(arms) - {"base", "sft"}:
         raise ValueError(f"arms={list(arms)!r}: use base, sft or both")
+    if teacher_tool not in TEACHER_TOOLS:
+        raise ValueError(f"teacher_tool={teacher_tool!r}: use one of {', '.join(TEACHER_TOOLS)}")
     env_id = resolve_id(env)
     for h in harnesses:
         get_harness(h).require()  # one line with the install command, before any work
     out = Path(out)
-    train_tasks = list(range(train))
+    train_tasks = list(train_tasks) if train_tasks is not None else list(range(train))
     test_tasks = list(heldout_tasks) if heldout_tasks is not None else list(range(heldout))
     store = open_store(out / "experience.db")
     settings = {
@@ -467,6 +509,10 @@ def run(
         "reply_tokens": reply_tokens,
         "timeout": timeout,
         "heldout_tasks": test_tasks,
+        "train_tasks": train_tasks,
+        "teacher_tool": teacher_tool,
+        "max_calls": max_calls,
+        "sft_layers": sft_layers,
     }
     result: dict[str, Any] = {
         "env": env_id,
@@ -494,6 +540,8 @@ def run(
                 max_length=max_length,
                 epochs=epochs,
                 lr=lr,
+                teacher_tool=teacher_tool,
+                sft_layers=sft_layers,
             )
         # 5. both weights served to the same harness on held-out tasks
         played = {}
@@ -516,6 +564,7 @@ def run(
                         split="test",
                         timeout=timeout,
                         phase=arm,
+                        max_calls=max_calls,
                     )
                 finally:  # a stopped harness's last request must not run on into the next arm
                     chat.close()
@@ -533,6 +582,7 @@ def run(
             version_records(store, f"smollm2-{h}@sft"),
         )
         result["harnesses"][h] = {
+            "env": env_id,
             "teacher": {
                 "episodes": len(_done(teacher_out)),
                 "successes": sum(bool(r.get("success")) for r in _done(teacher_out)),
@@ -560,6 +610,8 @@ def run(
 
 __all__ = [
     "SERVED_CONTEXT",
+    "TEACHER_TOOLS",
+    "TextActTeacher",
     "chat_model",
     "first_request",
     "paired",
@@ -567,5 +619,6 @@ __all__ = [
     "prompt_size",
     "prompt_sizes",
     "run",
+    "teacher_server",
     "warm",
 ]

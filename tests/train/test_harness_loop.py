@@ -3,7 +3,10 @@ real recording gateway, the real experience store and SmolLM2 trained and served
 episodes succeed, their harness-format rows carry the harness's own system prompt and validate
 against the tools they carry, one SFT step runs, both arms play the held-out task in the
 harness and are compared from the store; a second run resumes without playing or training
-again. What the models score is measured, not asserted (a 135M model)."""
+again. Cline plays Wordle with the teacher calling the family's own tool (``guess``); Pi plays
+TextCraft (the family by its option) with the teacher calling ``act`` with the action as text,
+the last two decoder layers trained. What the models score is measured, not asserted (a 135M
+model)."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from agentgym_envs.core import OUTCOMES
 from agentgym_envs.datasets.harness import row_problems
 from agentgym_envs.experience import list_versions, open_store
 from agentgym_envs.integrations.harnesses import get_harness
+from agentgym_envs.spec import resolve_id
 from agentgym_envs.train import harness_loop
 
 #: The harnesses the loop is measured with, and a line of each one's own system prompt.
@@ -45,7 +49,6 @@ def harness(request):
 
 
 SETTINGS = {
-    "env": "Wordle-v0",
     "train": 1,
     "heldout": 1,
     "epochs": 1,
@@ -53,12 +56,30 @@ SETTINGS = {
     "reply_tokens": 8,
     "timeout": 120.0,  # a setting of the loop (a text-answering model runs to it), not a check
 }
+#: Per harness: the family, how the teacher acts, and the env tool its rows must call.
+FAMILY = {
+    "cline": ({"env": "Wordle-v0"}, "guess"),
+    "pi": (
+        {
+            "env": "TextCraft-v0",
+            "teacher_tool": "act",
+            "max_calls": 3,
+            "sft_layers": 2,
+            "train_tasks": [7],
+        },
+        "act",
+    ),
+}
+
+
+def _settings(name: str) -> dict:
+    return {**SETTINGS, **FAMILY[name][0]}
 
 
 @pytest.fixture(scope="module")
 def ran(harness, tmp_path_factory):
     out = tmp_path_factory.mktemp(f"harness-loop-{harness}")
-    return harness, out, harness_loop.run(out, harnesses=[harness], **SETTINGS)
+    return harness, out, harness_loop.run(out, harnesses=[harness], **_settings(harness))
 
 
 def test_the_loop_runs_in_the_real_harness_and_compares_both_arms(ran):
@@ -73,7 +94,26 @@ def test_the_loop_runs_in_the_real_harness_and_compares_both_arms(ran):
     assert len(rows) == 1 and row_problems(rows[0]) == []
     row = rows[0]
     assert SYSTEM_PROMPTS[name] in json.dumps(row["messages"][0])
-    assert any(t["function"]["name"].endswith("guess") for t in row["tools"])
+    tool = FAMILY[name][1]
+    assert any(t["function"]["name"].endswith(tool) for t in row["tools"])
+    env_calls = [
+        c["function"]
+        for m in row["messages"]
+        for c in m.get("tool_calls") or []
+        if "agentgym" in c["function"]["name"]
+    ]
+    assert env_calls and all(f["name"].endswith(tool) for f in env_calls)
+    if tool == "act":  # TextCraft's actions as its text grammar spells them
+        actions = [json.loads(f["arguments"])["action"] for f in env_calls]
+        assert actions[0].startswith("get ") and actions[-1].startswith("craft ")
+    if "train_tasks" in FAMILY[name][0]:  # the teacher played the ids it was given
+        from agentgym_envs.benchmarks.agenteval import agenteval_items
+
+        ids = {it.task_id: it.item_id for it in agenteval_items(result["env"], "train")}
+        played = [r["item_id"] for r in harness_loop._done(out / name / "teacher")]
+        assert played == [ids[t] for t in FAMILY[name][0]["train_tasks"]]
+        assert result["settings"]["train_tasks"] == FAMILY[name][0]["train_tasks"]
+    assert entry["env"] == result["env"] == resolve_id(FAMILY[name][0]["env"])
     assert row["loss"] == [m["role"] == "assistant" for m in row["messages"]]
     for arm in ("before", "after"):
         summary = entry[arm]
@@ -100,9 +140,15 @@ def test_the_loop_runs_in_the_real_harness_and_compares_both_arms(ran):
 
 def test_a_second_run_resumes_without_playing_or_training_again(ran):
     name, out, first = ran
-    again = harness_loop.run(out, harnesses=[name], **SETTINGS)
+    again = harness_loop.run(out, harnesses=[name], **_settings(name))
     for arm in ("before", "after"):
         assert again["harnesses"][name][arm] == first["harnesses"][name][arm]
     assert again["harnesses"][name]["sft"] == first["harnesses"][name]["sft"]
     lines = (out / name / "smollm2-sft" / "agenttraj.jsonl").read_text().splitlines()
     assert len(lines) == 1
+
+
+def test_a_bad_teacher_tool_is_one_line_before_any_work(tmp_path):
+    with pytest.raises(ValueError, match="teacher_tool='guess': use one of family, act"):
+        harness_loop.run(tmp_path, harnesses=["pi"], teacher_tool="guess")
+    assert list(tmp_path.iterdir()) == []

@@ -148,3 +148,38 @@ def test_the_first_request_with_tools_is_warmed_and_measured(smollm2, tmp_path):
 def test_unknown_arms_are_one_line_with_the_choices(tmp_path):
     with pytest.raises(ValueError, match="use base, sft or both"):
         harness_loop.run(tmp_path, harnesses=["cline"], arms=("teacher",))
+
+
+def test_sft_of_the_last_layers_moves_only_them(smollm2):
+    """``layers=2``: one step changes the last two decoder layers and the final norm, and
+    leaves every other weight (embeddings, tied output head, lower layers) as it was."""
+    import copy
+
+    import torch
+
+    from agentgym_envs.train.harness_sft import sft_examples, train, trainable
+
+    base, tokenizer = smollm2
+    model = copy.deepcopy(base)
+    call = {"name": "tool_0", "arguments": json.dumps({"path": "a.txt"})}
+    row = {
+        **_request("/tmp/t/work"),
+        "messages": [
+            *_request("/tmp/t/work")["messages"],
+            {"role": "assistant", "tool_calls": [{"type": "function", "function": call}]},
+        ],
+    }
+    examples = sft_examples(tokenizer, [row], max_length=128)
+    ran = train(model, examples, epochs=1, lr=1e-3, layers=2)
+    assert ran["steps"] == 1 and ran["losses"][0] > 0
+    before, after = dict(base.named_parameters()), dict(model.named_parameters())
+    moved = {n for n in after if not torch.equal(after[n], before[n])}
+    last = len(model.model.layers) - 2
+    assert moved and all(
+        n.startswith(("model.norm", f"model.layers.{last}.", f"model.layers.{last + 1}."))
+        for n in moved
+    )
+    assert f"model.layers.{last + 1}.mlp.down_proj.weight" in moved
+    with pytest.raises(ValueError, match="the model has 30 decoder layers"):
+        trainable(model, 99)
+    assert len(trainable(model, None)) == len(list(model.parameters()))
