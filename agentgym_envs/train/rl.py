@@ -140,8 +140,8 @@ class _Steps:
         from agentgym_envs.integrations.trl import EPISODE_KEYS, add_episode
 
         step = trainer.state.global_step + 1
-        if self.horizon is not None:
-            self.rollout.max_turns = self.horizon.rounds_at(step)
+        if self.horizon is not None:  # steps done so far: step 1 plays the first stage's limit
+            self.rollout.max_turns = self.horizon.rounds_at(step - 1)
         size = trainer.num_generations
         tok = trainer.processing_class
         model = trainer.accelerator.unwrap_model(trainer.model)

@@ -103,6 +103,22 @@ def test_redraws_come_from_train_tasks_the_dataset_does_not_hold(tiny_model) -> 
     assert redraw_rows(TrainSettings(model=str(tiny_model), **{**TINY, "rl_redraws": 0})) == {}
 
 
+def test_scaling_inter_grows_the_turn_limit_over_the_steps(tiny_model, tmp_path) -> None:
+    from agentgym_envs.train import rl
+
+    settings = TrainSettings(
+        model=str(tiny_model),
+        **{**TINY, "max_rounds": 3, "rl_steps": 3, "rl_tasks": 1, "rl_redraws": 0},
+        curriculum="scaling-inter",
+    )
+    with RunFolder(tmp_path / "run", settings) as folder:
+        figures = rl.run(folder, Path(tiny_model))
+        steps = _steps(folder.path)
+    # ScalingInter-RL's three stages up to max_rounds, one step each, the first one included
+    assert figures["max_turns_per_step"] == [1, 2, 3]
+    assert [s["max_turns"] for s in steps] == [1, 2, 3]
+
+
 def test_bad_rl_group_settings_are_refused_with_the_mend() -> None:
     with pytest.raises(TrainError, match="rl_tasks=0: use 1 or more"):
         TrainSettings(rl_tasks=0)
