@@ -138,6 +138,7 @@ def persona_a(out: Path, run_dir: Path, settings: TrainSettings, concurrency: in
     result = gather(lines, run_dir, settings, wall, load.summary())
     result["stages_this_call"] = clock.stages
     result["cpu_seconds_this_call"] = round(_cpu_seconds() - cpu, 1)
+    result["notes"] = []  # an earlier run's notes do not describe this one
     return result
 
 

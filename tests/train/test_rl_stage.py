@@ -13,20 +13,11 @@ import pytest
 from agentgym_envs.train.folder import RunFolder
 from agentgym_envs.train.settings import TrainError, TrainSettings
 
-ENV = "AgentGym/MazeRandom-v0"
-TINY = dict(
-    envs=(ENV,),
-    train_items=4,
-    eval_items=2,
-    max_rounds=2,
-    max_tokens=3,
-    sft_layers=0,
-    rl_steps=2,
-    rl_generations=2,
-    rl_tasks=2,
-    rl_redraws=3,
-    rl_lr=1e-4,
-)
+from .test_train import HELD_OUT_ENV as ENV
+from .test_train import SMALL
+
+#: test_train's small run, shorter episodes, two groups a step and room for three redraws.
+TINY = {**SMALL, "train_items": 4, "eval_items": 2, "max_rounds": 2, "rl_tasks": 2, "rl_redraws": 3}
 
 
 def _steps(folder: Path) -> list[dict]:
