@@ -104,15 +104,63 @@ class LoadSampler:
         }
 
 
+class StageClock(logging.Handler):
+    """Each stage's wall seconds, CPU seconds (this process, user + system) and 1-minute load
+    average min/median/max, from the pipeline's ``<label>: starting`` / ``finished`` log lines.
+
+    The CPU seconds are the basis of the idle estimate: on 2 idle cores a stage takes about
+    its CPU seconds over the threads torch runs (2), less when it waits on nothing else.
+    """
+
+    def __init__(self, load: LoadSampler) -> None:
+        super().__init__(logging.INFO)
+        self.load, self.stages, self._open = load, {}, {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        label, _, rest = text.partition(": ")
+        now, cpu = time.perf_counter(), _cpu_seconds()
+        if rest == "starting":
+            self._open[label] = (now, cpu, len(self.load.samples), os.getloadavg()[0])
+        elif rest.startswith("finished") and label in self._open:
+            t0, c0, first, at_start = self._open.pop(label)
+            samples = [at_start, *self.load.samples[first:], os.getloadavg()[0]]
+            self.stages[label] = {
+                "wall_seconds": round(now - t0, 1),
+                "cpu_seconds": round(cpu - c0, 1),
+                "load_average": {
+                    "min": round(min(samples), 2),
+                    "median": round(statistics.median(samples), 2),
+                    "max": round(max(samples), 2),
+                },
+            }
+
+
+def _cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def persona_a(out: Path, run_dir: Path, settings: TrainSettings, concurrency: int) -> dict:
-    """Run (or resume) the training run and gather its figures."""
+    """Run (or resume) the training run and gather its figures, with each stage's wall and CPU
+    seconds and load average."""
+    from agentgym_envs.train.pipeline import logger as pipeline_logger
     from agentgym_envs.train.pipeline import run_stages
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _cpu_seconds()
     with LoadSampler() as load:
-        lines = run_stages(run_dir, settings, "all", concurrency=concurrency, progress=True)
+        clock = StageClock(load)
+        pipeline_logger.addHandler(clock)
+        try:
+            lines = run_stages(run_dir, settings, "all", concurrency=concurrency, progress=True)
+        finally:
+            pipeline_logger.removeHandler(clock)
     wall = time.perf_counter() - started
-    return gather(lines, run_dir, settings, wall, load.summary())
+    result = gather(lines, run_dir, settings, wall, load.summary())
+    result["stages_this_call"] = clock.stages
+    result["cpu_seconds_this_call"] = round(_cpu_seconds() - cpu, 1)
+    result["notes"] = []  # an earlier run's notes do not describe this one
+    return result
 
 
 def report_only(run_dir: Path) -> dict:
@@ -153,6 +201,10 @@ def gather(lines, run_dir, settings, wall, load) -> dict:
         "rl_success_per_step": rl.get("success_per_step", []),
         "rl_max_turns_per_step": rl.get("max_turns_per_step", []),
         "rl_rewards_per_step": rl.get("rewards_per_step", []),
+        "rl_reward_trained_per_step": rl.get("reward_trained_per_step", []),
+        "rl_episodes_per_step": rl.get("episodes_per_step", []),
+        "rl_groups_set_aside_per_step": rl.get("groups_set_aside_per_step", []),
+        "rl_groups_with_spread_per_step": rl.get("groups_with_spread_per_step", []),
         "collect": {k: by_label.get("collect", {}).get(k) for k in ("played", "kept")},
         "sft": {
             k: by_label.get("sft", {}).get(k)
@@ -249,11 +301,20 @@ def plots(results: dict, out: Path) -> list[Path]:
             steps,
             [r if r is not None else float("nan") for r in rewards],
             marker="o",
-            label="mean episode score",
+            label="mean score, every episode played",
         )
+        trained = results.get("rl_reward_trained_per_step") or []
+        if trained and any(r is not None for r in trained):
+            ax.plot(
+                steps,
+                [r if r is not None else float("nan") for r in trained],
+                marker="^",
+                linestyle=":",
+                label="mean score, groups trained on",
+            )
         succ = results.get("rl_success_per_step") or []
         if succ:
-            ax.plot(steps, succ, marker="s", linestyle="--", label="success")
+            ax.plot(steps, succ, marker="s", linestyle="--", label="success, every episode")
         ax.set_xlabel("GRPO step")
         ax.set_ylabel("train-task reward")
         ax.set_ylim(-0.05, 1.05)

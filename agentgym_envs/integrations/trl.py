@@ -347,85 +347,106 @@ class TextRollout:
         return EnvSession(factory, reward=self.reward)
 
     def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
-        import torch
-
         tok = trainer.processing_class
         model = trainer.accelerator.unwrap_model(trainer.model)
-        eos = tok.convert_tokens_to_ids("<|im_end|>")
-        out: dict[str, list[Any]] = {
-            k: []
-            for k in ("prompt_ids", "completion_ids", "logprobs", "env_mask", "agentgym_reward")
-        }
-        out["agentgym_outcome"] = []
+        out: dict[str, list[Any]] = {k: [] for k in (*EPISODE_KEYS, "agentgym_outcome")}
         was_training = model.training
         model.eval()
         try:
             for prompt in prompts:
-                row = self.rows[_prompt_key(prompt)]
-                session = self._session(row["env_id"])
-                session.reset(row["task_id"], row["split"], row.get("seed"))
-                prompt_ids = tok.apply_chat_template(
-                    prompt, add_generation_prompt=True, tokenize=True, return_dict=False
-                )
-                prefix_ids = tok.encode(self.reply_prefix, add_special_tokens=False)
-                prompt_ids = list(prompt_ids) + prefix_ids
-                ids: list[int] = []
-                logprobs: list[float] = []
-                mask: list[int] = []
-                cache = None  # the episode's key/value cache: each turn reads only its new tokens
-                for _ in range(self.max_turns):
-                    context = torch.tensor([prompt_ids + ids])
-                    with torch.no_grad():
-                        gen = model.generate(
-                            context,
-                            attention_mask=torch.ones_like(context),
-                            do_sample=True,
-                            temperature=self.temperature,
-                            max_new_tokens=self.max_new_tokens,
-                            return_dict_in_generate=True,
-                            output_logits=True,
-                            pad_token_id=tok.pad_token_id,
-                            eos_token_id=eos,
-                            past_key_values=cache,
-                        )
-                    cache = gen.past_key_values
-                    new = gen.sequences[0, context.shape[1] :].tolist()
-                    logits = torch.stack(gen.logits, dim=1)[0].float() / self.temperature
-                    lps = torch.log_softmax(logits, dim=-1)
-                    if eos in new:
-                        new = new[: new.index(eos) + 1]
-                    ids += new
-                    logprobs += [float(lps[i, t]) for i, t in enumerate(new)]
-                    mask += [1] * len(new)
-                    reply = self.reply_prefix + tok.decode(
-                        [t for t in new if t != eos], skip_special_tokens=True
-                    )
-                    obs, _, done = session.step(reply)
-                    if done:
-                        if new[-1] != eos:
-                            ids.append(eos)
-                            logprobs.append(0.0)
-                            mask.append(0)
-                        break
-                    turn = ("" if new[-1] == eos else "<|im_end|>") + (
-                        f"\n<|im_start|>user\n{obs}<|im_end|>\n<|im_start|>assistant\n"
-                    )
-                    env_ids = tok.encode(turn, add_special_tokens=False) + prefix_ids
-                    ids += env_ids
-                    logprobs += [0.0] * len(env_ids)
-                    mask += [0] * len(env_ids)
-                result = session.finish()
-                session.close()
-                self.results.append(result)
-                out["prompt_ids"].append(prompt_ids)
-                out["completion_ids"].append(ids)
-                out["logprobs"].append(logprobs)
-                out["env_mask"].append(mask)
-                out["agentgym_reward"].append(result.reward)
-                out["agentgym_outcome"].append(result.outcome)
+                add_episode(out, self.play(self.rows[_prompt_key(prompt)], model, tok))
         finally:
             model.train(was_training)
         return out
+
+    def play(self, row: Mapping[str, Any], model: Any, tok: Any) -> dict[str, Any]:
+        """One whole episode of ``row``'s task with ``model`` (in eval mode, no gradients).
+
+        Returns ``prompt_ids``, ``completion_ids``, ``logprobs``, ``env_mask`` (TRL's
+        ``rollout_func`` fields for one completion), ``reward``, ``outcome`` and ``result``
+        (the :class:`EpisodeResult`, also appended to :attr:`results`).
+        """
+        import torch
+
+        eos = tok.convert_tokens_to_ids("<|im_end|>")
+        session = self._session(row["env_id"])
+        session.reset(row["task_id"], row["split"], row.get("seed"))
+        prompt_ids = tok.apply_chat_template(
+            row["prompt"], add_generation_prompt=True, tokenize=True, return_dict=False
+        )
+        prefix_ids = tok.encode(self.reply_prefix, add_special_tokens=False)
+        prompt_ids = list(prompt_ids) + prefix_ids
+        ids: list[int] = []
+        logprobs: list[float] = []
+        mask: list[int] = []
+        cache = None  # the episode's key/value cache: each turn reads only its new tokens
+        try:
+            for _ in range(self.max_turns):
+                context = torch.tensor([prompt_ids + ids])
+                with torch.no_grad():
+                    gen = model.generate(
+                        context,
+                        attention_mask=torch.ones_like(context),
+                        do_sample=True,
+                        temperature=self.temperature,
+                        max_new_tokens=self.max_new_tokens,
+                        return_dict_in_generate=True,
+                        output_logits=True,
+                        pad_token_id=tok.pad_token_id,
+                        eos_token_id=eos,
+                        past_key_values=cache,
+                    )
+                cache = gen.past_key_values
+                new = gen.sequences[0, context.shape[1] :].tolist()
+                logits = torch.stack(gen.logits, dim=1)[0].float() / self.temperature
+                lps = torch.log_softmax(logits, dim=-1)
+                if eos in new:
+                    new = new[: new.index(eos) + 1]
+                ids += new
+                logprobs += [float(lps[i, t]) for i, t in enumerate(new)]
+                mask += [1] * len(new)
+                reply = self.reply_prefix + tok.decode(
+                    [t for t in new if t != eos], skip_special_tokens=True
+                )
+                obs, _, done = session.step(reply)
+                if done:
+                    if new[-1] != eos:
+                        ids.append(eos)
+                        logprobs.append(0.0)
+                        mask.append(0)
+                    break
+                turn = ("" if new[-1] == eos else "<|im_end|>") + (
+                    f"\n<|im_start|>user\n{obs}<|im_end|>\n<|im_start|>assistant\n"
+                )
+                env_ids = tok.encode(turn, add_special_tokens=False) + prefix_ids
+                ids += env_ids
+                logprobs += [0.0] * len(env_ids)
+                mask += [0] * len(env_ids)
+            result = session.finish()
+        finally:
+            session.close()
+        self.results.append(result)
+        return {
+            "prompt_ids": prompt_ids,
+            "completion_ids": ids,
+            "logprobs": logprobs,
+            "env_mask": mask,
+            "reward": result.reward,
+            "outcome": result.outcome,
+            "result": result,
+        }
+
+
+#: The per-completion fields a ``rollout_func`` built on :meth:`TextRollout.play` returns.
+EPISODE_KEYS = ("prompt_ids", "completion_ids", "logprobs", "env_mask", "agentgym_reward")
+
+
+def add_episode(out: dict[str, list[Any]], episode: Mapping[str, Any]) -> None:
+    """Append one :meth:`TextRollout.play` episode to a ``rollout_func`` output ``out``."""
+    for key in EPISODE_KEYS[:4]:
+        out[key].append(episode[key])
+    out["agentgym_reward"].append(episode["reward"])
+    out["agentgym_outcome"].append(episode["outcome"])
 
 
 def rollout_reward(agentgym_reward: Sequence[float | None], **_: Any) -> list[float | None]:
@@ -514,10 +535,12 @@ def tool_chat_template() -> str:
 
 
 __all__ = [
+    "EPISODE_KEYS",
     "TOOL_NOTE",
     "AgentGymEnv",
     "TRLSpec",
     "TextRollout",
+    "add_episode",
     "build_dataset",
     "build_text_dataset",
     "dataset_rows",

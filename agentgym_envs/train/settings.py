@@ -39,8 +39,12 @@ class TrainSettings:
         max_tokens: most tokens per model reply (eval and RL).
         sft_epochs / sft_lr / sft_batch: behaviour cloning.
         rl_steps / rl_generations / rl_lr / rl_temperature / rl_beta: GRPO; each step plays
-            ``rl_generations`` episodes of one train task (the group), on train tasks after
-            the ones ``collect`` used.
+            ``rl_tasks`` groups of ``rl_generations`` episodes of one train task each, on
+            train tasks after the ones ``collect`` used.
+        rl_tasks: groups (tasks) per GRPO step.
+        rl_redraws: dynamic sampling -- at most this many groups a step whose rewards are all
+            alike (no advantage, no gradient) are set aside and replaced by a group of another
+            train task (``0``: every group is trained on as drawn).
         curriculum: ``"none"`` or ``"scaling-inter"`` (the turn limit grows over the RL steps
             in three stages up to ``max_rounds``, AgentGym-RL's schedule shape).
         seed: seeds every episode and the trainers.
@@ -56,11 +60,13 @@ class TrainSettings:
     sft_epochs: float = 1.0
     sft_lr: float = 2e-4
     sft_batch: int = 2
-    rl_steps: int = 4
+    rl_steps: int = 6
     rl_generations: int = 4
-    rl_lr: float = 1e-5
-    rl_temperature: float = 1.0
+    rl_lr: float = 5e-5
+    rl_temperature: float = 0.7
     rl_beta: float = 0.0
+    rl_tasks: int = 2
+    rl_redraws: int = 2
     curriculum: str = "none"
     seed: int = 0
     sft_layers: int = 8
@@ -76,9 +82,18 @@ class TrainSettings:
             raise TrainError(
                 f"unknown curriculum {self.curriculum!r}: use {' or '.join(CURRICULA)}"
             )
-        for name in ("train_items", "eval_items", "max_rounds", "max_tokens", "sft_batch"):
+        for name in (
+            "train_items",
+            "eval_items",
+            "max_rounds",
+            "max_tokens",
+            "sft_batch",
+            "rl_tasks",
+        ):
             if int(getattr(self, name)) < 1:
                 raise TrainError(f"{name}={getattr(self, name)}: use 1 or more")
+        if self.rl_redraws < 0:
+            raise TrainError(f"rl_redraws={self.rl_redraws}: use 0 or more")
         if self.rl_steps < 0 or self.rl_generations < 2:
             raise TrainError(
                 f"rl_steps={self.rl_steps}, rl_generations={self.rl_generations}: GRPO needs "
