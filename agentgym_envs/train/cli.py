@@ -42,7 +42,12 @@ def run(
     sft_layers: int = typer.Option(_DEFAULTS.sft_layers, help="Top layers trained (0: all)."),
     rl_steps: int = typer.Option(_DEFAULTS.rl_steps),
     rl_generations: int = typer.Option(_DEFAULTS.rl_generations, help="Episodes per group."),
+    rl_tasks: int = typer.Option(_DEFAULTS.rl_tasks, help="Groups (train tasks) per GRPO step."),
+    rl_redraws: int = typer.Option(
+        _DEFAULTS.rl_redraws, help="Groups a step may set aside for want of reward spread."
+    ),
     rl_lr: float = typer.Option(_DEFAULTS.rl_lr),
+    rl_temperature: float = typer.Option(_DEFAULTS.rl_temperature, help="Sampling temperature."),
     curriculum: str = typer.Option(_DEFAULTS.curriculum, help="none or scaling-inter."),
     seed: int = typer.Option(_DEFAULTS.seed),
     concurrency: int = typer.Option(2, help="Episodes in flight during collect and eval."),
@@ -77,7 +82,10 @@ def run(
         sft_layers=sft_layers,
         rl_steps=rl_steps,
         rl_generations=rl_generations,
+        rl_tasks=rl_tasks,
+        rl_redraws=rl_redraws,
         rl_lr=rl_lr,
+        rl_temperature=rl_temperature,
         curriculum=curriculum,
         seed=seed,
     )

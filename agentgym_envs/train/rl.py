@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agentgym_envs.train import device
 from agentgym_envs.train.folder import RunFolder, move_into_place
 from agentgym_envs.train.items import rl_task_ids
 from agentgym_envs.train.settings import TrainSettings
@@ -153,7 +154,8 @@ class _Steps:
         was_training = model.training
         model.eval()
         try:
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+            where = device.current().autocast_device
+            with torch.autocast(where, dtype=torch.bfloat16, enabled=self.bf16):
                 for first in range(0, len(prompts), size):
                     row = self._row(prompts[first])
                     while True:
@@ -247,7 +249,7 @@ def run(folder: RunFolder, start: Path, *, progress: bool = False) -> dict[str, 
         learning_rate=s.rl_lr,
         beta=s.rl_beta,
         temperature=s.rl_temperature,
-        use_cpu=True,
+        **device.current().grpo_kwargs(trl_generates=False),
         bf16=BF16,
         report_to="none",
         logging_steps=1,
