@@ -76,7 +76,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "holdout_every": None,
         "train_items": 40,
         "base_items": 20,
-        "heldout_items": 50,
+        "heldout_items": None,
     },
     "table": {
         "env": "Maze-v0",
@@ -291,7 +291,7 @@ def run(
             ``sft``, every one for ``table``).
         base_items: of those, how many the untrained version plays (default 20 / every one).
         heldout_items: test-split items of the A/B and of the worse version's deployment
-            (the first ones; default 50 / every one).
+            (the first ones; default: every one, 100 for TextCraft).
         holdout_every: for a family whose splits hold the same tasks (Maze-v0): every k-th
             task is held out and the others trained on (default 2 for ``table``, else none).
         max_rounds: every episode's turn limit (default 3 for ``sft``, AgentGym's for
