@@ -29,7 +29,10 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -183,6 +186,38 @@ async def flip_under_load(url: str, key: str, seconds: float) -> dict:
     return {"routed": ok, "failed": failed, "flips": flips, "agent_id": agent_id}
 
 
+@contextmanager
+def served_platform(*org_names: str) -> Iterator[tuple[Any, list[Any], str]]:
+    """A scratch PostgreSQL with the service's role and the platform's tables, one organisation
+    per name, and ``agentgym platform serve`` on it: ``(owner connection, orgs, url)``; all of
+    it stopped and removed on exit."""
+    from tests.experience.conftest import _Postgres
+    from tests.platform.conftest import make_database, make_org, serve, stop
+
+    root = Path(tempfile.mkdtemp(prefix="agentgym-bench-pg-"))
+    pg = _Postgres(root)
+    proc = None
+    try:
+        pg.start()
+        if pg.error:
+            raise SystemExit(f"no PostgreSQL: {pg.error}")
+        import psycopg
+
+        with psycopg.connect(
+            f"host=127.0.0.1 port={pg.port} user=postgres dbname=postgres", autocommit=True
+        ) as c:
+            c.execute("CREATE ROLE agentgym_app LOGIN")
+        owner, app = make_database(pg)
+        orgs = [make_org(owner, name) for name in org_names]
+        proc, url = serve(app, root / "serve.log")
+        yield owner, orgs, url
+    finally:
+        if proc is not None:
+            stop(proc)
+        pg.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clients", type=int, default=200)
@@ -199,30 +234,12 @@ def main() -> None:
     ap.add_argument("--record-only", action="store_true", help="Skip the split and flip phases.")
     args = ap.parse_args()
 
-    from tests.experience.conftest import _Postgres
-    from tests.platform.conftest import make_database, make_org, serve, stop
     from tests.platform.helpers import count, ids
 
     lines = [f"before: {_load()} ({os.cpu_count()} CPUs)"]
     problems: list[str] = []
     print(lines[0], flush=True)
-    root = Path(tempfile.mkdtemp(prefix="agentgym-bench-pg-"))
-    pg = _Postgres(root)
-    proc = None
-    try:
-        pg.start()
-        if pg.error:
-            raise SystemExit(f"no PostgreSQL: {pg.error}")
-        import psycopg
-
-        with psycopg.connect(
-            f"host=127.0.0.1 port={pg.port} user=postgres dbname=postgres", autocommit=True
-        ) as c:
-            c.execute("CREATE ROLE agentgym_app LOGIN")
-        owner, app = make_database(pg)
-        org = make_org(owner, "bench")
-        proc, url = serve(app, root / "serve.log")
-
+    with served_platform("bench") as (owner, (org,), url):
         retries = _RetryCount()
         logging.getLogger("agentgym_envs.platform.client").addHandler(retries)
         logging.getLogger("agentgym_envs.platform.client").setLevel(logging.DEBUG)
@@ -301,11 +318,6 @@ def main() -> None:
                 f"after flips: {_load()}",
             ]
             print("\n".join(lines[-2:]), flush=True)
-    finally:
-        if proc is not None:
-            stop(proc)
-        pg.stop()
-        shutil.rmtree(root, ignore_errors=True)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("\n".join(lines) + "\n")

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -27,11 +25,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np
 
 MISSING = "00000000-0000-4000-8000-000000000000"
-
-
-def _load() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f} {five:.2f} {fifteen:.2f}"
 
 
 def _ms(a: list[float]) -> str:
@@ -51,28 +44,12 @@ def main() -> None:
     import httpx
 
     from agentgym_envs.platform import AgentGym
-    from tests.experience.conftest import _Postgres
-    from tests.platform.conftest import make_database, make_org, serve, stop
+    from benchmarks.bench_platform import _load, served_platform
 
     lines = [f"before: {_load()} ({os.cpu_count()} CPUs), {args.rounds} rounds per endpoint"]
     print(lines[0], flush=True)
-    root = Path(tempfile.mkdtemp(prefix="agentgym-bench-pg-"))
-    pg = _Postgres(root)
-    proc = None
     bad: list[str] = []
-    try:
-        pg.start()
-        if pg.error:
-            raise SystemExit(f"no PostgreSQL: {pg.error}")
-        import psycopg
-
-        with psycopg.connect(
-            f"host=127.0.0.1 port={pg.port} user=postgres dbname=postgres", autocommit=True
-        ) as c:
-            c.execute("CREATE ROLE agentgym_app LOGIN")
-        owner, app = make_database(pg)
-        a, b = make_org(owner, "a"), make_org(owner, "b")
-        proc, url = serve(app, root / "serve.log")
+    with served_platform("a", "b") as (_, (a, b), url):
         with AgentGym(api_key=a.key, base_url=url) as gym:
             agent = gym.register_agent(name="Timed", description="", version="1.0.0")
             ex = gym.record_execution(agent, "q", "a", steps=[{"action": "x"}])
@@ -136,11 +113,6 @@ def main() -> None:
                 print("\n".join(lines[-3:]), flush=True)
         lines.append(f"after: {_load()}")
         print(lines[-1])
-    finally:
-        if proc is not None:
-            stop(proc)
-        pg.stop()
-        shutil.rmtree(root, ignore_errors=True)
     if args.out:
         args.out.write_text("\n".join(lines) + "\n")
     if bad:
