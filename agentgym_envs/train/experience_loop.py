@@ -119,7 +119,7 @@ def _tasks(
     return train[:train_items], test[:heldout_items]
 
 
-def _collect(
+def _play(
     store,
     env_id: str,
     spec: Any,
@@ -128,9 +128,11 @@ def _collect(
     out: Path,
     max_rounds: int | None,
     concurrency: int,
+    split: str = "train",
+    seed: int = 0,
 ) -> int:
-    """Play ``tasks`` of the train split with ``spec`` into ``out`` (resumed per episode) and
-    import the run as version ``label``; the run's id in the store."""
+    """Play ``tasks`` of ``split`` with ``spec`` into ``out`` (resumed per episode) and import
+    the run as version ``label``; the run's id in the store."""
     from sqlalchemy import select
 
     from agentgym_envs.benchmarks import run_benchmark
@@ -141,9 +143,10 @@ def _collect(
         env_id,
         spec,
         out=out,
-        split="train",
-        items=_items(env_id, "train", tasks),
+        split=split,
+        items=_items(env_id, split, tasks),
         max_rounds="default" if max_rounds is None else max_rounds,
+        seed=seed,
         concurrency=concurrency,
         reports=False,
     )
@@ -374,8 +377,8 @@ def run(
     specs = {base: learn.base_spec()}
     runs = out / "runs"
     played = {"max_rounds": max_rounds, "concurrency": concurrency}
-    base_run = _collect(store, env_id, specs[base], base, base_tasks, runs / "agent-0", **played)
-    teacher_run = _collect(
+    base_run = _play(store, env_id, specs[base], base, base_tasks, runs / "agent-0", **played)
+    teacher_run = _play(
         store, env_id, expert_spec(), TEACHER, train_tasks, runs / "teacher", **played
     )
     lap("collect")
@@ -460,21 +463,7 @@ def run(
     if not deployed:
         promote(store, bad, author=PERSON, reason="deployed without an A/B test")
     served = runs / "agent-2-deployed"
-    from agentgym_envs.benchmarks import run_benchmark
-    from agentgym_envs.experience import import_path
-
-    run_benchmark(
-        env_id,
-        specs[bad],
-        out=served,
-        split="test",
-        items=_items(env_id, "test", heldout),
-        max_rounds="default" if max_rounds is None else max_rounds,
-        seed=seed,
-        concurrency=concurrency,
-        reports=False,
-    )
-    import_path(store, served, version=bad)
+    _play(store, env_id, specs[bad], bad, heldout, served, **played, split="test", seed=seed)
     held = {it.item_id for it in _items(env_id, "test", heldout)[env_id]}
     check = _comparison(
         f"{previous}-vs-{bad} (deployed)",
