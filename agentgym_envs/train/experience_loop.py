@@ -156,6 +156,24 @@ def _play(
         return int(s.scalar(select(Run.id).where(Run.source == str(out.resolve()))))
 
 
+def _rollback(
+    store, bad: str, deployed: list[int], *, n_boot: int, seed: int, min_items: int, alpha: float
+) -> tuple[bool, str]:
+    """Whether the deployed ``bad`` version is rolled back, and why: the store's rule when it is
+    still current, else what an earlier run decided (``deployed``: its promotion entries)."""
+    from agentgym_envs.experience import current_version, rollback_if_worse
+    from agentgym_envs.experience.versions import promotion_history
+
+    if current_version(store, AGENT).label == bad:
+        decision = rollback_if_worse(
+            store, AGENT, n_boot=n_boot, seed=seed, min_items=min_items, confidence=1 - alpha
+        )
+        return decision.rolled_back, decision.reason
+    history = promotion_history(store, AGENT)  # rolled back (or replaced) by an earlier run
+    after = history[deployed[-1] + 1] if deployed[-1] + 1 < len(history) else {}
+    return after.get("action") == "rollback", after.get("reason", "")
+
+
 def _label_once(store, episode: int, **feedback: Any) -> dict[str, Any]:
     from agentgym_envs.experience import add_feedback, list_feedback
 
@@ -313,7 +331,6 @@ def run(
         open_store,
         promote,
         register_version,
-        rollback_if_worse,
     )
     from agentgym_envs.experience.feedback import count_feedback
     from agentgym_envs.experience.versions import (
@@ -475,20 +492,9 @@ def run(
         n_boot=n_boot,
         seed=seed,
     )
-    if current_version(store, AGENT).label == bad:
-        decision = rollback_if_worse(
-            store,
-            AGENT,
-            n_boot=n_boot,
-            seed=seed,
-            min_items=len(heldout),
-            confidence=1 - alpha,
-        )
-        rolled_back, reason = decision.rolled_back, decision.reason
-    else:  # rolled back (or replaced) by an earlier run: say what that run decided
-        history = promotion_history(store, AGENT)
-        after = history[deployed[-1] + 1] if deployed[-1] + 1 < len(history) else {}
-        rolled_back, reason = after.get("action") == "rollback", after.get("reason", "")
+    rolled_back, reason = _rollback(
+        store, bad, deployed, n_boot=n_boot, seed=seed, min_items=len(heldout), alpha=alpha
+    )
     candidates.append(
         {
             "version": bad,
